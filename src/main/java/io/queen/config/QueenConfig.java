@@ -1,0 +1,61 @@
+package io.queen.config;
+
+import io.smallrye.config.ConfigMapping;
+
+/**
+ * Typed broker configuration. Defaults live in {@code application.properties} (one place), where each key is
+ * also bound to the reference broker's environment variable name so its deployment docs apply unchanged.
+ */
+@ConfigMapping(prefix = "queen")
+public interface QueenConfig {
+
+    /** zstd level used for every segment blob ({@code QUEEN_V2_ZSTD_LEVEL}). */
+    int zstdLevel();
+
+    /** Apply {@code db/*.sql} at boot ({@code QUEEN_APPLY_SCHEMA}). */
+    boolean applySchema();
+
+    /** The tenant every request belongs to while multi-tenancy is off. */
+    String defaultTenant();
+
+    /** Instance id reported by {@code /health}. */
+    int workerId();
+
+    /** Statement timeout applied to broker SQL calls, in milliseconds. */
+    int statementTimeoutMs();
+
+    Push push();
+
+    Pop pop();
+
+    Retention retention();
+
+    interface Push {
+        /** Fusion shards; a (queue, partition) always maps to the same shard. */
+        int fusionShards();
+
+        /** Ready partitions committed together in one transaction. */
+        int bundleMax();
+
+        /** Bundles in flight per shard. */
+        int maxInflightBundles();
+    }
+
+    interface Pop {
+        int defaultTimeoutMs();
+
+        int maxTimeoutMs();
+
+        /** Start point of a named group's first contact when the pop names none: {@code new} or {@code all}. */
+        String defaultSubscriptionMode();
+
+        /** Bound on how long a parked pop waits before re-checking without a wake-up. */
+        int recheckIntervalMs();
+
+        int maxBatch();
+    }
+
+    interface Retention {
+        long intervalMs();
+    }
+}

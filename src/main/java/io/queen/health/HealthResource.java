@@ -1,0 +1,56 @@
+package io.queen.health;
+
+import io.agroal.api.AgroalDataSource;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy. */
+@Path("/health")
+public class HealthResource {
+    private final AgroalDataSource dataSource;
+    private final QueenConfig config;
+    private final String version;
+
+    HealthResource(AgroalDataSource dataSource, QueenConfig config,
+            @ConfigProperty(name = "quarkus.application.version", defaultValue = "dev") String version) {
+        this.dataSource = dataSource;
+        this.config = config;
+        this.version = version;
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response health() {
+        boolean db = databaseAnswers(dataSource);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", db ? "healthy" : "unhealthy");
+        body.put("database", db ? "connected" : "disconnected");
+        body.put("server", "queen-java");
+        body.put("version", version);
+        body.put("worker_id", config.workerId());
+        body.put("shared_state", Map.of("enabled", false));
+        body.put("queen", Map.of("worker_id", config.workerId(), "status", "active"));
+        return Response.status(db ? 200 : 503).entity(body).build();
+    }
+
+    static boolean databaseAnswers(AgroalDataSource dataSource) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.setQueryTimeout(2);
+            s.execute("SELECT 1");
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package io.queen.schema;
+
+import io.agroal.api.AgroalDataSource;
+import io.queen.config.QueenConfig;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jboss.logging.Logger;
+
+/**
+ * Applies {@code db/*.sql} (in {@code db/manifest.txt} order) at every boot, before the broker serves.
+ *
+ * <p>Every file is idempotent, so a boot against an existing database changes nothing but function bodies.
+ * Several brokers may boot at once: a session advisory lock (737000) serializes them. An ordinary file runs as
+ * one transaction with a 2 s {@code lock_timeout}, retried with jitter (a hot table must not be stalled behind
+ * a DDL lock queue, and the DDL must not fail on one busy moment). A {@code *.concurrent.sql} file runs one
+ * statement at a time in autocommit with no lock timeout ({@code CREATE INDEX CONCURRENTLY} cannot run inside
+ * a transaction); an INVALID index left by an interrupted concurrent build is dropped and rebuilt.
+ * Called once, on the boot thread.
+ */
+@Singleton
+public class SchemaApplier {
+    private static final Logger LOG = Logger.getLogger(SchemaApplier.class);
+    static final long APPLY_LOCK = 737000L;
+    private static final int MAX_ATTEMPTS = 90;
+    private static final Pattern INDEX_NAME =
+            Pattern.compile("(?i)CREATE\\s+(?:UNIQUE\\s+)?INDEX\\s+CONCURRENTLY\\s+IF\\s+NOT\\s+EXISTS\\s+(\\w+)");
+
+    private final AgroalDataSource dataSource;
+    private final QueenConfig config;
+
+    SchemaApplier(AgroalDataSource dataSource, QueenConfig config) {
+        this.dataSource = dataSource;
+        this.config = config;
+    }
+
+    void onStart(@Observes @Priority(1) StartupEvent event) {
+        if (!config.applySchema()) {
+            LOG.info("schema apply skipped (QUEEN_APPLY_SCHEMA=false)");
+            return;
+        }
+        long t0 = System.nanoTime();
+        try {
+            apply();
+        } catch (SQLException e) {
+            throw new IllegalStateException("schema apply failed: " + e.getMessage(), e);
+        }
+        LOG.infof("schema applied in %d ms", (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    public void apply() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_advisory_lock(" + APPLY_LOCK + ")");
+            }
+            try {
+                for (String file : manifest()) {
+                    String sql = resource("db/" + file);
+                    if (file.endsWith(".concurrent.sql")) {
+                        applyConcurrent(c, file, sql);
+                    } else {
+                        applyTransactional(c, file, sql);
+                    }
+                }
+            } finally {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_advisory_unlock(" + APPLY_LOCK + ")");
+                }
+            }
+        }
+    }
+
+    private void applyTransactional(Connection c, String file, String sql) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL lock_timeout = '2s'");
+                s.execute(sql);
+                c.commit();
+                return;
+            } catch (SQLException e) {
+                c.rollback();
+                // 55P03 lock_not_available: someone holds a conflicting lock; back off and retry.
+                if (!"55P03".equals(e.getSQLState()) || attempt >= MAX_ATTEMPTS) {
+                    throw new SQLException(file + ": " + e.getMessage(), e.getSQLState(), e);
+                }
+                LOG.warnf("%s: lock timeout (attempt %d), retrying", file, attempt);
+                sleep(500 + ThreadLocalRandom.current().nextInt(1500));
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private void applyConcurrent(Connection c, String file, String sql) throws SQLException {
+        for (String statement : splitStatements(sql)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET lock_timeout = 0");
+                Matcher m = INDEX_NAME.matcher(statement);
+                if (m.find()) {
+                    dropIfInvalid(s, m.group(1));
+                }
+                s.execute(statement);
+            } catch (SQLException e) {
+                throw new SQLException(file + ": " + e.getMessage(), e.getSQLState(), e);
+            }
+        }
+    }
+
+    private static void dropIfInvalid(Statement s, String indexName) throws SQLException {
+        try (var rs = s.executeQuery("SELECT NOT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'queen' AND c.relname = '"
+                + indexName + "'")) {
+            if (rs.next() && rs.getBoolean(1)) {
+                LOG.warnf("dropping invalid index queen.%s left by an interrupted build", indexName);
+                s.execute("DROP INDEX CONCURRENTLY IF EXISTS queen." + indexName);
+            }
+        }
+    }
+
+    /** Splits a file of simple statements on lines ending with ';' (no dollar quoting allowed there). */
+    static List<String> splitStatements(String sql) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (String line : sql.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("--") || trimmed.isEmpty()) {
+                continue;
+            }
+            cur.append(line).append('\n');
+            if (trimmed.endsWith(";")) {
+                out.add(cur.toString());
+                cur.setLength(0);
+            }
+        }
+        if (!cur.toString().isBlank()) {
+            out.add(cur.toString());
+        }
+        return out;
+    }
+
+    static List<String> manifest() {
+        return resource("db/manifest.txt").lines().map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    }
+
+    static String resource(String path) {
+        try (InputStream in = SchemaApplier.class.getClassLoader().getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while applying the schema", e);
+        }
+    }
+}
