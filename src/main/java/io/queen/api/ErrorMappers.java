@@ -4,11 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.util.Map;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -21,7 +19,7 @@ public class ErrorMappers {
     private static final Logger LOG = Logger.getLogger(ErrorMappers.class);
 
     public static Response error(int status, String message) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(Map.of("error", message)).build();
+        return Json.response(status, Json.MAPPER.createObjectNode().put("error", message));
     }
 
     @ServerExceptionMapper

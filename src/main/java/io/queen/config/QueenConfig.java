@@ -39,6 +39,12 @@ public interface QueenConfig {
 
         /** Bundles in flight per shard. */
         int maxInflightBundles();
+
+        /** Transaction hashes the broker-side dedup indexes may hold in total (about 40 bytes each). */
+        long dedupCacheEntries();
+
+        /** Items accepted in one push request (400 above). */
+        int maxItems();
     }
 
     interface Pop {

@@ -1,0 +1,52 @@
+package io.queen.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+
+/** Request body parsing shared by every resource: one rule set for empty and invalid JSON (API spec 1.5). */
+public final class Bodies {
+    private Bodies() {
+    }
+
+    /** Parses a body that must be a JSON object. Empty -> 400 "Empty request body"; broken -> 400 "Invalid JSON". */
+    public static JsonNode requireObject(ObjectMapper mapper, byte[] body) {
+        if (body == null || body.length == 0 || isBlank(body)) {
+            throw ApiException.badRequest("Empty request body");
+        }
+        return object(mapper, body);
+    }
+
+    /** Like {@link #requireObject} but an empty body counts as {@code {}}. */
+    public static JsonNode objectOrEmpty(ObjectMapper mapper, byte[] body) {
+        if (body == null || body.length == 0 || isBlank(body)) {
+            return mapper.createObjectNode();
+        }
+        return object(mapper, body);
+    }
+
+    private static JsonNode object(ObjectMapper mapper, byte[] body) {
+        JsonNode node;
+        try {
+            node = mapper.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("Invalid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw ApiException.badRequest("Invalid JSON: " + e.getMessage());
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiException.badRequest("Invalid JSON: the body must be a JSON object");
+        }
+        return node;
+    }
+
+    static boolean isBlank(byte[] body) {
+        for (byte b : body) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,104 @@
+package io.queen.push;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * The broker-side dedup index of one partition: every transaction hash committed to it inside the dedup
+ * window, up to offset {@link #verified()}. It lets a push tell SQL "I already checked these hashes against
+ * every offset &lt;= verified", so the sidecar probe only scans what was written since (normally nothing),
+ * instead of the whole window. It is an optimisation only: any doubt (cold index, a local hit, a window that
+ * grew since) sends {@code -1} and SQL probes the whole window, which is always correct.
+ *
+ * <p>Invariant: {@code verified >= 0} implies the set holds the hash of every frame at offsets in
+ * (first offset inside the window, verified]. Not thread-safe: touched only by the one flush of its partition
+ * that is in flight (the fusion layer guarantees one at a time, with happens-before between flushes).
+ */
+final class DedupIndex {
+    private record Span(long base, long end, long createdAtMillis, byte[] hashes) {
+    }
+
+    private final HashSet128 set = new HashSet128(64);
+    private final ArrayDeque<Span> spans = new ArrayDeque<>();
+    private long verified = -1;
+    private int windowSeconds;
+
+    long verified() {
+        return verified;
+    }
+
+    int windowSeconds() {
+        return windowSeconds;
+    }
+
+    int size() {
+        return set.size();
+    }
+
+    /** The {@code p_verified} to send for these incoming hashes: -1 when any of them is already known. */
+    long vouchFor(byte[] incoming) {
+        if (verified < 0) {
+            return -1;
+        }
+        ByteBuffer b = ByteBuffer.wrap(incoming);
+        for (int i = 0; i < incoming.length; i += 16) {
+            if (set.contains(b.getLong(i), b.getLong(i + 8))) {
+                return -1;
+            }
+        }
+        return verified;
+    }
+
+    /**
+     * Records a committed span. Spans must arrive in offset order; if {@code base} does not continue
+     * {@link #verified()} the caller must first {@link #append} the gap (written by another broker) or
+     * {@link #reset()}.
+     */
+    void append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
+        if (window != windowSeconds) {
+            if (window > windowSeconds && verified >= 0) {
+                // a larger window needs hashes this index already evicted: start over
+                reset();
+            }
+            windowSeconds = window;
+        }
+        if (verified >= 0 && base != verified + 1) {
+            reset();
+        }
+        ByteBuffer b = ByteBuffer.wrap(hashes);
+        for (int i = 0; i < hashes.length; i += 16) {
+            set.add(b.getLong(i), b.getLong(i + 8));
+        }
+        spans.add(new Span(base, end, createdAtMillis, hashes));
+        verified = end;
+        expire(createdAtMillis - windowSeconds * 1000L);
+    }
+
+    /** Marks the index as covering nothing yet at or below {@code lastOffset} (an empty partition). */
+    void startAt(long lastOffset, int window) {
+        reset();
+        windowSeconds = window;
+        verified = lastOffset;
+    }
+
+    void reset() {
+        while (!spans.isEmpty()) {
+            drop(spans.poll());
+        }
+        verified = -1;
+    }
+
+    private void expire(long cutoffMillis) {
+        // the window is measured from each span's created_at, which is monotone per partition
+        while (!spans.isEmpty() && spans.peek().createdAtMillis() < cutoffMillis) {
+            drop(spans.poll());
+        }
+    }
+
+    private void drop(Span s) {
+        ByteBuffer b = ByteBuffer.wrap(s.hashes());
+        for (int i = 0; i < s.hashes().length; i += 16) {
+            set.remove(b.getLong(i), b.getLong(i + 8));
+        }
+    }
+}

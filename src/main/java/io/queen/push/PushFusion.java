@@ -1,0 +1,417 @@
+package io.queen.push;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.config.QueenConfig;
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentBuilder;
+import io.queen.segment.SegmentCodec;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.nio.ByteBuffer;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jboss.logging.Logger;
+
+/**
+ * The fusion layer between push requests and the log.
+ *
+ * <p>Invariants: (1) at most ONE flush per partition is in flight; while it is, that partition's next segment
+ * keeps accumulating and is dispatched the moment the flush completes, so segment size emerges from load (one
+ * message at low load, larger under load) and there is no segment-size setting; (2) several ready partitions are
+ * committed together in one SQL call (one transaction, one fsync), at most {@code bundle-max} per bundle and
+ * {@code max-inflight-bundles} bundles per shard; (3) frames of one partition are committed in arrival order.
+ * A repeat of a transaction id inside one accumulating segment follows the first occurrence (layer-2 dedup);
+ * repeats across segments are caught by the SQL probe against the hash sidecar.
+ *
+ * <p>Thread-safety: a (tenant, queue, partition) always maps to the same shard, and all of a shard's state is
+ * touched only by its single thread, so per-partition state needs no locks. Compression and the SQL call run on
+ * virtual threads; their results are posted back to the shard thread. Callers wait on futures.
+ */
+@ApplicationScoped
+public class PushFusion {
+    private static final Logger LOG = Logger.getLogger(PushFusion.class);
+
+    public enum Status { QUEUED, DUPLICATE, FAILED }
+
+    /** What happened to one pushed item. {@code offset} is -1 unless queued. */
+    public record Verdict(Status status, UUID messageId, UUID partitionId, long offset, String error) {
+        static Verdict failed(String error) {
+            return new Verdict(Status.FAILED, null, null, -1, error);
+        }
+    }
+
+    /** A committed segment, for wake-ups of waiting pops. */
+    public record Committed(UUID tenant, String queue, String partition, UUID partitionId, long endOffset) {
+    }
+
+    /** Told after every commit, on a virtual thread; must not block for long. */
+    public interface CommitListener {
+        void committed(List<Committed> segments);
+    }
+
+    private final Shard[] shards;
+    private final PushStore store;
+    private final int zstdLevel;
+    private final int bundleMax;
+    private final int maxInflight;
+    private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
+    private final Instance<CommitListener> listeners;
+    private final AtomicLong cachedHashes = new AtomicLong();
+    private final long dedupBudget;
+    private final Counter messages;
+    private final Counter segments;
+    private final Counter commits;
+    private final Counter duplicates;
+    private final DistributionSummary segmentSize;
+
+    PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
+        this.store = store;
+        this.zstdLevel = config.zstdLevel();
+        this.bundleMax = Math.max(1, config.push().bundleMax());
+        this.maxInflight = Math.max(1, config.push().maxInflightBundles());
+        this.listeners = listeners;
+        this.dedupBudget = config.push().dedupCacheEntries();
+        int n = Math.max(1, config.push().fusionShards());
+        this.shards = new Shard[n];
+        for (int i = 0; i < n; i++) {
+            shards[i] = new Shard(i);
+        }
+        this.messages = Counter.builder("queen.push.messages").description("messages committed to the log")
+                .register(registry);
+        this.segments = Counter.builder("queen.push.segments").description("segments committed").register(registry);
+        this.commits = Counter.builder("queen.push.commits").description("push transactions committed")
+                .register(registry);
+        this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
+                .register(registry);
+        registry.gauge("queen.push.dedup.cached.hashes", cachedHashes);
+        this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
+                .description("messages per committed segment").register(registry);
+    }
+
+    @PreDestroy
+    void stop() {
+        for (Shard s : shards) {
+            s.loop.shutdown();
+        }
+        io.shutdown();
+    }
+
+    /**
+     * Queues items of ONE partition, in order, for its next segment; they arrive at the shard together so a
+     * request is never split across segments by the fire-on-idle dispatch. {@code hashes.get(i)} is item i's
+     * 16-byte transaction hash.
+     */
+    public List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
+            List<byte[]> hashes) {
+        LaneKey key = new LaneKey(tenant, queue, partition);
+        List<Pending> ps = new ArrayList<>(items.size());
+        List<CompletableFuture<Verdict>> out = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            Pending p = new Pending(items.get(i), hashes.get(i));
+            ps.add(p);
+            out.add(p.future);
+        }
+        Shard shard = shards[Math.floorMod(key.hashCode(), shards.length)];
+        shard.loop.execute(() -> shard.arrive(key, ps));
+        return out;
+    }
+
+    private record LaneKey(UUID tenant, String queue, String partition) {
+    }
+
+    /** A queued item; followers are later items of the same transaction id in the same accumulating segment. */
+    private static final class Pending {
+        final PushItem item;
+        final byte[] hash;
+        final ByteBuffer hashKey;
+        final CompletableFuture<Verdict> future = new CompletableFuture<>();
+        List<Pending> followers;
+
+        Pending(PushItem item, byte[] hash) {
+            this.item = item;
+            this.hash = hash;
+            this.hashKey = ByteBuffer.wrap(hash);
+        }
+
+        void complete(Verdict v) {
+            future.complete(v);
+            if (followers != null) {
+                Verdict dup = v.status() == Status.FAILED ? v
+                        : new Verdict(Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
+                for (Pending f : followers) {
+                    f.complete(dup);
+                }
+            }
+        }
+    }
+
+    private static final class Lane {
+        final LaneKey key;
+        /** Touched only by this lane's in-flight flush (one at a time). */
+        final DedupIndex dedup = new DedupIndex();
+        List<Pending> pending = new ArrayList<>();
+        Map<ByteBuffer, Pending> leaders = new HashMap<>();
+        boolean inflight;
+        boolean queued;
+
+        Lane(LaneKey key) {
+            this.key = key;
+        }
+
+        void add(Pending p) {
+            Pending leader = leaders.putIfAbsent(p.hashKey, p);
+            if (leader == null) {
+                pending.add(p);
+            } else {
+                if (leader.followers == null) {
+                    leader.followers = new ArrayList<>(2);
+                }
+                leader.followers.add(p);
+            }
+        }
+    }
+
+    private final class Shard {
+        final ExecutorService loop;
+        final Map<LaneKey, Lane> lanes = new HashMap<>();
+        final ArrayDeque<Lane> ready = new ArrayDeque<>();
+        int inflightBundles;
+
+        Shard(int index) {
+            this.loop = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "push-fusion-" + index);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        void arrive(LaneKey key, List<Pending> ps) {
+            Lane lane = lanes.computeIfAbsent(key, Lane::new);
+            ps.forEach(lane::add);
+            markReady(lane);
+            dispatch();
+        }
+
+        void markReady(Lane lane) {
+            if (!lane.inflight && !lane.queued && !lane.pending.isEmpty()) {
+                lane.queued = true;
+                ready.add(lane);
+            }
+        }
+
+        void dispatch() {
+            while (inflightBundles < maxInflight && !ready.isEmpty()) {
+                List<Lane> bundle = new ArrayList<>(Math.min(bundleMax, ready.size()));
+                List<List<Pending>> frames = new ArrayList<>(bundle.size());
+                while (bundle.size() < bundleMax && !ready.isEmpty()) {
+                    Lane lane = ready.poll();
+                    lane.queued = false;
+                    lane.inflight = true;
+                    bundle.add(lane);
+                    frames.add(lane.pending);
+                    lane.pending = new ArrayList<>();
+                    lane.leaders = new HashMap<>();
+                }
+                inflightBundles++;
+                io.execute(() -> flush(this, bundle, frames));
+            }
+        }
+
+        void finish(List<Lane> bundle, List<List<Pending>> frames, PushStore.SegmentResult[] results,
+                Map<Integer, Map<Integer, UUID>> originals, Throwable error) {
+            inflightBundles--;
+            for (int i = 0; i < bundle.size(); i++) {
+                Lane lane = bundle.get(i);
+                List<Pending> seg = frames.get(i);
+                lane.inflight = false;
+                if (error != null) {
+                    Verdict failed = Verdict.failed(describe(error));
+                    seg.forEach(p -> p.complete(failed));
+                } else {
+                    PushStore.SegmentResult r = results[i];
+                    if (!r.duplicate()) {
+                        for (int k = 0; k < seg.size(); k++) {
+                            Pending p = seg.get(k);
+                            p.complete(new Verdict(Status.QUEUED, p.item.messageId(), r.partitionId(),
+                                    r.baseOffset() + k, null));
+                        }
+                    } else {
+                        requeueSurvivors(lane, seg, r, originals.getOrDefault(i, Map.of()));
+                    }
+                }
+                markReady(lane);
+            }
+            dispatch();
+        }
+
+        /** Duplicates are answered; the survivors go back to the FRONT of the lane, ahead of newer arrivals. */
+        private void requeueSurvivors(Lane lane, List<Pending> seg, PushStore.SegmentResult r,
+                Map<Integer, UUID> originalIds) {
+            Map<Integer, Long> dupOffset = new HashMap<>();
+            for (int j = 0; j < r.dupIndexes().length; j++) {
+                dupOffset.put(r.dupIndexes()[j], r.dupOffsets()[j]);
+            }
+            List<Pending> newer = lane.pending;
+            lane.pending = new ArrayList<>(seg.size() + newer.size());
+            lane.leaders = new HashMap<>();
+            for (int k = 0; k < seg.size(); k++) {
+                Pending p = seg.get(k);
+                if (dupOffset.containsKey(k)) {
+                    duplicates.increment();
+                    p.complete(new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
+                } else {
+                    lane.add(p);
+                }
+            }
+            for (Pending p : newer) {
+                lane.add(p);
+            }
+        }
+    }
+
+    /** Runs on a virtual thread: build and compress the segments, commit the bundle, resolve duplicates. */
+    private void flush(Shard shard, List<Lane> bundle, List<List<Pending>> frames) {
+        PushStore.SegmentResult[] results = null;
+        Map<Integer, Map<Integer, UUID>> originals = new HashMap<>();
+        Throwable error = null;
+        try {
+            List<PushStore.SegmentWrite> writes = new ArrayList<>(bundle.size());
+            for (int i = 0; i < bundle.size(); i++) {
+                writes.add(buildSegment(bundle.get(i), frames.get(i)));
+            }
+            results = store.pushBundle(writes);
+            for (int i = 0; i < results.length; i++) {
+                if (!results[i].duplicate()) {
+                    remember(bundle.get(i).dedup, results[i], writes.get(i).hashes());
+                }
+            }
+            List<Committed> committed = new ArrayList<>();
+            int msgs = 0;
+            for (int i = 0; i < results.length; i++) {
+                PushStore.SegmentResult r = results[i];
+                if (r.duplicate()) {
+                    originals.put(i, resolveOriginals(r));
+                } else {
+                    int n = frames.get(i).size();
+                    msgs += n;
+                    segments.increment();
+                    segmentSize.record(n);
+                    LaneKey k = bundle.get(i).key;
+                    committed.add(new Committed(k.tenant(), k.queue(), k.partition(), r.partitionId(),
+                            r.baseOffset() + n - 1));
+                }
+            }
+            commits.increment();
+            messages.increment(msgs);
+            if (!committed.isEmpty()) {
+                for (CommitListener l : listeners) {
+                    try {
+                        l.committed(committed);
+                    } catch (RuntimeException e) {
+                        LOG.warn("commit listener failed", e);
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            error = t;
+            if (!(t instanceof SQLException)) {
+                LOG.error("push bundle failed", t);
+            } else {
+                LOG.warnf("push bundle of %d segments failed: %s", bundle.size(), t.getMessage());
+            }
+        }
+        PushStore.SegmentResult[] res = results;
+        Throwable err = error;
+        shard.loop.execute(() -> shard.finish(bundle, frames, res, originals, err));
+    }
+
+    /**
+     * Extends a partition's dedup index with a committed segment, first loading from the sidecar whatever the
+     * index does not cover yet (cold start, or segments another broker wrote in between). Over the global
+     * budget the index is dropped and that partition's pushes probe the whole window in SQL.
+     */
+    private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes) throws SQLException {
+        int window = r.dedupWindow();
+        int before = idx.size();
+        if (window <= 0) {
+            idx.reset();
+        } else {
+            if (idx.verified() < 0 || idx.windowSeconds() < window || r.baseOffset() != idx.verified() + 1) {
+                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), Math.max(-1, idx.verified()),
+                        r.baseOffset(), window);
+                if (idx.verified() < 0 || idx.windowSeconds() < window
+                        || (!gap.isEmpty() && gap.get(0).baseOffset() != idx.verified() + 1)) {
+                    // rebuild: everything inside the window below this segment
+                    idx.reset();
+                    gap = store.txnSpans(r.partitionId(), -1, r.baseOffset(), window);
+                    idx.startAt(gap.isEmpty() ? r.baseOffset() - 1 : gap.get(0).baseOffset() - 1, window);
+                }
+                for (PushStore.TxnSpan t : gap) {
+                    idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(), t.hashes(),
+                            window);
+                }
+                if (idx.verified() != r.baseOffset() - 1) {
+                    idx.reset();
+                    cachedHashes.addAndGet(idx.size() - before);
+                    return;
+                }
+            }
+            idx.append(r.baseOffset(), r.baseOffset() + hashes.length / 16 - 1,
+                    r.createdAt().toInstant().toEpochMilli(), hashes, window);
+        }
+        long total = cachedHashes.addAndGet(idx.size() - before);
+        if (total > dedupBudget) {
+            int size = idx.size();
+            idx.reset();
+            cachedHashes.addAndGet(-size);
+        }
+    }
+
+    private PushStore.SegmentWrite buildSegment(Lane lane, List<Pending> seg) {
+        LaneKey key = lane.key;
+        SegmentBuilder b = new SegmentBuilder(seg.size() * 128);
+        byte[] hashes = new byte[16 * seg.size()];
+        for (int k = 0; k < seg.size(); k++) {
+            PushItem it = seg.get(k).item;
+            b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), null, false, it.payload(), 0,
+                    it.payload().length);
+            System.arraycopy(seg.get(k).hash, 0, hashes, 16 * k, 16);
+        }
+        return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), seg.size(), hashes,
+                lane.dedup.vouchFor(hashes), lane.dedup.windowSeconds(), b.compress(zstdLevel));
+    }
+
+    /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */
+    private Map<Integer, UUID> resolveOriginals(PushStore.SegmentResult r) throws SQLException {
+        Map<Integer, UUID> out = new HashMap<>();
+        PushStore.StoredSegment cached = null;
+        List<Frame> cachedFrames = null;
+        for (int j = 0; j < r.dupIndexes().length; j++) {
+            long off = r.dupOffsets()[j];
+            if (cached == null || off < cached.baseOffset() || off > cached.endOffset()) {
+                cached = store.segmentAt(r.partitionId(), off);
+                cachedFrames = cached == null || off > cached.endOffset() ? null : SegmentCodec.decode(cached.blob());
+            }
+            UUID id = cachedFrames == null ? new UUID(0, 0) : cachedFrames.get((int) (off - cached.baseOffset())).messageId();
+            out.put(r.dupIndexes()[j], id);
+        }
+        return out;
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage();
+        return m == null ? t.getClass().getSimpleName() : m;
+    }
+}

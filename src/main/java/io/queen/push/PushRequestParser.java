@@ -1,0 +1,156 @@
+package io.queen.push;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.queen.api.ApiException;
+import io.queen.queue.Names;
+import io.queen.segment.Uuid7;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Streams a {@code POST /api/v1/push} body into {@link PushItem}s without building a tree, slicing each payload
+ * out of the request bytes so it is stored exactly as sent. Any invalid item rejects the whole request with a
+ * 400 naming the field (nothing is written). Stateless, thread-safe.
+ */
+public final class PushRequestParser {
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+    private final int maxItems;
+
+    public PushRequestParser(int maxItems) {
+        this.maxItems = maxItems;
+    }
+
+    public List<PushItem> parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw ApiException.badRequest("Empty request body");
+        }
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw ApiException.badRequest("Invalid JSON: the body must be a JSON object");
+            }
+            List<PushItem> items = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken t = p.nextToken();
+                if ("items".equals(field)) {
+                    if (t != JsonToken.START_ARRAY) {
+                        throw ApiException.badRequest("items array is required");
+                    }
+                    items = parseItems(p, body);
+                } else {
+                    p.skipChildren();
+                }
+            }
+            if (p.nextToken() != null) {
+                throw ApiException.badRequest("Invalid JSON: trailing content after the body");
+            }
+            if (items == null) {
+                throw ApiException.badRequest("items array is required");
+            }
+            return items;
+        } catch (JsonParseException e) {
+            throw ApiException.badRequest("Invalid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw ApiException.badRequest("Invalid JSON: " + e.getMessage());
+        }
+    }
+
+    private List<PushItem> parseItems(JsonParser p, byte[] body) throws IOException {
+        List<PushItem> items = new ArrayList<>();
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            int index = items.size();
+            if (index >= maxItems) {
+                throw ApiException.badRequest("items: at most " + maxItems + " items per push");
+            }
+            if (t != JsonToken.START_OBJECT) {
+                throw ApiException.badRequest("items[" + index + "] must be an object");
+            }
+            items.add(parseItem(p, body, index));
+        }
+        return items;
+    }
+
+    private PushItem parseItem(JsonParser p, byte[] body, int index) throws IOException {
+        String queue = null;
+        String partition = null;
+        String txn = null;
+        String trace = null;
+        boolean queueSeen = false;
+        byte[] payload = null;
+        String at = "items[" + index + "].";
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken v = p.nextToken();
+            switch (field) {
+                case "queue" -> {
+                    queueSeen = true;
+                    queue = stringOrNull(p, v, "Queue must be a string (" + at + "queue)");
+                }
+                case "partition" -> partition = stringOrNull(p, v, "Partition must be a string (" + at + "partition)");
+                case "transactionId" ->
+                    txn = stringOrNull(p, v, "TransactionId must be a string (" + at + "transactionId)");
+                case "traceId" -> trace = stringOrNull(p, v, "TraceId must be a string (" + at + "traceId)");
+                case "payload" -> payload = rawValue(p, v, body);
+                default -> p.skipChildren();
+            }
+        }
+        if (!queueSeen || queue == null) {
+            throw ApiException.badRequest("Queue must be a string (" + at + "queue is required)");
+        }
+        Names.requireName(queue, at + "queue");
+        if (partition == null) {
+            partition = Names.DEFAULT_PARTITION;
+        } else {
+            Names.requireName(partition, at + "partition");
+        }
+        UUID traceId = null;
+        if (trace != null && !trace.isEmpty()) {
+            try {
+                traceId = UUID.fromString(trace);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("TraceId must be a valid UUID (" + at + "traceId)");
+            }
+        }
+        UUID messageId = Uuid7.next();
+        if (txn == null || txn.isEmpty()) {
+            txn = messageId.toString();
+        }
+        byte[] txnUtf8 = Names.requireTransactionId(txn, at + "transactionId");
+        return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload);
+    }
+
+    private static String stringOrNull(JsonParser p, JsonToken v, String message) throws IOException {
+        if (v == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (v != JsonToken.VALUE_STRING) {
+            throw ApiException.badRequest(message);
+        }
+        return p.getText();
+    }
+
+    /** The exact bytes of the current JSON value (object, array or scalar) as they appear in the body. */
+    private static byte[] rawValue(JsonParser p, JsonToken v, byte[] body) throws IOException {
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
+            p.skipChildren();
+        } else {
+            p.finishToken();
+        }
+        int end = (int) p.currentLocation().getByteOffset();
+        if (start < 0 || end > body.length || end <= start) {
+            throw ApiException.badRequest("Invalid JSON: cannot locate the payload bytes");
+        }
+        return Arrays.copyOfRange(body, start, end);
+    }
+}

@@ -1,0 +1,147 @@
+package io.queen.push;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * SQL calls of the push feature: one {@code queen.log_push_multi_v1} call per bundle (one transaction, one
+ * commit) and the segment lookup that resolves a duplicate's original message. Thread-safe (stateless).
+ */
+@ApplicationScoped
+public class PushStore {
+    private final AgroalDataSource ds;
+
+    PushStore(AgroalDataSource ds) {
+        this.ds = ds;
+    }
+
+    /** One segment of a bundle, for one partition. */
+    public record SegmentWrite(UUID tenant, String queue, String partition, int count, byte[] hashes, long verified,
+            int assumedWindow, byte[] blob) {
+    }
+
+    /** Verdict of one segment, by input ordinal (0-based). */
+    public record SegmentResult(int ordinal, UUID partitionId, boolean duplicate, long baseOffset,
+            OffsetDateTime createdAt, int[] dupIndexes, long[] dupOffsets, int dedupWindow) {
+    }
+
+    public record StoredSegment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
+    }
+
+    public SegmentResult[] pushBundle(List<SegmentWrite> segments) throws SQLException {
+        int n = segments.size();
+        UUID[] tenants = new UUID[n];
+        String[] queues = new String[n];
+        String[] partitions = new String[n];
+        Integer[] counts = new Integer[n];
+        byte[][] hashes = new byte[n][];
+        Long[] verified = new Long[n];
+        Integer[] windows = new Integer[n];
+        byte[][] blobs = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            SegmentWrite s = segments.get(i);
+            tenants[i] = s.tenant();
+            queues[i] = s.queue();
+            partitions[i] = s.partition();
+            counts[i] = s.count();
+            hashes[i] = s.hashes();
+            verified[i] = s.verified();
+            windows[i] = s.assumedWindow();
+            blobs[i] = s.blob();
+        }
+        SegmentResult[] out = new SegmentResult[n];
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT ord, partition_id, status, base_offset, created_at,"
+                        + " dup_idx, dup_off, dedup_window FROM queen.log_push_multi_v1(?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", tenants));
+            ps.setArray(2, c.createArrayOf("text", queues));
+            ps.setArray(3, c.createArrayOf("text", partitions));
+            ps.setArray(4, c.createArrayOf("int4", counts));
+            ps.setArray(5, c.createArrayOf("bytea", hashes));
+            ps.setArray(6, c.createArrayOf("int8", verified));
+            ps.setArray(7, c.createArrayOf("int4", windows));
+            ps.setArray(8, c.createArrayOf("bytea", blobs));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int ord = rs.getInt(1) - 1;
+                    boolean dup = "duplicate".equals(rs.getString(3));
+                    out[ord] = new SegmentResult(ord, rs.getObject(2, UUID.class), dup, rs.getLong(4),
+                            rs.getObject(5, OffsetDateTime.class), dup ? ints(rs.getArray(6)) : null,
+                            dup ? longs(rs.getArray(7)) : null, rs.getInt(8));
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (out[i] == null) {
+                throw new SQLException("log_push_multi_v1 returned no verdict for segment " + i);
+            }
+        }
+        return out;
+    }
+
+    public record TxnSpan(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] hashes) {
+    }
+
+    /** Sidecar rows of a partition in (after, before) created inside the last {@code window} seconds. */
+    public List<TxnSpan> txnSpans(UUID partitionId, long after, long before, int window) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT base_offset, end_offset, created_at, hashes FROM queen.log_txns_range_v1(?, ?, ?, ?)")) {
+            ps.setObject(1, partitionId);
+            ps.setLong(2, after);
+            ps.setLong(3, before);
+            ps.setInt(4, window);
+            List<TxnSpan> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new TxnSpan(rs.getLong(1), rs.getLong(2), rs.getObject(3, OffsetDateTime.class),
+                            rs.getBytes(4)));
+                }
+            }
+            return out;
+        }
+    }
+
+    public StoredSegment segmentAt(UUID partitionId, long offset) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT base_offset, end_offset, created_at, blob FROM queen.log_segment_at_v1(?, ?)")) {
+            ps.setObject(1, partitionId);
+            ps.setLong(2, offset);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return new StoredSegment(rs.getLong(1), rs.getLong(2), rs.getObject(3, OffsetDateTime.class),
+                        rs.getBytes(4));
+            }
+        }
+    }
+
+    private static int[] ints(Array a) throws SQLException {
+        Integer[] v = (Integer[]) a.getArray();
+        int[] out = new int[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i];
+        }
+        return out;
+    }
+
+    private static long[] longs(Array a) throws SQLException {
+        Long[] v = (Long[]) a.getArray();
+        long[] out = new long[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i];
+        }
+        return out;
+    }
+}

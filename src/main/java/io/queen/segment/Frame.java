@@ -1,0 +1,109 @@
+package io.queen.segment;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One message as stored inside a segment.
+ *
+ * <p>Invariants, checked by the constructor: {@code messageId}, {@code transactionId} and {@code payload}
+ * are non-null (an absent payload is an empty array); {@code transactionId} and {@code producerSub}, when
+ * present, are well-formed UTF-16 whose UTF-8 encoding is at most {@value #MAX_STRING_BYTES} bytes, the
+ * limit of their u16 length fields. {@code traceId} and {@code producerSub} may be null.
+ *
+ * <p>The payload array is not copied, neither here nor by the accessor: copying a 1 MiB payload per
+ * frame on every push and pop would dominate the codec's cost. Treat it as read-only once a frame has
+ * been built; with that convention a {@code Frame} is immutable and safe to share between threads.
+ * {@link #equals}, {@link #hashCode} compare the payload by content, unlike a plain record.
+ *
+ * @param messageId     the message's UUID (normally a {@link Uuid7})
+ * @param traceId       optional trace UUID, or null
+ * @param transactionId the producer's transaction id (idempotency key), possibly empty
+ * @param producerSub   optional authenticated producer subject, or null
+ * @param encrypted     whether {@code payload} is ciphertext
+ * @param payload       the message bytes exactly as the client sent them
+ */
+public record Frame(
+        UUID messageId,
+        UUID traceId,
+        String transactionId,
+        String producerSub,
+        boolean encrypted,
+        byte[] payload) {
+
+    /** Upper bound of the UTF-8 length of {@code transactionId} and {@code producerSub} (u16 length field). */
+    public static final int MAX_STRING_BYTES = 0xFFFF;
+
+    private static final byte[] EMPTY = new byte[0];
+
+    public Frame {
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(transactionId, "transactionId");
+        Objects.requireNonNull(payload, "payload (use an empty array)");
+        checkUtf8Length("transactionId", transactionId);
+        if (producerSub != null) {
+            checkUtf8Length("producerSub", producerSub);
+        }
+    }
+
+    /** A frame with no trace id, no producer sub, not encrypted. */
+    public static Frame of(UUID messageId, String transactionId, byte[] payload) {
+        return new Frame(messageId, null, transactionId, null, false, payload == null ? EMPTY : payload);
+    }
+
+    /** Size of this frame once encoded, including its 4-byte length prefix. */
+    public long encodedSize() {
+        return FrameFormat.LENGTH_PREFIX
+                + FrameFormat.bodyLength(
+                        traceId != null,
+                        Utf8.encodedLength(transactionId),
+                        producerSub == null ? -1 : Utf8.encodedLength(producerSub),
+                        payload.length);
+    }
+
+    private static void checkUtf8Length(String field, String value) {
+        int len;
+        try {
+            len = Utf8.encodedLength(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + " is not well-formed UTF-16: " + e.getMessage(), e);
+        }
+        if (len > MAX_STRING_BYTES) {
+            throw new IllegalArgumentException(
+                    field + " is " + len + " UTF-8 bytes, more than the " + MAX_STRING_BYTES + " a frame can hold");
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Frame f
+                && encrypted == f.encrypted
+                && messageId.equals(f.messageId)
+                && Objects.equals(traceId, f.traceId)
+                && transactionId.equals(f.transactionId)
+                && Objects.equals(producerSub, f.producerSub)
+                && Arrays.equals(payload, f.payload);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = messageId.hashCode();
+        h = 31 * h + Objects.hashCode(traceId);
+        h = 31 * h + transactionId.hashCode();
+        h = 31 * h + Objects.hashCode(producerSub);
+        h = 31 * h + Boolean.hashCode(encrypted);
+        return 31 * h + Arrays.hashCode(payload);
+    }
+
+    /** Shows the payload's size, not its bytes: payloads may be large or sensitive. */
+    @Override
+    public String toString() {
+        return "Frame[messageId=" + messageId
+                + ", traceId=" + traceId
+                + ", transactionId=" + transactionId
+                + ", producerSub=" + producerSub
+                + ", encrypted=" + encrypted
+                + ", payload=" + payload.length + " bytes]";
+    }
+}

@@ -1,0 +1,136 @@
+package io.queen.segment;
+
+import io.queen.segment.SegmentFormatException.Kind;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * The byte layout of one frame (see {@link io.queen.segment}): constants, primitive accessors and the
+ * body parser shared by the in-memory and the streaming decoders.
+ *
+ * <p>Invariant: {@link #parseBody} reads only inside {@code [off, off+len)} and checks every length
+ * before using it, so malformed bodies end in {@link SegmentFormatException}, never in an
+ * {@code IndexOutOfBoundsException}. Stateless, thread-safe.
+ */
+final class FrameFormat {
+
+    static final int FLAG_TRACE = 1;
+    static final int FLAG_PRODUCER_SUB = 2;
+    static final int FLAG_ENCRYPTED = 4;
+    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED;
+
+    static final int LENGTH_PREFIX = 4;
+    static final int UUID_BYTES = 16;
+    /** flags + message_id + txn_len: the smallest possible body. */
+    static final int MIN_BODY = 1 + UUID_BYTES + 2;
+
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle SHORT_LE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private FrameFormat() {}
+
+    /** Body length for the given field sizes; {@code psubLen < 0} means no producer sub. */
+    static long bodyLength(boolean trace, int txnLen, int psubLen, long payloadLen) {
+        return 1L + UUID_BYTES + (trace ? UUID_BYTES : 0) + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0) + payloadLen;
+    }
+
+    static int flags(boolean trace, boolean psub, boolean encrypted) {
+        return (trace ? FLAG_TRACE : 0) | (psub ? FLAG_PRODUCER_SUB : 0) | (encrypted ? FLAG_ENCRYPTED : 0);
+    }
+
+    // ---- primitive access; callers guarantee the bounds ----
+
+    static long u32(byte[] b, int off) {
+        return Integer.toUnsignedLong((int) INT_LE.get(b, off));
+    }
+
+    static void putU32(byte[] b, int off, long v) {
+        INT_LE.set(b, off, (int) v);
+    }
+
+    static int u16(byte[] b, int off) {
+        return Short.toUnsignedInt((short) SHORT_LE.get(b, off));
+    }
+
+    static void putU16(byte[] b, int off, int v) {
+        SHORT_LE.set(b, off, (short) v);
+    }
+
+    static UUID uuid(byte[] b, int off) {
+        return new UUID((long) LONG_BE.get(b, off), (long) LONG_BE.get(b, off + 8));
+    }
+
+    static void putUuid(byte[] b, int off, UUID u) {
+        LONG_BE.set(b, off, u.getMostSignificantBits());
+        LONG_BE.set(b, off + 8, u.getLeastSignificantBits());
+    }
+
+    static void putLongBE(byte[] b, int off, long v) {
+        LONG_BE.set(b, off, v);
+    }
+
+    /**
+     * Parses the body at {@code b[off, off+len)} (the bytes after its u32 prefix). {@code frameIndex} and
+     * {@code framePos} only make error messages actionable.
+     */
+    static Frame parseBody(byte[] b, int off, int len, long frameIndex, long framePos) {
+        if (len < 1) {
+            throw error(Kind.TRUNCATED_FRAME, "empty body", frameIndex, framePos);
+        }
+        int flags = b[off] & 0xFF;
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            throw error(Kind.BAD_FLAGS, "unknown flag bits 0x" + Integer.toHexString(flags & ~KNOWN_FLAGS), frameIndex, framePos);
+        }
+        boolean trace = (flags & FLAG_TRACE) != 0;
+        int fixed = MIN_BODY + (trace ? UUID_BYTES : 0);
+        if (len < fixed) {
+            throw error(Kind.TRUNCATED_FRAME, "body of " + len + " bytes is shorter than its " + fixed + " fixed bytes", frameIndex, framePos);
+        }
+        int end = off + len;
+        int p = off + 1;
+        UUID messageId = uuid(b, p);
+        p += UUID_BYTES;
+        UUID traceId = null;
+        if (trace) {
+            traceId = uuid(b, p);
+            p += UUID_BYTES;
+        }
+        int txnLen = u16(b, p);
+        p += 2;
+        if (txnLen > end - p) {
+            throw error(Kind.LENGTH_PAST_END, "txn_len " + txnLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
+        }
+        String txn = string(b, p, txnLen, "transaction_id", frameIndex, framePos);
+        p += txnLen;
+        String psub = null;
+        if ((flags & FLAG_PRODUCER_SUB) != 0) {
+            if (end - p < 2) {
+                throw error(Kind.TRUNCATED_FRAME, "body ends before psub_len", frameIndex, framePos);
+            }
+            int psubLen = u16(b, p);
+            p += 2;
+            if (psubLen > end - p) {
+                throw error(Kind.LENGTH_PAST_END, "psub_len " + psubLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
+            }
+            psub = string(b, p, psubLen, "producer_sub", frameIndex, framePos);
+            p += psubLen;
+        }
+        byte[] payload = Arrays.copyOfRange(b, p, end);
+        return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload);
+    }
+
+    private static String string(byte[] b, int off, int len, String field, long frameIndex, long framePos) {
+        if (!Utf8.isWellFormed(b, off, len)) {
+            throw error(Kind.BAD_UTF8, field + " is not well-formed UTF-8", frameIndex, framePos);
+        }
+        return Utf8.decodeWellFormed(b, off, len);
+    }
+
+    static SegmentFormatException error(Kind kind, String what, long frameIndex, long framePos) {
+        return new SegmentFormatException(kind, "frame " + frameIndex + " at raw offset " + framePos + ": " + what);
+    }
+}

@@ -1,0 +1,189 @@
+package io.queen.segment;
+
+import com.github.luben.zstd.Zstd;
+import io.queen.segment.SegmentFormatException.Kind;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Accumulates frames into one raw buffer and compresses them as a single zstd frame.
+ *
+ * <p>Frames are written straight into one growable array (doubling), so adding a frame allocates
+ * nothing besides occasional growth: strings are UTF-8-encoded in place and payloads copied once.
+ * Compression happens once per segment in {@link #compress(int)}, never per frame, which is what gives
+ * similar JSON messages their ratio.
+ *
+ * <p>Invariants: {@code buffer[0, rawSize())} always holds exactly {@link #frameCount()} complete,
+ * well-formed frames (a rejected {@code add} leaves the builder unchanged), and {@link #rawSize()} never
+ * exceeds {@link SegmentCodec#MAX_RAW_SEGMENT_BYTES}, so every blob it produces decodes.
+ *
+ * <p><b>Not thread-safe.</b> Use one builder per thread or guard it externally; {@link #reset()} keeps
+ * the buffer so a builder can be reused for the next segment.
+ */
+public final class SegmentBuilder {
+
+    private static final int DEFAULT_INITIAL_CAPACITY = 4096;
+
+    private byte[] buf;
+    private int size;
+    private int count;
+
+    public SegmentBuilder() {
+        this(DEFAULT_INITIAL_CAPACITY);
+    }
+
+    /** @param initialCapacity initial raw buffer size in bytes (a hint; the buffer grows as needed) */
+    public SegmentBuilder(int initialCapacity) {
+        if (initialCapacity < 0) {
+            throw new IllegalArgumentException("initialCapacity < 0: " + initialCapacity);
+        }
+        this.buf = new byte[initialCapacity];
+    }
+
+    /**
+     * Appends a frame.
+     *
+     * @return the index of the frame within this segment
+     * @throws SegmentFormatException {@link Kind#TOO_LARGE} if the segment would exceed
+     *     {@link SegmentCodec#MAX_RAW_SEGMENT_BYTES}; the builder is then unchanged
+     */
+    public int add(Frame frame) {
+        Objects.requireNonNull(frame, "frame");
+        // Frame's constructor already validated both strings, so encodedLength cannot throw here.
+        int txnLen = Utf8.encodedLength(frame.transactionId());
+        int psubLen = frame.producerSub() == null ? -1 : Utf8.encodedLength(frame.producerSub());
+        byte[] payload = frame.payload();
+        int p = begin(frame.messageId(), frame.traceId(), txnLen, psubLen, frame.encrypted(), payload.length);
+        p = Utf8.encode(frame.transactionId(), buf, p);
+        if (psubLen >= 0) {
+            FrameFormat.putU16(buf, p, psubLen);
+            p = Utf8.encode(frame.producerSub(), buf, p + 2);
+        }
+        return finish(p, payload, 0, payload.length);
+    }
+
+    /**
+     * Appends a frame from already-encoded parts, copying the payload slice once and nothing else.
+     *
+     * @param messageId             required
+     * @param traceId               optional (null: flag 1 clear)
+     * @param txnUtf8               required, well-formed UTF-8, at most {@value Frame#MAX_STRING_BYTES} bytes
+     * @param producerSubUtf8OrNull optional (null: flag 2 clear), same rules as {@code txnUtf8}
+     * @param encrypted             sets flag 4
+     * @param payload               the array holding the payload
+     * @param payloadOff            start of the payload in {@code payload}
+     * @param payloadLen            payload length, may be 0
+     * @return the index of the frame within this segment
+     * @throws IllegalArgumentException for a missing id, an over-long or malformed string, or a bad slice
+     * @throws SegmentFormatException {@link Kind#TOO_LARGE} if the segment would grow too large
+     */
+    public int add(UUID messageId, UUID traceId, byte[] txnUtf8, byte[] producerSubUtf8OrNull, boolean encrypted,
+            byte[] payload, int payloadOff, int payloadLen) {
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(txnUtf8, "txnUtf8");
+        Objects.requireNonNull(payload, "payload");
+        Objects.checkFromIndexSize(payloadOff, payloadLen, payload.length);
+        checkUtf8("txnUtf8", txnUtf8);
+        if (producerSubUtf8OrNull != null) {
+            checkUtf8("producerSubUtf8OrNull", producerSubUtf8OrNull);
+        }
+        int psubLen = producerSubUtf8OrNull == null ? -1 : producerSubUtf8OrNull.length;
+        int p = begin(messageId, traceId, txnUtf8.length, psubLen, encrypted, payloadLen);
+        System.arraycopy(txnUtf8, 0, buf, p, txnUtf8.length);
+        p += txnUtf8.length;
+        if (psubLen >= 0) {
+            FrameFormat.putU16(buf, p, psubLen);
+            System.arraycopy(producerSubUtf8OrNull, 0, buf, p + 2, psubLen);
+            p += 2 + psubLen;
+        }
+        return finish(p, payload, payloadOff, payloadLen);
+    }
+
+    /** Reserves room for the frame and writes everything up to and including txn_len; returns the write position. */
+    private int begin(UUID messageId, UUID traceId, int txnLen, int psubLen, boolean encrypted, int payloadLen) {
+        long body = FrameFormat.bodyLength(traceId != null, txnLen, psubLen, payloadLen);
+        long total = (long) size + FrameFormat.LENGTH_PREFIX + body;
+        if (total > SegmentCodec.MAX_RAW_SEGMENT_BYTES) {
+            throw new SegmentFormatException(Kind.TOO_LARGE, "adding a " + body + "-byte frame to " + size
+                    + " raw bytes would exceed " + SegmentCodec.MAX_RAW_SEGMENT_BYTES);
+        }
+        ensureCapacity((int) total);
+        int p = size;
+        FrameFormat.putU32(buf, p, body);
+        p += FrameFormat.LENGTH_PREFIX;
+        buf[p++] = (byte) FrameFormat.flags(traceId != null, psubLen >= 0, encrypted);
+        FrameFormat.putUuid(buf, p, messageId);
+        p += FrameFormat.UUID_BYTES;
+        if (traceId != null) {
+            FrameFormat.putUuid(buf, p, traceId);
+            p += FrameFormat.UUID_BYTES;
+        }
+        FrameFormat.putU16(buf, p, txnLen);
+        return p + 2;
+    }
+
+    private int finish(int p, byte[] payload, int payloadOff, int payloadLen) {
+        System.arraycopy(payload, payloadOff, buf, p, payloadLen);
+        size = p + payloadLen;
+        return count++;
+    }
+
+    private void ensureCapacity(int needed) {
+        if (needed > buf.length) {
+            // Doubling keeps appends amortised O(1); the cap keeps the array within the segment limit.
+            long grown = Math.max((long) buf.length * 2, needed);
+            buf = Arrays.copyOf(buf, (int) Math.min(grown, SegmentCodec.MAX_RAW_SEGMENT_BYTES));
+        }
+    }
+
+    private static void checkUtf8(String field, byte[] s) {
+        if (s.length > Frame.MAX_STRING_BYTES) {
+            throw new IllegalArgumentException(field + " is " + s.length + " bytes, more than " + Frame.MAX_STRING_BYTES);
+        }
+        if (!Utf8.isWellFormed(s, 0, s.length)) {
+            throw new IllegalArgumentException(field + " is not well-formed UTF-8");
+        }
+    }
+
+    /** Number of frames added since construction or the last {@link #reset()}. */
+    public int frameCount() {
+        return count;
+    }
+
+    /** Uncompressed size of the frames added so far, in bytes. */
+    public int rawSize() {
+        return size;
+    }
+
+    /** True when no frame has been added since construction or the last reset. */
+    public boolean isEmpty() {
+        return count == 0;
+    }
+
+    /** A copy of the raw (uncompressed) frame bytes, mainly for tests and diagnostics. */
+    public byte[] toRawBytes() {
+        return Arrays.copyOf(buf, size);
+    }
+
+    /** {@link #compress(int)} at {@link SegmentCodec#DEFAULT_LEVEL}. */
+    public byte[] compress() {
+        return compress(SegmentCodec.DEFAULT_LEVEL);
+    }
+
+    /**
+     * Compresses all frames added so far into one zstd frame (content size and checksum included).
+     * Does not reset the builder.
+     *
+     * @param level zstd level, between {@code Zstd.minCompressionLevel()} and {@code Zstd.maxCompressionLevel()}
+     */
+    public byte[] compress(int level) {
+        return SegmentCodec.compressRaw(buf, size, level);
+    }
+
+    /** Forgets all frames but keeps the buffer for reuse. */
+    public void reset() {
+        size = 0;
+        count = 0;
+    }
+}

@@ -1,0 +1,27 @@
+/**
+ * Segment storage format: many messages ("frames") packed into one blob that is compressed with zstd
+ * exactly once.
+ *
+ * <p>A segment blob is {@code zstd(frame0 || frame1 || ...)}, one zstd frame with the raw content size
+ * in its header and a content checksum. Each frame, all integers little-endian:
+ *
+ * <pre>
+ * u32 body_len
+ * body:
+ *   u8      flags            1 = trace id present, 2 = producer sub present, 4 = encrypted; other bits must be 0
+ *   u8[16]  message_id       UUID bytes in canonical (big-endian) order
+ *   [u8[16] trace_id]        only when flag 1 is set
+ *   u16     txn_len
+ *   u8[txn_len] transaction_id (UTF-8)
+ *   [u16 psub_len, u8[psub_len] producer_sub (UTF-8)]   only when flag 2 is set
+ *   u8[...] payload          the rest of the body, stored exactly as received (may be empty)
+ * </pre>
+ *
+ * <p>The length prefix lets a reader skip frames it does not need without parsing their bodies, which is
+ * what {@link io.queen.segment.SegmentCodec#decode(byte[], int, int)} relies on. Malformed input always
+ * surfaces as {@link io.queen.segment.SegmentFormatException} with a {@link
+ * io.queen.segment.SegmentFormatException.Kind}; no frame is ever silently dropped.
+ *
+ * <p>The package is pure computation: no I/O besides the in-memory zstd streams, no CDI.
+ */
+package io.queen.segment;

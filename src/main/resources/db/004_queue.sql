@@ -1,0 +1,54 @@
+-- 004_queue.sql: queue identity, configuration and implicit provisioning.
+
+-- Full-replace upsert of a queue's configuration (POST /api/v1/configure). The broker validated and
+-- defaulted every option; this only writes the row and returns it (what the row holds is what pop grants).
+DROP FUNCTION IF EXISTS queen.configure_queue_v1(UUID, TEXT, TEXT, TEXT, JSONB);
+CREATE FUNCTION queen.configure_queue_v1(p_tenant UUID, p_name TEXT, p_namespace TEXT, p_task TEXT, o JSONB)
+RETURNS SETOF queen.queues
+LANGUAGE sql AS $$
+    INSERT INTO queen.queues AS q (tenant_id, name, namespace, task, priority, lease_time, retry_limit, retry_delay,
+        ttl, dead_letter_queue, dlq_after_max_retries, delayed_processing, window_buffer, retention_seconds,
+        completed_retention_seconds, retention_enabled, encryption_enabled, max_wait_time_seconds, max_queue_size,
+        min_pop_wait_time, dedup_window_seconds)
+    VALUES (p_tenant, p_name, p_namespace, p_task, (o->>'priority')::int, (o->>'leaseTime')::int,
+        (o->>'retryLimit')::int, (o->>'retryDelay')::int, (o->>'ttl')::int, (o->>'deadLetterQueue')::boolean,
+        (o->>'dlqAfterMaxRetries')::boolean, (o->>'delayedProcessing')::int, (o->>'windowBuffer')::int,
+        (o->>'retentionSeconds')::int, (o->>'completedRetentionSeconds')::int, (o->>'retentionEnabled')::boolean,
+        (o->>'encryptionEnabled')::boolean, (o->>'maxWaitTimeSeconds')::int, (o->>'maxSize')::int,
+        (o->>'minPopWaitTime')::int, (o->>'dedupWindowSeconds')::int)
+    ON CONFLICT (tenant_id, name) DO UPDATE SET
+        namespace = EXCLUDED.namespace, task = EXCLUDED.task, priority = EXCLUDED.priority,
+        lease_time = EXCLUDED.lease_time, retry_limit = EXCLUDED.retry_limit, retry_delay = EXCLUDED.retry_delay,
+        ttl = EXCLUDED.ttl, dead_letter_queue = EXCLUDED.dead_letter_queue,
+        dlq_after_max_retries = EXCLUDED.dlq_after_max_retries, delayed_processing = EXCLUDED.delayed_processing,
+        window_buffer = EXCLUDED.window_buffer, retention_seconds = EXCLUDED.retention_seconds,
+        completed_retention_seconds = EXCLUDED.completed_retention_seconds,
+        retention_enabled = EXCLUDED.retention_enabled, encryption_enabled = EXCLUDED.encryption_enabled,
+        max_wait_time_seconds = EXCLUDED.max_wait_time_seconds, max_queue_size = EXCLUDED.max_queue_size,
+        min_pop_wait_time = EXCLUDED.min_pop_wait_time, dedup_window_seconds = EXCLUDED.dedup_window_seconds
+    RETURNING q.*
+$$;
+
+-- Implicit provisioning of (queue, partition) pairs, used by push and early subscriptions. Only the missing
+-- rows are inserted, each batch ORDER BY its unique key so concurrent provisioners queue on the same
+-- speculative-insert locks in the same order instead of convoying. Columns not named take the table
+-- defaults (notably lease_time 60). namespace/task come from a dotted name: "orders.created" -> orders/created.
+CREATE OR REPLACE FUNCTION queen.provision_partitions_v1(p_tenants UUID[], p_queues TEXT[], p_partitions TEXT[])
+RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO queen.queues (tenant_id, name, namespace, task)
+    SELECT DISTINCT i.t, i.q, split_part(i.q, '.', 1), split_part(i.q, '.', 2)
+      FROM unnest(p_tenants, p_queues) AS i(t, q)
+     WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant_id = i.t AND q.name = i.q)
+     ORDER BY 1, 2
+    ON CONFLICT (tenant_id, name) DO NOTHING;
+
+    INSERT INTO queen.log_partitions (queue_id, name)
+    SELECT DISTINCT q.id, i.p
+      FROM unnest(p_tenants, p_queues, p_partitions) AS i(t, qn, p)
+      JOIN queen.queues q ON q.tenant_id = i.t AND q.name = i.qn
+     WHERE NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = q.id AND lp.name = i.p)
+     ORDER BY 1, 2
+    ON CONFLICT (queue_id, name) DO NOTHING;
+END $$;

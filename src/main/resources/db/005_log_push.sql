@@ -1,0 +1,145 @@
+-- 005_log_push.sql: the write path. One call commits one bundle of segments (one per partition, from the
+-- broker's fusion layer) in ONE transaction: one round trip, one fsync.
+
+-- Commits one segment into a partition whose row the caller has ALREADY LOCKED (FOR UPDATE).
+-- Order of work inside the lock: stamp created_at (after the lock, so created_at is monotone per partition in
+-- commit order), probe dedup, bump the allocator, insert segment + sidecar. Nothing is written for a segment
+-- with a duplicate: the broker drops the duplicates, repacks the survivors and retries (no savepoints).
+--   p_verified: the broker vouches it already checked the hashes against every offset <= p_verified (-1 = no
+--   vouching: probe the whole window). p_assumed_window: the window the broker's vouching was built for; if the
+--   queue's window has grown since, the vouching does not cover it and is ignored.
+DROP FUNCTION IF EXISTS queen.log_push_one_v1(UUID, INT, BYTEA, BIGINT, BYTEA, INT);
+DROP FUNCTION IF EXISTS queen.log_push_one_v1(UUID, INT, BYTEA, BIGINT, INT, BYTEA, INT);
+CREATE FUNCTION queen.log_push_one_v1(p_pid UUID, p_count INT, p_hashes BYTEA, p_verified BIGINT,
+                                      p_assumed_window INT, p_blob BYTEA, p_window INT,
+                                      OUT status TEXT, OUT base_offset BIGINT, OUT created_at TIMESTAMPTZ,
+                                      OUT dup_idx INT[], OUT dup_off BIGINT[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now   TIMESTAMPTZ;
+    v_last  BIGINT;
+    v_tstart BIGINT;
+    v_from  BIGINT;
+    v_scan  BIGINT;
+BEGIN
+    IF p_count < 1 OR octet_length(p_hashes) <> 16 * p_count THEN
+        RAISE EXCEPTION 'QPUSH bad segment: % hash bytes for % frames', octet_length(p_hashes), p_count;
+    END IF;
+    SELECT lp.last_offset, lp.txns_start INTO v_last, v_tstart FROM queen.log_partitions lp WHERE lp.id = p_pid;
+    v_now := clock_timestamp();
+
+    IF p_window > 0 THEN
+        v_from := CASE WHEN p_assumed_window >= p_window THEN GREATEST(p_verified, v_tstart - 1)
+                       ELSE v_tstart - 1 END;
+        IF v_last > v_from THEN
+            -- start the PK range scan at the sidecar row covering v_from + 1 (one backward step), not at 0
+            SELECT t.base_offset INTO v_scan FROM queen.log_txns t
+             WHERE t.partition_id = p_pid AND t.base_offset <= v_from + 1
+             ORDER BY t.base_offset DESC LIMIT 1;
+            SELECT array_agg(m.i ORDER BY m.i), array_agg(m.off ORDER BY m.i) INTO dup_idx, dup_off
+              FROM (SELECT inc.idx AS i, min(t.base_offset + old.idx) AS off
+                      FROM queen.log_unnest_hashes(p_hashes) inc
+                      JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) old)
+                        ON old.h = inc.h
+                     WHERE t.partition_id = p_pid
+                       AND t.base_offset >= COALESCE(v_scan, v_from + 1)
+                       AND t.end_offset > v_from
+                       AND t.created_at >= v_now - make_interval(secs => p_window)
+                       AND t.base_offset + old.idx > v_from
+                     GROUP BY inc.idx) m;
+            IF dup_idx IS NOT NULL THEN
+                status := 'duplicate';
+                RETURN;
+            END IF;
+        END IF;
+    END IF;
+
+    -- The allocator. last_write_at is indexed, so it is only rewritten when more than 1 s old (keeps the UPDATE
+    -- HOT); the work-list timestamps are only filled on the empty -> non-empty transition (COALESCE).
+    UPDATE queen.log_partitions lp
+       SET last_offset    = lp.last_offset + p_count,
+           oldest_live_at = COALESCE(lp.oldest_live_at, v_now),
+           oldest_txn_at  = COALESCE(lp.oldest_txn_at, v_now),
+           last_write_at  = CASE WHEN lp.last_write_at < v_now - interval '1 second' THEN v_now
+                                 ELSE lp.last_write_at END
+     WHERE lp.id = p_pid
+    RETURNING lp.last_offset - p_count + 1 INTO base_offset;
+
+    INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, created_at, blob)
+    VALUES (p_pid, base_offset, base_offset + p_count - 1, v_now, p_blob);
+    INSERT INTO queen.log_txns (partition_id, base_offset, end_offset, created_at, hashes)
+    VALUES (p_pid, base_offset, base_offset + p_count - 1, v_now, p_hashes);
+    status := 'queued';
+    created_at := v_now;
+END $$;
+
+-- Commits a bundle: provisions missing queues/partitions, locks every target partition row in ascending id
+-- (the global lock order), then pushes each segment. Verdicts come back by input ordinal.
+DROP FUNCTION IF EXISTS queen.log_push_multi_v1(UUID[], TEXT[], TEXT[], INT[], BYTEA[], BIGINT[], BYTEA[]);
+DROP FUNCTION IF EXISTS queen.log_push_multi_v1(UUID[], TEXT[], TEXT[], INT[], BYTEA[], BIGINT[], INT[], BYTEA[]);
+CREATE FUNCTION queen.log_push_multi_v1(p_tenants UUID[], p_queues TEXT[], p_partitions TEXT[], p_counts INT[],
+                                        p_hashes BYTEA[], p_verified BIGINT[], p_assumed_windows INT[],
+                                        p_blobs BYTEA[])
+RETURNS TABLE (ord INT, partition_id UUID, status TEXT, base_offset BIGINT, created_at TIMESTAMPTZ,
+               dup_idx INT[], dup_off BIGINT[], dedup_window INT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n   INT := cardinality(p_queues);
+    r   RECORD;
+    v   RECORD;
+    v_missing INT;
+BEGIN
+    IF cardinality(p_tenants) <> n OR cardinality(p_partitions) <> n OR cardinality(p_counts) <> n
+       OR cardinality(p_hashes) <> n OR cardinality(p_verified) <> n OR cardinality(p_assumed_windows) <> n
+       OR cardinality(p_blobs) <> n THEN
+        RAISE EXCEPTION 'QMULTI misaligned arrays';
+    END IF;
+    -- cheap count first: provisioning inserts only when something is missing
+    SELECT count(*) INTO v_missing
+      FROM unnest(p_tenants, p_queues, p_partitions) AS i(t, qn, p)
+     WHERE NOT EXISTS (SELECT 1 FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
+                        WHERE q.tenant_id = i.t AND q.name = i.qn AND lp.name = i.p);
+    IF v_missing > 0 THEN
+        PERFORM queen.provision_partitions_v1(p_tenants, p_queues, p_partitions);
+    END IF;
+
+    -- ONE set-based pre-lock in ascending partition id: the global lock order (deadlock freedom).
+    PERFORM 1 FROM queen.log_partitions lp
+     WHERE lp.id IN (SELECT lp2.id FROM unnest(p_tenants, p_queues, p_partitions) AS i(t, qn, p)
+                       JOIN queen.queues q ON q.tenant_id = i.t AND q.name = i.qn
+                       JOIN queen.log_partitions lp2 ON lp2.queue_id = q.id AND lp2.name = i.p)
+     ORDER BY lp.id FOR UPDATE;
+
+    FOR r IN SELECT i.o, lp.id AS pid, q.dedup_window_seconds AS win
+               FROM unnest(p_tenants, p_queues, p_partitions) WITH ORDINALITY AS i(t, qn, p, o)
+               JOIN queen.queues q ON q.tenant_id = i.t AND q.name = i.qn
+               JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = i.p
+              ORDER BY lp.id, i.o
+    LOOP
+        SELECT * INTO v FROM queen.log_push_one_v1(r.pid, p_counts[r.o], p_hashes[r.o], p_verified[r.o],
+                                                   p_assumed_windows[r.o], p_blobs[r.o], r.win);
+        ord := r.o; partition_id := r.pid; status := v.status; base_offset := v.base_offset;
+        created_at := v.created_at; dup_idx := v.dup_idx; dup_off := v.dup_off; dedup_window := r.win;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+-- The segment covering an offset (for resolving a duplicate's original message id, browse, DLQ filing).
+CREATE OR REPLACE FUNCTION queen.log_segment_at_v1(p_pid UUID, p_off BIGINT)
+RETURNS TABLE (base_offset BIGINT, end_offset BIGINT, created_at TIMESTAMPTZ, blob BYTEA)
+LANGUAGE sql STABLE AS $$
+    SELECT s.base_offset, s.end_offset, s.created_at, s.blob FROM queen.log_segments s
+     WHERE s.partition_id = p_pid AND s.base_offset <= p_off
+     ORDER BY s.base_offset DESC LIMIT 1
+$$;
+
+-- Sidecar rows of a partition in (p_after, p_before), no older than the dedup window: what the broker's dedup
+-- index needs to (re)build its coverage (cold start, or a gap written by another broker).
+CREATE OR REPLACE FUNCTION queen.log_txns_range_v1(p_pid UUID, p_after BIGINT, p_before BIGINT, p_window INT)
+RETURNS TABLE (base_offset BIGINT, end_offset BIGINT, created_at TIMESTAMPTZ, hashes BYTEA)
+LANGUAGE sql STABLE AS $$
+    SELECT t.base_offset, t.end_offset, t.created_at, t.hashes FROM queen.log_txns t
+     WHERE t.partition_id = p_pid AND t.base_offset > p_after AND t.base_offset < p_before
+       AND t.created_at >= clock_timestamp() - make_interval(secs => p_window)
+     ORDER BY t.base_offset
+$$;

@@ -1,0 +1,75 @@
+package io.queen.segment;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class FrameTest {
+
+    private static final UUID ID = new UUID(1, 2);
+
+    @Test
+    void requiredFieldsAreChecked() {
+        assertThrows(NullPointerException.class, () -> new Frame(null, null, "t", null, false, new byte[0]));
+        assertThrows(NullPointerException.class, () -> new Frame(ID, null, null, null, false, new byte[0]));
+        assertThrows(NullPointerException.class, () -> new Frame(ID, null, "t", null, false, null));
+        assertDoesNotThrow(() -> new Frame(ID, null, "", null, false, new byte[0]));
+    }
+
+    @Test
+    void stringLimitsCountUtf8BytesNotChars() {
+        assertDoesNotThrow(() -> new Frame(ID, null, "x".repeat(65535), null, false, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new Frame(ID, null, "x".repeat(65536), null, false, new byte[0]));
+        // '€' is 3 UTF-8 bytes: 21845 of them are exactly 65535 bytes, one more is too many.
+        assertDoesNotThrow(() -> new Frame(ID, null, "€".repeat(21845), null, false, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new Frame(ID, null, "€".repeat(21845) + "x", null, false, new byte[0]));
+        assertDoesNotThrow(() -> new Frame(ID, null, "t", "s".repeat(65535), false, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new Frame(ID, null, "t", "s".repeat(65536), false, new byte[0]));
+    }
+
+    @Test
+    void unpairedSurrogatesAreRejected() {
+        // String.getBytes would silently turn these into '?', breaking the round trip.
+        assertThrows(IllegalArgumentException.class, () -> new Frame(ID, null, "a\uD83Db", null, false, new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> new Frame(ID, null, "t", "\uDE00", false, new byte[0]));
+        assertDoesNotThrow(() -> new Frame(ID, null, "\uD83D\uDE00", null, false, new byte[0]));
+    }
+
+    @Test
+    void equalityComparesPayloadContent() {
+        Frame a = new Frame(ID, new UUID(3, 4), "t", "s", true, new byte[] {1, 2, 3});
+        Frame b = new Frame(ID, new UUID(3, 4), "t", "s", true, new byte[] {1, 2, 3});
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        assertNotEquals(a, new Frame(ID, new UUID(3, 4), "t", "s", true, new byte[] {1, 2, 4}));
+        assertNotEquals(a, new Frame(ID, new UUID(3, 4), "t", "s", false, new byte[] {1, 2, 3}));
+        assertNotEquals(a, new Frame(ID, null, "t", "s", true, new byte[] {1, 2, 3}));
+        assertNotEquals(a, new Frame(ID, new UUID(3, 4), "t", null, true, new byte[] {1, 2, 3}));
+        assertNotEquals(a, new Frame(ID, new UUID(3, 4), "u", "s", true, new byte[] {1, 2, 3}));
+        assertNotEquals(a, new Frame(new UUID(1, 3), new UUID(3, 4), "t", "s", true, new byte[] {1, 2, 3}));
+        assertFalse(a.equals(null));
+    }
+
+    @Test
+    void toStringShowsPayloadSizeNotBytes() {
+        String s = new Frame(ID, null, "txn", null, false, "secret".getBytes()).toString();
+        assertTrue(s.contains("txn") && s.contains("6 bytes"), s);
+        assertFalse(s.contains("secret"), s);
+    }
+
+    @Test
+    void encodedSizeMatchesWhatTheBuilderWrites() {
+        Frame f = new Frame(ID, new UUID(5, 6), "ключ-😀-鍵", "sub-é", true, new byte[37]);
+        SegmentBuilder b = new SegmentBuilder();
+        b.add(f);
+        assertEquals(b.rawSize(), f.encodedSize());
+        // 4 + 1 + 16 + 16 + 2 + 17 + 2 + 6 + 37
+        assertEquals(101, f.encodedSize());
+    }
+}
