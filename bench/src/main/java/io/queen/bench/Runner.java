@@ -95,7 +95,11 @@ public final class Runner {
     private Snap snap(Long brokerPid, List<Long> pgRoots) {
         Stats.Counts c = stats.counts();
         ProcCpu.Sample b = brokerPid == null ? ProcCpu.Sample.EMPTY : ProcCpu.sample(List.of(brokerPid));
-        ProcCpu.Sample p = ProcCpu.sample(ProcCpu.postgresPids(pgRoots, ProcCpu.allStats()));
+        Set<Long> pg = ProcCpu.postgresPids(pgRoots, ProcCpu.allStats());
+        if (cfg.pgPids().isEmpty()) {
+            pg = ProcCpu.onlyDatabase(pg, Jdbc.database(cfg.pgUrl()));
+        }
+        ProcCpu.Sample p = ProcCpu.sample(pg);
         return new Snap(c, b, p);
     }
 
@@ -242,6 +246,10 @@ public final class Runner {
             if (driver instanceof QueenDriver && seg.messagesPerSegment() == null) {
                 notes.add("segment figures n/a: the broker's /metrics/prometheus did not expose moving "
                         + PromScrape.MESSAGES + " / " + PromScrape.SEGMENTS + " / " + PromScrape.COMMITS);
+            }
+            if (cfg.consumers() == 0) {
+                notes.add("push only (--consumers 0): delivery is not checked; the verification table's lost column"
+                        + " counts undelivered messages and is not a failure");
             }
             if (verification.lost() > 0 && !"complete".equals(drainEnd)) {
                 notes.add("lost counts every pushed message not delivered when the drain stopped (" + drainEnd
