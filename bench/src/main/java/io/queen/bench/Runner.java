@@ -389,7 +389,8 @@ public final class Runner {
                 for (int i = 0; i < n; i++) {
                     long s = seq++;
                     batch.add(new Driver.OutMessage(Payloads.transactionId(runId, p, s),
-                            Payloads.payload(p, s, open ? intended : System.nanoTime(), cfg.payloadBytes())));
+                            Payloads.payload(p, s, open ? intended : System.nanoTime(), cfg.payloadBytes(),
+                                    cfg.randomPad())));
                 }
                 long start = System.nanoTime();
                 List<Driver.PushOutcome> res = session.push(target, batch);
