@@ -344,31 +344,34 @@ public class PushFusion {
     private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes) throws SQLException {
         int window = r.dedupWindow();
         int before = idx.size();
+        long base = r.baseOffset();
         if (window <= 0) {
             idx.reset();
         } else {
-            if (idx.verified() < 0 || idx.windowSeconds() < window || r.baseOffset() != idx.verified() + 1) {
-                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), Math.max(-1, idx.verified()),
-                        r.baseOffset(), window);
-                if (idx.verified() < 0 || idx.windowSeconds() < window
-                        || (!gap.isEmpty() && gap.get(0).baseOffset() != idx.verified() + 1)) {
-                    // rebuild: everything inside the window below this segment
+            if (!idx.valid() || idx.windowSeconds() != window || base != idx.verified() + 1) {
+                // cover what lies between the index and this segment: the gap another broker wrote, or, for a
+                // cold (or reset) index, everything inside the window below this segment
+                boolean cold = !idx.valid() || idx.windowSeconds() != window;
+                if (cold) {
                     idx.reset();
-                    gap = store.txnSpans(r.partitionId(), -1, r.baseOffset(), window);
-                    idx.startAt(gap.isEmpty() ? r.baseOffset() - 1 : gap.get(0).baseOffset() - 1, window);
+                }
+                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
+                if (cold) {
+                    idx.startAt(gap.isEmpty() ? base - 1 : gap.get(0).baseOffset() - 1, window);
                 }
                 for (PushStore.TxnSpan t : gap) {
-                    idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(), t.hashes(),
-                            window);
-                }
-                if (idx.verified() != r.baseOffset() - 1) {
-                    idx.reset();
-                    cachedHashes.addAndGet(idx.size() - before);
-                    return;
+                    if (!idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(),
+                            t.hashes(), window)) {
+                        break;
+                    }
                 }
             }
-            idx.append(r.baseOffset(), r.baseOffset() + hashes.length / 16 - 1,
-                    r.createdAt().toInstant().toEpochMilli(), hashes, window);
+            if (idx.valid() && idx.verified() == base - 1) {
+                idx.append(base, base + hashes.length / 16 - 1, r.createdAt().toInstant().toEpochMilli(), hashes,
+                        window);
+            } else {
+                idx.reset();
+            }
         }
         long total = cachedHashes.addAndGet(idx.size() - before);
         if (total > dedupBudget) {

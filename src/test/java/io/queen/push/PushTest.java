@@ -214,6 +214,11 @@ class PushTest {
         assertEquals(total - 1, Sql.count(ds, "SELECT last_offset FROM queen.log_partitions WHERE name = 'hot'"));
         assertTrue(segs < total / perRequest,
                 "fusion packs concurrent requests: " + segs + " segments for " + total + " messages");
+        // the broker-side dedup index covers the partition, so the SQL probe only scans what it cannot vouch for
+        String metrics = Http.get("/metrics/prometheus").body();
+        double cached = metrics.lines().filter(l -> l.startsWith("queen_push_dedup_cached_hashes "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(-1);
+        assertTrue(cached >= total, "dedup index holds the partition's hashes: " + cached);
     }
 
     @Test
