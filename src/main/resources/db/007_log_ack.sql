@@ -57,8 +57,10 @@ BEGIN
     -- resolve: per input the lowest matching offset in [lo, hi] ("eff"), or whether it is below the cursor
     SELECT t.base_offset INTO v_scan FROM queen.log_txns t
      WHERE t.partition_id = p_pid AND t.base_offset <= v_lo ORDER BY t.base_offset DESC LIMIT 1;
-    CREATE TEMP TABLE IF NOT EXISTS queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN)
-        ON COMMIT DELETE ROWS;
+    -- per-session scratch table (checked first: IF NOT EXISTS would send a NOTICE on every call)
+    IF to_regclass('pg_temp.queen_ack_in') IS NULL THEN
+        CREATE TEMP TABLE queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN) ON COMMIT DELETE ROWS;
+    END IF;
     DELETE FROM queen_ack_in;
     INSERT INTO queen_ack_in (o, h, st)
     SELECT i.o::int, i.h, lower(i.st) FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS i(h, st, o);
