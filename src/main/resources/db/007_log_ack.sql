@@ -110,8 +110,11 @@ BEGIN
         SELECT COALESCE(q.retry_limit, 3), COALESCE(q.dead_letter_queue, TRUE) OR COALESCE(q.dlq_after_max_retries, TRUE)
           INTO v_retry_limit, v_dlq_on
           FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id WHERE lp.id = p_pid;
-        IF v_sig_status = 'retry' THEN
-            -- release for immediate redelivery, no charge to the retry budget
+        IF v_sig_status = 'retry' OR (v_sig_status IN ('dlq', 'failed') AND v_new < v_sig - 1
+                                         AND (v_sig_status = 'dlq' OR c.batch_retry_count >= v_retry_limit)) THEN
+            -- 'retry', or a message to be dead-lettered while messages before it in the partition were neither
+            -- acked nor failed: filing it would move the cursor over them (implicit ack of unprocessed work),
+            -- so release for redelivery from the first unacked message instead, without charging the budget
             UPDATE queen.log_consumers cc
                SET committed = v_new, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
                    total_consumed = cc.total_consumed + (v_new - c.committed)

@@ -74,6 +74,8 @@ public class PushFusion {
     private final Counter segments;
     private final Counter commits;
     private final Counter duplicates;
+    private final Counter vouched;
+    private final Counter fullProbes;
     private final DistributionSummary segmentSize;
 
     PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
@@ -96,6 +98,10 @@ public class PushFusion {
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
         Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true).register(registry);
+        this.vouched = Counter.builder("queen.push.dedup.vouched")
+                .description("segments whose dedup probe the broker narrowed with its index").register(registry);
+        this.fullProbes = Counter.builder("queen.push.dedup.full.probes")
+                .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
     }
@@ -391,8 +397,10 @@ public class PushFusion {
             hashes.add(p.hash);
         }
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+        long verified = lane.dedup.vouchFor(packed.hashes());
+        (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
-                packed.hashes(), lane.dedup.vouchFor(packed.hashes()), lane.dedup.windowSeconds(), packed.blob());
+                packed.hashes(), verified, lane.dedup.windowSeconds(), packed.blob());
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */
