@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** SQL calls of the dead-letter feature (db/009_log_dlq.sql). Thread-safe (stateless; one pooled connection per call). */
+/** SQL calls of the dead-letter feature (db/010_log_dlq.sql). Thread-safe (stateless; one pooled connection per call). */
 @ApplicationScoped
 public class DlqStore {
     private static final String COLUMNS = "id, partition_id, consumer_group, \"offset\", message_id, transaction_id,"

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * SQL calls of the retention feature (db/008_log_maintenance.sql). Every step is one autocommitted function call
+ * SQL calls of the retention feature (db/009_log_maintenance.sql). Every step is one autocommitted function call
  * on a pooled connection and takes exactly one partition row lock. Thread-safe (stateless).
  */
 @ApplicationScoped

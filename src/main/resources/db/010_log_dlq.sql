@@ -1,4 +1,4 @@
--- 009_log_dlq.sql: dead-letter administration (browse, delete, replay) and queue deletion. log_dlq has no FK:
+-- 010_log_dlq.sql: dead-letter administration (browse, delete, replay) and queue deletion. log_dlq has no FK:
 -- retention never touches it; the only removals are the DELETE route (every group's row for one address), the two
 -- replay routes (one row, in the same transaction as its push) and queue deletion.
 
@@ -124,6 +124,8 @@ BEGIN
         RETURN;
     END IF;
     DELETE FROM queen.log_dlq d WHERE d.id = p_id;
+    -- wake long-polling pops on every broker, exactly like a committed push (delivered at commit)
+    PERFORM pg_notify('queen_push', p_tenant::text || '/' || p_queue);
     verdict := 'moved';
     base_offset := v.base_offset;
     created_at := v.created_at;

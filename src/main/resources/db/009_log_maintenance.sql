@@ -1,4 +1,4 @@
--- 008_log_maintenance.sql: the retention loop's SQL (time retention, completed retention, max-wait eviction,
+-- 009_log_maintenance.sql: the retention loop's SQL (time retention, completed retention, max-wait eviction,
 -- hash-sidecar purge, partition cleanup). Every step takes exactly ONE partition row lock and runs in its own
 -- autocommitted call, so retention never holds more than one push serializer at a time.
 
