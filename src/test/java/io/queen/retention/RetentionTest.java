@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -230,6 +231,58 @@ class RetentionTest {
         assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_segment_at_v1('" + pid + "', " + wanted + ")"));
         assertEquals(s3[0], Sql.count(ds, "SELECT min(base_offset) FROM queen.log_segments WHERE partition_id = '"
                 + pid + "' AND base_offset > " + wanted));
+    }
+
+    @Test
+    void popContinuesAtTheNextLiveSegmentWhenRetentionDeletedTheNextOffset() throws Exception {
+        configure("r-pop", "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
+        long[] s1 = segment("r-pop", "Default", 2, "a");
+        long[] s2 = segment("r-pop", "Default", 2, "b");
+        Thread.sleep(20);
+        long[] s3 = segment("r-pop", "Default", 2, "c");
+        String pid = pid("r-pop", "Default");
+        JsonNode first = Api.pop("/api/v1/pop/queue/r-pop/partition/Default?batch=2");
+        assertEquals(List.of(s1[0], s1[1]), offsets(first));
+        Api.ackAll(first, "completed", null);
+        // rule 1 deletes segments 1 and 2; segment 2 was never consumed (data loss by design, counted)
+        Instant cutoff = ts(segments(pid).get(2).get(2));
+        cycle.runOnce(cutoff.plusSeconds(60));
+        assertEquals(s3[0], partitionLong(pid, "log_start"));
+        assertEquals(s1[1], Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '" + pid
+                + "'"), "retention never moves a cursor: the next offset " + s2[0] + " is gone");
+        JsonNode next = Api.pop("/api/v1/pop/queue/r-pop/partition/Default?batch=10");
+        assertNotNull(next, "a gap is not a stall");
+        assertEquals(List.of(s3[0], s3[1]), offsets(next), "the pop continues at the next live segment");
+    }
+
+    @Test
+    void aLateAckOfAPurgedHashIsRedeliveredNotLost() throws Exception {
+        configure("r-late", "{\"leaseTime\":1,\"dedupWindowSeconds\":60}");
+        segment("r-late", "Default", 2, "late");
+        String pid = pid("r-late", "Default");
+        JsonNode popped = Api.pop("/api/v1/pop/queue/r-late/partition/Default?batch=10");
+        assertEquals(2, Api.messages(popped).size());
+        Instant created = ts(segments(pid).get(0).get(2));
+        cycle.runOnce(created.plusSeconds(901));
+        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_txns WHERE partition_id = '" + pid + "'"));
+        JsonNode m = Api.messages(popped).get(0);
+        JsonNode ack = Api.ack(m.get("transactionId").asText(), pid, m.get("leaseId").asText(), "completed", null, null);
+        assertFalse(ack.get("success").asBoolean(), ack.toString());
+        assertTrue(ack.get("error").asText().contains("Message not found"), ack.toString());
+        assertEquals(-1, Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '" + pid
+                + "'"), "an unresolvable ack is not an ack");
+        Thread.sleep(1200); // the 1 s lease expires
+        JsonNode again = Api.pop("/api/v1/pop/queue/r-late/partition/Default?batch=10");
+        assertNotNull(again, "redelivered after the lease expired");
+        assertEquals(offsets(popped), offsets(again), "the same messages come back: redelivery, not loss");
+    }
+
+    static List<Long> offsets(JsonNode popped) {
+        List<Long> out = new java.util.ArrayList<>();
+        for (JsonNode m : Api.messages(popped)) {
+            out.add(m.get("offset").asLong());
+        }
+        return out;
     }
 
     @Test
