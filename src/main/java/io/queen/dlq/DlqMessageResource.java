@@ -21,7 +21,7 @@ import java.util.UUID;
  * deletes every consumer group's dead letter there; a live message is immutable, so none -> 404) and
  * {@code POST /api/v1/messages/:p/:t/retry} (replay route A: the newest dead letter at that address). Stateless.
  */
-@Path("/api/v1/messages/{partitionId}/{transactionId}")
+@Path("/api/v1/messages")
 public class DlqMessageResource {
     private final DlqStore store;
     private final DlqReplay replay;
@@ -36,6 +36,7 @@ public class DlqMessageResource {
     }
 
     @DELETE
+    @Path("{partitionId}/{transactionId}")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response delete(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
@@ -56,7 +57,7 @@ public class DlqMessageResource {
     }
 
     @POST
-    @Path("retry")
+    @Path("{partitionId}/{transactionId}/retry")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response retry(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn, byte[] body)
