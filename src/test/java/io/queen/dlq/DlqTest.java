@@ -10,6 +10,7 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.retention.RetentionCycle;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -297,6 +298,53 @@ class DlqTest {
         assertEquals(1, MAPPER.readTree(r.body()).get("replayedAs").get("offset").asLong());
         assertEquals(MAPPER.readTree("{\"keep\":true}"), MAPPER.readTree(frames(m.partitionId()).get(0).payload()),
                 "the frame is rebuilt from the snapshot");
+    }
+
+    @Test
+    void endToEndThroughTheAckPathFiledThenBrowsedThenReplayedAndConsumed() throws Exception {
+        Api.configure("d-e2e", "{\"retryLimit\":0}");
+        Api.pushN("d-e2e", "Default", "e", 0, 2);
+        JsonNode p1 = Api.pop("/api/v1/pop/queue/d-e2e/partition/Default?batch=1");
+        JsonNode m = p1.get("messages").get(0);
+        JsonNode ack = Api.ack(m.get("transactionId").asText(), m.get("partitionId").asText(),
+                m.get("leaseId").asText(), "failed", null, "Test error: e2e");
+        assertTrue(ack.get("dlq").asBoolean(), ack.toString());
+        JsonNode dlq = get("/api/v1/dlq?queue=d-e2e");
+        assertEquals(1, dlq.get("total").asLong());
+        JsonNode row = dlq.get("messages").get(0);
+        assertTrue(row.get("errorMessage").asText().contains("Test error"));
+        assertEquals(0, row.get("data").get("n").asInt());
+        assertEquals("e-0", row.get("transactionId").asText());
+        assertEquals(m.get("id").asText(), row.get("messageId").asText());
+        assertTrue(row.get("createdAt").isTextual(), row.toString());
+        Http.Reply r = Http.post("/api/v1/dlq/" + row.get("id").asText() + "/replay", "");
+        assertEquals(200, r.status(), r.body());
+        assertEquals(0, get("/api/v1/dlq?queue=d-e2e").get("total").asLong());
+        List<JsonNode> next = Api.messages(Api.pop("/api/v1/pop/queue/d-e2e/partition/Default?batch=10"));
+        assertEquals(2, next.size());
+        assertEquals("e-1", next.get(0).get("transactionId").asText());
+        assertEquals("dlq:" + row.get("id").asText(), next.get(1).get("transactionId").asText(),
+                "the replayed message is consumed again, at the tail");
+        assertEquals(0, next.get(1).get("data").get("n").asInt());
+    }
+
+    @Test
+    void aReplayIsDeliveredToAParkedLongPoll() throws Exception {
+        Pushed m = push("d-wake", "Default", "w-1", "{\"w\":1}");
+        String id = file(m, "__QUEUE_MODE__", "{\"w\":1}", "e", "1 minute");
+        Sql.exec(ds, "INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ('"
+                + m.partitionId() + "', '__QUEUE_MODE__', " + m.offset() + ")");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        long t0 = System.nanoTime();
+        Future<Http.Reply> parked = pool.submit(() ->
+                Http.get("/api/v1/pop/queue/d-wake/partition/Default?wait=true&timeout=20000"));
+        Thread.sleep(500);
+        assertEquals(200, Http.post("/api/v1/dlq/" + id + "/replay", "").status());
+        Http.Reply woke = parked.get();
+        pool.shutdown();
+        assertEquals(200, woke.status(), woke.body());
+        assertTrue(System.nanoTime() - t0 < 15_000_000_000L, "delivered before the long poll timed out");
+        assertEquals("dlq:" + id, Api.json(woke.body()).get("messages").get(0).get("transactionId").asText());
     }
 
     @Test

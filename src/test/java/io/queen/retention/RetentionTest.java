@@ -380,6 +380,54 @@ class RetentionTest {
     }
 
     @Test
+    void retentionRacingPushesKeepsTheInvariantsAndLosesNothingUncounted() throws Exception {
+        configure("r-race", "{\"retentionEnabled\":true,\"retentionSeconds\":1}");
+        int threads = 4;
+        int requests = 30;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        List<java.util.concurrent.Future<Integer>> fs = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int tt = t;
+            fs.add(pool.submit(() -> {
+                int n = 0;
+                for (int r = 0; r < requests; r++) {
+                    n += segment("r-race", "P" + (tt % 2), 3, "t" + tt + "-" + r).length;
+                }
+                return n;
+            }));
+        }
+        int cycles = 0;
+        while (fs.stream().anyMatch(f -> !f.isDone())) {
+            // cutoff = now: everything committed before this instant is deletable, racing the pushers
+            cycle.runOnce(Instant.now().plusSeconds(1));
+            cycles++;
+        }
+        int pushed = 0;
+        for (java.util.concurrent.Future<Integer> f : fs) {
+            pushed += f.get();
+        }
+        pool.shutdown();
+        assertTrue(cycles > 1, "cycles ran while pushing");
+        long remaining = 0;
+        for (String p : List.of("P0", "P1")) {
+            String pid = pid("r-race", p);
+            assertInvariant3(pid);
+            List<List<Object>> segs = segments(pid);
+            long expect = partitionLong(pid, "log_start");
+            for (List<Object> seg : segs) {
+                assertEquals(expect, ((Number) seg.get(0)).longValue(), "live segments are contiguous from log_start");
+                expect = ((Number) seg.get(1)).longValue() + 1;
+                remaining += expect - ((Number) seg.get(0)).longValue();
+            }
+            assertEquals(partitionLong(pid, "last_offset") + 1, expect, "no hole at the tail");
+        }
+        long deleted = Sql.count(ds, "SELECT COALESCE(sum(h.messages_deleted), 0) FROM queen.retention_history h"
+                + " JOIN queen.log_partitions p ON p.id = h.partition_id JOIN queen.queues q ON q.id = p.queue_id"
+                + " WHERE q.name = 'r-race'");
+        assertEquals(pushed, deleted + remaining, "every message is either live or counted as deleted");
+    }
+
+    @Test
     void oneCycleAtATimeAcrossTheCluster() throws Exception {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
