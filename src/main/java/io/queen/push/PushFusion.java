@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
 import io.queen.segment.Frame;
-import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -381,16 +380,15 @@ public class PushFusion {
 
     private PushStore.SegmentWrite buildSegment(Lane lane, List<Pending> seg) {
         LaneKey key = lane.key;
-        SegmentBuilder b = new SegmentBuilder(seg.size() * 128);
-        byte[] hashes = new byte[16 * seg.size()];
-        for (int k = 0; k < seg.size(); k++) {
-            PushItem it = seg.get(k).item;
-            b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), null, false, it.payload(), 0,
-                    it.payload().length);
-            System.arraycopy(seg.get(k).hash, 0, hashes, 16 * k, 16);
+        List<PushItem> items = new ArrayList<>(seg.size());
+        List<byte[]> hashes = new ArrayList<>(seg.size());
+        for (Pending p : seg) {
+            items.add(p.item);
+            hashes.add(p.hash);
         }
-        return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), seg.size(), hashes,
-                lane.dedup.vouchFor(hashes), lane.dedup.windowSeconds(), b.compress(zstdLevel));
+        SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+        return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
+                packed.hashes(), lane.dedup.vouchFor(packed.hashes()), lane.dedup.windowSeconds(), packed.blob());
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */

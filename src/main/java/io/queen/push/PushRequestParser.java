@@ -107,6 +107,15 @@ public final class PushRequestParser {
         if (!queueSeen || queue == null) {
             throw ApiException.badRequest("Queue must be a string (" + at + "queue is required)");
         }
+        return item(index, queue, partition, txn, trace, payload);
+    }
+
+    /**
+     * Validates one item's fields and mints its message id (and its transaction id when absent). Shared with
+     * the transaction wire. {@code payload} null means the JSON literal null.
+     */
+    public static PushItem item(int index, String queue, String partition, String txn, String trace, byte[] payload) {
+        String at = "items[" + index + "].";
         Names.requireName(queue, at + "queue");
         if (partition == null) {
             partition = Names.DEFAULT_PARTITION;

@@ -38,6 +38,13 @@ public class PushStore {
     }
 
     public SegmentResult[] pushBundle(List<SegmentWrite> segments) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return pushBundle(c, segments);
+        }
+    }
+
+    /** Same, inside the caller's transaction (the transaction wire). */
+    public SegmentResult[] pushBundle(Connection c, List<SegmentWrite> segments) throws SQLException {
         int n = segments.size();
         UUID[] tenants = new UUID[n];
         String[] queues = new String[n];
@@ -59,8 +66,7 @@ public class PushStore {
             blobs[i] = s.blob();
         }
         SegmentResult[] out = new SegmentResult[n];
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT ord, partition_id, status, base_offset, created_at,"
+        try (PreparedStatement ps = c.prepareStatement("SELECT ord, partition_id, status, base_offset, created_at,"
                         + " dup_idx, dup_off, dedup_window FROM queen.log_push_multi_v1(?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setArray(1, c.createArrayOf("uuid", tenants));
             ps.setArray(2, c.createArrayOf("text", queues));

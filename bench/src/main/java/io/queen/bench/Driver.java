@@ -1,0 +1,100 @@
+package io.queen.bench;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the load loop needs from a system under test. {@link QueenDriver} speaks Queen's HTTP API;
+ * {@link BaselineDriver} is a row-per-message queue implemented directly on PostgreSQL.
+ * Sessions are used by one worker (virtual thread) each.
+ */
+public interface Driver extends AutoCloseable {
+
+    /** A (queue, partition) address. {@code key} identifies it uniquely inside the run. */
+    record Target(String queue, String partition) {
+        public String key() {
+            return queue + "/" + partition;
+        }
+    }
+
+    /** One message to push. */
+    record OutMessage(String transactionId, String payload) {}
+
+    enum PushStatus { QUEUED, BUFFERED, DUPLICATE, FAILED }
+
+    /** Per-item push outcome; {@code errorKind} is set for anything but QUEUED/BUFFERED. */
+    record PushOutcome(PushStatus status, String errorKind) {}
+
+    /**
+     * A delivered message. {@code partitionKey} names the partition for order checks; {@code data} is the
+     * payload (parsed); {@code ackHandle} is what the driver needs to ack it.
+     */
+    record Delivery(String transactionId, String partitionKey, Payloads.Stamp stamp, Object ackHandle) {}
+
+    /** A pop result: empty list = nothing delivered. {@code errorKind} set when the pop failed. */
+    record PopResult(List<Delivery> deliveries, String errorKind) {
+        static final PopResult EMPTY = new PopResult(List.of(), null);
+
+        static PopResult error(String kind) {
+            return new PopResult(List.of(), kind);
+        }
+    }
+
+    /** Per-item ack outcome, in the order of the deliveries passed to ack. */
+    record AckOutcome(boolean success, String errorKind) {}
+
+    interface ProducerSession extends AutoCloseable {
+        List<PushOutcome> push(Target target, List<OutMessage> batch);
+
+        @Override
+        default void close() {}
+    }
+
+    interface ConsumerSession extends AutoCloseable {
+        /**
+         * Pops from {@code target} ({@code null} with a wildcard {@code queue}: any partition of that queue).
+         * {@code waitMs > 0} long-polls up to that long.
+         */
+        PopResult pop(String queue, Target target, int batch, int waitMs);
+
+        /** Explicitly acknowledges the deliveries (only called with {@code --ack explicit}). */
+        List<AckOutcome> ack(List<Delivery> deliveries);
+
+        @Override
+        default void close() {}
+    }
+
+    /** Figures about bytes stored, measured by the driver. */
+    record Storage(Long bytes, Long messages, Double bytesPerMessage, String note) {
+        static Storage unavailable(String note) {
+            return new Storage(null, null, null, note);
+        }
+    }
+
+    String name();
+
+    /** Creates/configures whatever the run needs (queues, schema). Throws when the target is unusable. */
+    void setup(List<Target> targets) throws Exception;
+
+    ProducerSession producer(int id) throws Exception;
+
+    ConsumerSession consumer(int id, String group) throws Exception;
+
+    /** Broker-side counters (Prometheus) for segment figures; empty when not applicable. */
+    Map<String, Double> counters();
+
+    /** Storage measurement after the push phase (baseline) — {@code null} when measured at the end. */
+    Storage storageAfterPush(long pushed);
+
+    /** Storage measurement at the end of the run (Queen) — {@code null} when measured after the push phase. */
+    Storage storageAtEnd(long pushed);
+
+    /** The broker process to account for, or {@code null} (baseline has no broker process). */
+    Long brokerPid();
+
+    /** Removes the run's queues / schema. */
+    void cleanup();
+
+    @Override
+    void close();
+}

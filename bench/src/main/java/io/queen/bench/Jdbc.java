@@ -1,0 +1,38 @@
+package io.queen.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** JDBC helpers: connecting with the {@code PGPASSWORD} fallback and reading host/port from the URL. */
+public final class Jdbc {
+
+    private static final Pattern HOST_PORT = Pattern.compile("^jdbc:postgresql://([^/:?]+|\\[[^]]+])(?::(\\d+))?(?:/|$|\\?)");
+
+    public record HostPort(String host, int port) {}
+
+    private Jdbc() {}
+
+    public static Connection connect(String url) throws SQLException {
+        Properties props = new Properties();
+        String pw = System.getenv("PGPASSWORD");
+        if (pw != null && !url.contains("password=")) {
+            props.setProperty("password", pw);
+        }
+        props.setProperty("ApplicationName", "queen-bench");
+        return DriverManager.getConnection(url, props);
+    }
+
+    /** Host and port of a {@code jdbc:postgresql://host[:port]/db} URL (port 5432 when absent), or null. */
+    public static HostPort hostPort(String url) {
+        Matcher m = HOST_PORT.matcher(url);
+        if (!m.find()) {
+            return null;
+        }
+        int port = m.group(2) == null ? 5432 : Integer.parseInt(m.group(2));
+        return new HostPort(m.group(1), port);
+    }
+}

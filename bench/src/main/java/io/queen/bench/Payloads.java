@@ -1,0 +1,60 @@
+package io.queen.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Message payloads and transaction ids.
+ *
+ * <p>Payload: {@code {"p":<producer>,"s":<seq>,"t":<nanoTime>,"pad":"xxx..."}} padded with {@code x} so that
+ * its UTF-8 size is exactly {@code payloadBytes} (or the unpadded size when that is already larger).
+ * Transaction id: {@code <run-id>-<producer>-<seq>}.
+ */
+public final class Payloads {
+
+    /** What a consumer recovers from a delivered payload. */
+    public record Stamp(int producer, long seq, long nanos) {}
+
+    private Payloads() {}
+
+    public static String payload(int producer, long seq, long nanos, int payloadBytes) {
+        String head = "{\"p\":" + producer + ",\"s\":" + seq + ",\"t\":" + nanos + ",\"pad\":\"";
+        String tail = "\"}";
+        int pad = Math.max(0, payloadBytes - head.length() - tail.length());
+        var sb = new StringBuilder(head.length() + pad + tail.length());
+        sb.append(head);
+        sb.repeat('x', pad);
+        sb.append(tail);
+        return sb.toString();
+    }
+
+    public static String transactionId(String runId, int producer, long seq) {
+        return runId + "-" + producer + "-" + seq;
+    }
+
+    /** The stamp of a delivered payload, or {@code null} when it is not one of ours. */
+    public static Stamp stamp(JsonNode data) {
+        if (data == null || !data.isObject()) {
+            return null;
+        }
+        JsonNode p = data.get("p");
+        JsonNode s = data.get("s");
+        JsonNode t = data.get("t");
+        if (p == null || s == null || t == null || !p.canConvertToInt() || !s.canConvertToLong()
+                || !t.canConvertToLong()) {
+            return null;
+        }
+        return new Stamp(p.intValue(), s.longValue(), t.longValue());
+    }
+
+    /** True when the transaction id belongs to this run and matches the stamp. */
+    public static boolean ours(String transactionId, String runId, Stamp stamp) {
+        return stamp != null && transactionId != null
+                && transactionId.equals(transactionId(runId, stamp.producer(), stamp.seq()));
+    }
+
+    public static int utf8Length(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+}

@@ -1,0 +1,262 @@
+package io.queen.bench;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Linux /proc accounting: CPU time from {@code /proc/<pid>/stat} (utime + stime, which already sums all
+ * threads), resident memory from {@code /proc/<pid>/status}, and discovery of the process listening on a
+ * TCP port ({@code /proc/net/tcp[6]} socket inodes matched against {@code /proc/<pid>/fd} links).
+ *
+ * <p>Limit: a process that exits between two samples takes its CPU time with it (the kernel only adds a
+ * dead child's time to its parent's cutime after it is reaped, and the PostgreSQL postmaster's cutime is
+ * not read). Short-lived PostgreSQL backends that exit mid-run are therefore not counted.
+ */
+public final class ProcCpu {
+
+    /** The fields of /proc/pid/stat this tool uses. Times are in clock ticks. */
+    public record Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime) {
+        public long cpuTicks() {
+            return utime + stime;
+        }
+
+        /** Identifies a process across pid reuse. */
+        public String key() {
+            return pid + ":" + startTime;
+        }
+    }
+
+    /** CPU ticks per process key at one instant. */
+    public record Sample(Map<String, Long> ticks, Set<Long> pids) {
+        static final Sample EMPTY = new Sample(Map.of(), Set.of());
+    }
+
+    private static final Path PROC = Path.of("/proc");
+    private static volatile long clockTicks = -1;
+
+    private ProcCpu() {}
+
+    /** Parses one /proc/pid/stat line. The comm field may contain spaces and parentheses. */
+    public static Stat parseStat(String line) {
+        int open = line.indexOf('(');
+        int close = line.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            throw new IllegalArgumentException("not a /proc/pid/stat line: " + line);
+        }
+        long pid = Long.parseLong(line.substring(0, open).trim());
+        String comm = line.substring(open + 1, close);
+        String[] f = line.substring(close + 1).trim().split("\\s+");
+        // f[0] = field 3 (state); field n is f[n - 3].
+        if (f.length < 20) {
+            throw new IllegalArgumentException("short /proc/pid/stat line: " + line);
+        }
+        return new Stat(pid, comm, f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[11]),
+                Long.parseLong(f[12]), Long.parseLong(f[19]));
+    }
+
+    public static Optional<Stat> readStat(long pid) {
+        try {
+            return Optional.of(parseStat(Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"))));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** VmRSS in kB from the text of /proc/pid/status, or -1. */
+    public static long parseVmRssKb(String status) {
+        for (String line : status.split("\n")) {
+            if (line.startsWith("VmRSS:")) {
+                String[] parts = line.substring(6).trim().split("\\s+");
+                return Long.parseLong(parts[0]);
+            }
+        }
+        return -1;
+    }
+
+    /** VmRSS of a process in kB, or {@code null} when unreadable. */
+    public static Long vmRssKb(long pid) {
+        try {
+            long kb = parseVmRssKb(Files.readString(PROC.resolve(Long.toString(pid)).resolve("status")));
+            return kb < 0 ? null : kb;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** USER_HZ (clock ticks per second) from {@code getconf CLK_TCK}; 100 when that fails. */
+    public static long clockTicksPerSecond() {
+        long t = clockTicks;
+        if (t > 0) {
+            return t;
+        }
+        t = 100;
+        try {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            if (p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                t = Long.parseLong(out);
+            }
+        } catch (IOException | InterruptedException | NumberFormatException e) {
+            // keep the Linux default
+        }
+        clockTicks = t;
+        return t;
+    }
+
+    /** Socket inodes of sockets in LISTEN state on {@code port}, from /proc/net/tcp-format lines. */
+    public static Set<Long> listeningInodes(Collection<String> tcpLines, int port) {
+        Set<Long> inodes = new HashSet<>();
+        for (String line : tcpLines) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 10 || !f[0].endsWith(":")) {
+                continue; // header
+            }
+            String local = f[1];
+            int colon = local.lastIndexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            try {
+                int p = Integer.parseInt(local.substring(colon + 1), 16);
+                if (p == port && f[3].equals("0A")) {
+                    inodes.add(Long.parseLong(f[9]));
+                }
+            } catch (NumberFormatException e) {
+                // skip malformed line
+            }
+        }
+        inodes.remove(0L);
+        return inodes;
+    }
+
+    /** All numeric entries of /proc. */
+    public static List<Long> allPids() {
+        List<Long> pids = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(PROC)) {
+            for (Path p : ds) {
+                String n = p.getFileName().toString();
+                if (!n.isEmpty() && n.chars().allMatch(Character::isDigit)) {
+                    pids.add(Long.parseLong(n));
+                }
+            }
+        } catch (IOException e) {
+            // no /proc: nothing to account
+        }
+        return pids;
+    }
+
+    /** The lowest pid holding a socket that listens on {@code port}, or {@code null}. */
+    public static Long findListeningPid(int port) {
+        List<String> lines = new ArrayList<>();
+        for (String f : List.of("net/tcp", "net/tcp6")) {
+            try {
+                lines.addAll(Files.readAllLines(PROC.resolve(f)));
+            } catch (IOException e) {
+                // absent (e.g. no IPv6)
+            }
+        }
+        Set<String> wanted = new HashSet<>();
+        for (long inode : listeningInodes(lines, port)) {
+            wanted.add("socket:[" + inode + "]");
+        }
+        if (wanted.isEmpty()) {
+            return null;
+        }
+        TreeSet<Long> owners = new TreeSet<>();
+        for (long pid : allPids()) {
+            Path fd = PROC.resolve(Long.toString(pid)).resolve("fd");
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(fd)) {
+                for (Path link : ds) {
+                    try {
+                        if (wanted.contains(Files.readSymbolicLink(link).toString())) {
+                            owners.add(pid);
+                            break;
+                        }
+                    } catch (IOException | UnsupportedOperationException e) {
+                        // fd closed meanwhile
+                    }
+                }
+            } catch (IOException e) {
+                // process gone or not readable
+            }
+        }
+        return owners.isEmpty() ? null : owners.first();
+    }
+
+    /** Current stats of all processes. */
+    public static List<Stat> allStats() {
+        List<Stat> out = new ArrayList<>();
+        for (long pid : allPids()) {
+            readStat(pid).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /**
+     * The PostgreSQL processes to account: each root and its direct children (a postmaster's backends and
+     * auxiliary processes are its children). With no roots, every process whose comm is {@code postgres}.
+     */
+    public static Set<Long> postgresPids(Collection<Long> roots, List<Stat> all) {
+        Set<Long> out = new LinkedHashSet<>();
+        if (roots.isEmpty()) {
+            for (Stat s : all) {
+                if (s.comm().equals("postgres")) {
+                    out.add(s.pid());
+                }
+            }
+            return out;
+        }
+        Set<Long> rootSet = new HashSet<>(roots);
+        for (Stat s : all) {
+            if (rootSet.contains(s.pid()) || rootSet.contains(s.ppid())) {
+                out.add(s.pid());
+            }
+        }
+        return out;
+    }
+
+    /** Samples the CPU ticks of the given pids (pids that vanished are skipped). */
+    public static Sample sample(Collection<Long> pids) {
+        Map<String, Long> ticks = new HashMap<>();
+        Set<Long> seen = new LinkedHashSet<>();
+        for (long pid : pids) {
+            Optional<Stat> s = readStat(pid);
+            if (s.isPresent()) {
+                ticks.put(s.get().key(), s.get().cpuTicks());
+                seen.add(pid);
+            }
+        }
+        return new Sample(ticks, seen);
+    }
+
+    /**
+     * CPU ticks spent between two samples: every process of {@code end} minus its ticks in {@code start}
+     * (0 when it appeared in between, so its whole life is counted). Processes present only in
+     * {@code start} exited and are not counted.
+     */
+    public static long deltaTicks(Sample start, Sample end) {
+        long sum = 0;
+        for (var e : end.ticks().entrySet()) {
+            long before = start.ticks().getOrDefault(e.getKey(), 0L);
+            sum += Math.max(0, e.getValue() - before);
+        }
+        return sum;
+    }
+
+    public static double ticksToSeconds(long ticks) {
+        return ticks / (double) clockTicksPerSecond();
+    }
+}

@@ -1,0 +1,137 @@
+package io.queen.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The whole Queen path (driver, runner, verifier, report) against the in-process {@link FakeBroker}. */
+class EndToEndTest {
+
+    @TempDir
+    Path tmp;
+
+    private record Result(int code, String out, JsonNode json) {}
+
+    private Result run(FakeBroker broker, String... extra) throws Exception {
+        Path json = tmp.resolve("r" + System.nanoTime() + ".json");
+        List<String> args = new ArrayList<>(List.of("--url", broker.url(),
+                "--pg-url", "jdbc:postgresql://127.0.0.1:1/none", "--pg-pids", "1",
+                "--json", json.toString(), "--pop-wait-ms", "200"));
+        args.addAll(List.of(extra));
+        var bytes = new ByteArrayOutputStream();
+        var ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int code = Main.run(args.toArray(String[]::new), ps, ps);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        return new Result(code, out, new ObjectMapper().readTree(json.toFile()));
+    }
+
+    @Test
+    void smokeAgainstFakeBrokerVerifiesEverything() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--preset", "smoke", "--dedup-window", "60", "--retention");
+            assertEquals(0, r.code(), r.out());
+            assertTrue(r.out().contains("bench: 3000 verified, 0 lost, 0 duplicated, 0 out-of-order, 0 errors"), r.out());
+            assertEquals(1, b.configures());
+            JsonNode run = r.json().get("runs").get(0);
+            assertEquals(3000, run.get("totals").get("pushed").asLong());
+            assertEquals(3000, run.get("totals").get("acked").asLong());
+            assertEquals("complete", run.get("phases").get("drainEnd").asText());
+            assertEquals(100.0, run.get("segments").get("messagesPerSegment").asDouble(), 0.001);
+            assertEquals(1.0, run.get("segments").get("segmentsPerCommit").asDouble(), 0.001);
+            assertTrue(run.get("pushLatencyMicros").get("count").asLong() > 0);
+            assertEquals(3000, run.get("deliveryLatencyMicros").get("count").asLong());
+            assertTrue(run.get("storage").get("bytesPerMessage").isNull());
+            assertTrue(run.get("cpu").get("brokerPid").asLong() > 0, "the fake broker's port is held by this JVM");
+        }
+    }
+
+    @Test
+    void groupsAutoAckWildcardAndOpenLoop() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--messages", "2000", "--warmup", "0", "--groups", "2", "--consumers", "2",
+                    "--ack", "auto", "--wildcard", "--rate", "20000", "--push-batch", "50", "--partitions", "3");
+            assertEquals(0, r.code(), r.out());
+            JsonNode v = r.json().get("runs").get(0).get("verification");
+            assertEquals(2, v.get("groups").size());
+            assertEquals(4000, v.get("verified").asLong());
+        }
+    }
+
+    @Test
+    void phasedDrain() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--messages", "2000", "--warmup", "0", "--phased", "--partitions", "5");
+            assertEquals(0, r.code(), r.out());
+            JsonNode run = r.json().get("runs").get(0);
+            assertEquals(0, run.get("steady").get("acked").asLong());
+            assertEquals(2000, run.get("drain").get("acked").asLong());
+            assertTrue(run.get("popAckRate").asDouble() > 0);
+        }
+    }
+
+    @Test
+    void durationRunWithWarmup() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--duration", "2", "--warmup", "1", "--producers", "2", "--consumers", "2",
+                    "--push-batch", "20", "--rate", "2000");
+            assertEquals(0, r.code(), r.out());
+            JsonNode run = r.json().get("runs").get(0);
+            assertEquals(1.0, run.get("phases").get("warmupSeconds").asDouble(), 0.2);
+            assertEquals(2.0, run.get("steady").get("seconds").asDouble(), 0.5);
+            assertTrue(run.get("steady").get("pushed").asLong() > 0);
+            assertTrue(r.out().contains("[") && r.out().contains("pushed"), "progress line");
+        }
+    }
+
+    @Test
+    void lostMessageFailsTheRun() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            b.fault(FakeBroker.Fault.DROP_ONE);
+            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "2", "--drain-timeout", "3");
+            assertEquals(1, r.code(), r.out());
+            assertEquals(1, r.json().get("runs").get(0).get("verification").get("lost").asLong());
+            assertTrue(r.out().contains(", 1 lost,"), r.out());
+        }
+    }
+
+    @Test
+    void duplicateDeliveryFailsTheRun() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            b.fault(FakeBroker.Fault.DUPLICATE_FIRST_BATCH);
+            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "2", "--ack", "auto");
+            assertEquals(1, r.code(), r.out());
+            assertTrue(r.json().get("runs").get(0).get("verification").get("duplicates").asLong() > 0);
+        }
+    }
+
+    @Test
+    void reorderFailsTheRun() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            b.fault(FakeBroker.Fault.REORDER);
+            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "1", "--producers", "1",
+                    "--consumers", "1");
+            assertEquals(1, r.code(), r.out());
+            assertEquals(1, r.json().get("runs").get(0).get("verification").get("outOfOrder").asLong());
+        }
+    }
+
+    @Test
+    void unreachableBrokerIsAFailedRun() throws Exception {
+        var bytes = new ByteArrayOutputStream();
+        var ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int code = Main.run(new String[] {"--url", "http://127.0.0.1:1", "--preset", "smoke"}, ps, ps);
+        assertEquals(1, code);
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("not reachable"));
+    }
+}

@@ -1,0 +1,136 @@
+package io.queen.ack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Bodies;
+import io.queen.api.Json;
+import io.queen.queue.Names;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code POST /api/v1/ack} and {@code /api/v1/ack/batch} (API spec 3.6, 3.7). One transaction per call. */
+@Path("/api/v1/ack")
+public class AckResource {
+    private final AckService service;
+    private final AckStore store;
+    private final ObjectMapper mapper;
+
+    AckResource(AckService service, AckStore store, ObjectMapper mapper) {
+        this.service = service;
+        this.store = store;
+        this.mapper = mapper;
+    }
+
+    @POST
+    @RunOnVirtualThread
+    public Response ack(byte[] body) throws SQLException {
+        JsonNode req = Bodies.requireObject(mapper, body);
+        String txn = text(req, "transactionId");
+        if (txn == null) {
+            throw ApiException.badRequest("transactionId is required");
+        }
+        String pid = text(req, "partitionId");
+        if (pid == null) {
+            throw ApiException.badRequest("partitionId is required to ensure message uniqueness");
+        }
+        AckService.AckItem item = new AckService.AckItem(0, txn, pid, optional(req, "status"), optional(req, "leaseId"),
+                optional(req, "error"));
+        return Json.ok(results(run(List.of(item), group(req))));
+    }
+
+    @POST
+    @Path("/batch")
+    @RunOnVirtualThread
+    public Response batch(byte[] body) throws SQLException {
+        JsonNode req = Bodies.requireObject(mapper, body);
+        JsonNode acks = req.get("acknowledgments");
+        if (acks == null || !acks.isArray()) {
+            throw ApiException.badRequest("acknowledgments array is required");
+        }
+        List<AckService.AckItem> items = new ArrayList<>(acks.size());
+        for (int i = 0; i < acks.size(); i++) {
+            JsonNode a = acks.get(i);
+            String txn = a == null ? null : text(a, "transactionId");
+            if (txn == null) {
+                throw ApiException.badRequest("Each acknowledgment must have a valid transactionId string"
+                        + " (acknowledgments[" + i + "].transactionId)");
+            }
+            String pid = text(a, "partitionId");
+            if (pid == null) {
+                throw ApiException.badRequest("Each acknowledgment must have a valid partitionId string to ensure"
+                        + " message uniqueness (acknowledgments[" + i + "].partitionId)");
+            }
+            items.add(new AckService.AckItem(i, txn, pid, optional(a, "status"), optional(a, "leaseId"),
+                    optional(a, "error")));
+        }
+        if (items.isEmpty()) {
+            return Json.ok(mapper.createArrayNode());
+        }
+        return Json.ok(results(run(items, group(req))));
+    }
+
+    private List<AckService.AckResult> run(List<AckService.AckItem> items, String group) throws SQLException {
+        try (Connection c = store.transaction()) {
+            try {
+                List<AckService.AckResult> out = service.apply(c, items, group, false);
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private ArrayNode results(List<AckService.AckResult> results) {
+        ArrayNode out = mapper.createArrayNode();
+        for (AckService.AckResult r : results) {
+            ObjectNode o = out.addObject();
+            o.put("index", r.index());
+            o.put("transactionId", r.transactionId());
+            o.put("success", r.success());
+            if (r.error() == null) {
+                o.putNull("error");
+            } else {
+                o.put("error", r.error());
+            }
+            o.put("queueName", r.queueName());
+            o.put("partitionName", r.partitionName());
+            o.put("leaseReleased", r.leaseReleased());
+            o.put("dlq", r.dlq());
+        }
+        return out;
+    }
+
+    static String group(JsonNode req) {
+        String g = optional(req, "consumerGroup");
+        return g == null || g.isEmpty() ? Names.QUEUE_MODE : g;
+    }
+
+    /** A required string field: null when absent, null or not a string. */
+    static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v != null && v.isTextual() && !v.textValue().isEmpty() ? v.textValue() : null;
+    }
+
+    /** An optional string field: JSON null counts as absent; a non-string is a 400 naming it. */
+    static String optional(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw ApiException.badRequest(field + " must be a string");
+        }
+        return v.textValue();
+    }
+}

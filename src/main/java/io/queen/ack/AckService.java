@@ -1,0 +1,153 @@
+package io.queen.ack;
+
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentCodec;
+import io.queen.segment.TransactionHash;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Applies acknowledgements: groups items by (partition, lease), runs the ack decision procedure
+ * ({@code queen.log_ack_by_hash_v1}) per group in ascending (partition_id, group) order (the global lock order),
+ * files the dead letter a failure asks for in the same transaction, and reports per item. Lease validation uses
+ * the state at the start of the call, so all items of one popped batch validate against its lease.
+ * Thread-safe (stateless); the caller owns the transaction.
+ */
+@ApplicationScoped
+public class AckService {
+    public static final String NOT_FOUND = "Message not found";
+
+    private final AckStore store;
+
+    AckService(AckStore store) {
+        this.store = store;
+    }
+
+    public record AckItem(int index, String transactionId, String partitionId, String status, String leaseId,
+            String error) {
+    }
+
+    public record AckResult(int index, String transactionId, boolean success, String error, String queueName,
+            String partitionName, boolean leaseReleased, boolean dlq) {
+    }
+
+    private record GroupKey(String pid, String lease) implements Comparable<GroupKey> {
+        @Override
+        public int compareTo(GroupKey o) {
+            // canonical lowercase UUID text sorts like PostgreSQL's uuid order (unsigned bytes)
+            int c = pid.compareTo(o.pid);
+            return c != 0 ? c : lease.compareTo(o.lease);
+        }
+    }
+
+    /**
+     * @param failuresDeadLetter true inside a transaction: a failed ack dead-letters at once (no retry budget).
+     */
+    public List<AckResult> apply(Connection c, List<AckItem> items, String group, boolean failuresDeadLetter)
+            throws SQLException {
+        AckResult[] results = new AckResult[items.size()];
+        TreeMap<GroupKey, List<AckItem>> groups = new TreeMap<>();
+        Set<UUID> pids = new HashSet<>();
+        for (AckItem it : items) {
+            UUID pid = parseUuid(it.partitionId());
+            if (pid == null) {
+                results[it.index()] = fail(it, NOT_FOUND);
+                continue;
+            }
+            pids.add(pid);
+            groups.computeIfAbsent(new GroupKey(pid.toString(), it.leaseId() == null ? "" : it.leaseId()),
+                    k -> new ArrayList<>()).add(it);
+        }
+        Map<UUID, AckStore.PartitionInfo> info = pids.isEmpty() ? Map.of()
+                : store.partitionInfo(c, pids.toArray(new UUID[0]));
+        for (Map.Entry<GroupKey, List<AckItem>> e : groups.entrySet()) {
+            UUID pid = UUID.fromString(e.getKey().pid());
+            List<AckItem> g = e.getValue();
+            byte[][] hashes = new byte[g.size()][];
+            String[] statuses = new String[g.size()];
+            for (int i = 0; i < g.size(); i++) {
+                hashes[i] = TransactionHash.of(g.get(i).transactionId());
+                String st = g.get(i).status() == null || g.get(i).status().isBlank() ? "completed"
+                        : g.get(i).status().toLowerCase();
+                statuses[i] = failuresDeadLetter && st.equals("failed") ? "dlq" : st;
+            }
+            List<AckStore.AckRow> rows = store.ackByHash(c, pid, group, e.getKey().lease(), hashes, statuses);
+            boolean filed = false;
+            Long dlqOff = rows.isEmpty() ? null : rows.get(0).dlqOffset();
+            if (dlqOff != null) {
+                String error = null;
+                for (AckStore.AckRow r : rows) {
+                    if (dlqOff.equals(r.offset()) && g.get(r.ord() - 1).error() != null) {
+                        error = g.get(r.ord() - 1).error();
+                        break;
+                    }
+                }
+                fileDeadLetter(c, pid, group, dlqOff, error);
+                filed = true;
+            }
+            AckStore.PartitionInfo pi = info.get(pid);
+            for (AckStore.AckRow r : rows) {
+                AckItem it = g.get(r.ord() - 1);
+                boolean released = r.leaseReleased() || filed;
+                results[it.index()] = switch (r.outcome()) {
+                    case "acked", "noop", "nacked", "superseded", "dropped" -> ok(it, pi, released, false);
+                    case "dlq" -> ok(it, pi, released, true);
+                    case "not_committed" -> fail(it, pi, "Not committed: an earlier message of this partition"
+                            + " failed in the same call and will be redelivered");
+                    case "stale" -> fail(it, pi, "Message already committed");
+                    case "invalid_lease" -> fail(it, pi, "Invalid or expired lease");
+                    case "bad_status" -> fail(it, pi, "Unknown status: " + it.status());
+                    case "no_cursor" -> fail(it, pi, NOT_FOUND + " (consumer group " + group
+                            + " has no cursor on this partition)");
+                    default -> fail(it, pi, NOT_FOUND);
+                };
+            }
+        }
+        return List.of(results);
+    }
+
+    /** Snapshot of the poison frame (payload copy, no pointer) into queen.log_dlq; moves the cursor past it. */
+    private void fileDeadLetter(Connection c, UUID pid, String group, long off, String error) throws SQLException {
+        AckStore.Segment s = store.segmentAt(c, pid, off);
+        Frame f = null;
+        if (s != null && off <= s.endOffset()) {
+            f = SegmentCodec.decode(s.blob(), (int) (off - s.baseOffset()), 1).get(0);
+        }
+        store.fileDeadLetter(c, new AckStore.DeadLetter(pid, group, off, f == null ? null : f.messageId(),
+                f == null ? null : f.transactionId(),
+                f == null ? null : new String(f.payload(), StandardCharsets.UTF_8),
+                error == null ? "Retries exhausted" : error, f == null ? null : f.traceId(),
+                f == null ? null : f.producerSub(), s == null ? null : s.createdAt()));
+    }
+
+    private static AckResult ok(AckItem it, AckStore.PartitionInfo pi, boolean released, boolean dlq) {
+        return new AckResult(it.index(), it.transactionId(), true, null, pi == null ? null : pi.queue(),
+                pi == null ? null : pi.partition(), released, dlq);
+    }
+
+    private static AckResult fail(AckItem it, AckStore.PartitionInfo pi, String error) {
+        return new AckResult(it.index(), it.transactionId(), false, error, pi == null ? null : pi.queue(),
+                pi == null ? null : pi.partition(), false, false);
+    }
+
+    private static AckResult fail(AckItem it, String error) {
+        return fail(it, null, error);
+    }
+
+    static UUID parseUuid(String s) {
+        try {
+            return s == null ? null : UUID.fromString(s);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

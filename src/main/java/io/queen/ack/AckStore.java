@@ -1,0 +1,130 @@
+package io.queen.ack;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * SQL calls of the ack feature. Methods that take a {@link Connection} run inside the caller's transaction
+ * (ack + DLQ filing, and the transaction wire, are each one transaction). Thread-safe (stateless).
+ */
+@ApplicationScoped
+public class AckStore {
+    private final AgroalDataSource ds;
+
+    AckStore(AgroalDataSource ds) {
+        this.ds = ds;
+    }
+
+    public Connection transaction() throws SQLException {
+        Connection c = ds.getConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    /** One input's verdict; {@code ord} is 1-based input position. */
+    public record AckRow(int ord, String outcome, Long offset, boolean leaseReleased, Long dlqOffset) {
+    }
+
+    public List<AckRow> ackByHash(Connection c, UUID pid, String group, String worker, byte[][] hashes,
+            String[] statuses) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT ord, outcome, off, lease_released, dlq_off FROM queen.log_ack_by_hash_v1(?, ?, ?, ?, ?)")) {
+            ps.setObject(1, pid);
+            ps.setString(2, group);
+            ps.setString(3, worker);
+            ps.setArray(4, c.createArrayOf("bytea", hashes));
+            ps.setArray(5, c.createArrayOf("text", statuses));
+            List<AckRow> out = new ArrayList<>(hashes.length);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new AckRow(rs.getInt(1), rs.getString(2), (Long) rs.getObject(3), rs.getBoolean(4),
+                            (Long) rs.getObject(5)));
+                }
+            }
+            return out;
+        }
+    }
+
+    public record Segment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
+    }
+
+    public Segment segmentAt(Connection c, UUID pid, long offset) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT base_offset, end_offset, created_at, blob FROM queen.log_segment_at_v1(?, ?)")) {
+            ps.setObject(1, pid);
+            ps.setLong(2, offset);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Segment(rs.getLong(1), rs.getLong(2), rs.getObject(3, OffsetDateTime.class),
+                        rs.getBytes(4)) : null;
+            }
+        }
+    }
+
+    public record DeadLetter(UUID pid, String group, long offset, UUID messageId, String transactionId,
+            String payloadJson, String error, UUID traceId, String producerSub, OffsetDateTime createdAt) {
+    }
+
+    public UUID fileDeadLetter(Connection c, DeadLetter d) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT queen.log_dlq_head_v1(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)")) {
+            ps.setObject(1, d.pid());
+            ps.setString(2, d.group());
+            ps.setLong(3, d.offset());
+            ps.setObject(4, d.messageId());
+            ps.setString(5, d.transactionId());
+            ps.setString(6, d.payloadJson());
+            ps.setString(7, d.error());
+            ps.setObject(8, d.traceId());
+            ps.setString(9, d.producerSub());
+            ps.setTimestamp(10, d.createdAt() == null ? null : Timestamp.from(d.createdAt().toInstant()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getObject(1, UUID.class);
+            }
+        }
+    }
+
+    public record PartitionInfo(String partition, String queue) {
+    }
+
+    public Map<UUID, PartitionInfo> partitionInfo(Connection c, UUID[] pids) throws SQLException {
+        Map<UUID, PartitionInfo> out = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT partition_id, partition_name, queue_name FROM queen.log_partition_info_v1(?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", pids));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getObject(1, UUID.class), new PartitionInfo(rs.getString(2), rs.getString(3)));
+                }
+            }
+        }
+        return out;
+    }
+
+    public record Renewal(int renewed, int expired, OffsetDateTime newExpiry) {
+    }
+
+    public Renewal renew(String leaseId, int seconds, List<UUID> pids) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT renewed, expired, new_expiry FROM queen.log_renew_lease_v1(?, ?, ?)")) {
+            ps.setString(1, leaseId);
+            ps.setInt(2, seconds);
+            ps.setArray(3, pids == null ? null : c.createArrayOf("uuid", pids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Renewal(rs.getInt(1), rs.getInt(2), rs.getObject(3, OffsetDateTime.class));
+            }
+        }
+    }
+}

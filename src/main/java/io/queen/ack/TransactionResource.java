@@ -1,0 +1,233 @@
+package io.queen.ack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Bodies;
+import io.queen.api.Json;
+import io.queen.config.QueenConfig;
+import io.queen.pop.PopWaiters;
+import io.queen.push.PushItem;
+import io.queen.push.PushRequestParser;
+import io.queen.push.PushStore;
+import io.queen.push.SegmentPacker;
+import io.queen.segment.TransactionHash;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * {@code POST /api/v1/transaction} (API spec 3.8): pushes and acks in ONE PostgreSQL transaction, all or
+ * nothing. Pushes commit through {@code queen.log_push_multi_v1} (partition rows locked in ascending id), then
+ * acks run in ascending (partition_id, group): the global lock order. Any failing operation (an ack of an
+ * unknown message, a duplicate transaction id, an invalid item) rolls everything back and answers
+ * {@code success:false}; a malformed request is a 400.
+ */
+@Path("/api/v1/transaction")
+public class TransactionResource {
+    private static final Logger LOG = Logger.getLogger(TransactionResource.class);
+
+    private final AckService acks;
+    private final AckStore ackStore;
+    private final PushStore pushStore;
+    private final PopWaiters waiters;
+    private final ObjectMapper mapper;
+    private final UUID tenant;
+    private final int zstdLevel;
+
+    TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
+            ObjectMapper mapper, QueenConfig config) {
+        this.acks = acks;
+        this.ackStore = ackStore;
+        this.pushStore = pushStore;
+        this.waiters = waiters;
+        this.mapper = mapper;
+        this.tenant = UUID.fromString(config.defaultTenant());
+        this.zstdLevel = config.zstdLevel();
+    }
+
+    private record AckOp(int resultIndex, AckService.AckItem item, String group) {
+    }
+
+    private static final class TxnFailed extends Exception {
+        TxnFailed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    @POST
+    @RunOnVirtualThread
+    public Response transaction(byte[] body) throws Exception {
+        JsonNode req = Bodies.requireObject(mapper, body);
+        JsonNode ops = req.get("operations");
+        if (ops == null || !ops.isArray()) {
+            throw ApiException.badRequest("operations array required");
+        }
+        if (ops.isEmpty()) {
+            throw ApiException.badRequest("operations array cannot be empty");
+        }
+        String txId = UUID.randomUUID().toString();
+        ArrayNode results = mapper.createArrayNode();
+        List<PushItem> pushes = new ArrayList<>();
+        List<Integer> pushResultIndex = new ArrayList<>();
+        List<AckOp> ackOps = new ArrayList<>();
+        String unknown = null;
+        for (int o = 0; o < ops.size(); o++) {
+            JsonNode op = ops.get(o);
+            String type = op == null || !op.hasNonNull("type") ? null : op.get("type").asText();
+            if ("push".equals(type)) {
+                JsonNode items = op.get("items");
+                if (items == null || !items.isArray()) {
+                    throw ApiException.badRequest("operations[" + o + "].items array is required");
+                }
+                for (JsonNode it : items) {
+                    pushes.add(parsePush(pushes.size(), it, o));
+                    pushResultIndex.add(results.size());
+                    results.addObject().put("index", results.size() - 1).put("type", "push");
+                }
+            } else if ("ack".equals(type)) {
+                String txn = AckResource.text(op, "transactionId");
+                String pid = AckResource.text(op, "partitionId");
+                if (txn == null || pid == null) {
+                    throw ApiException.badRequest("operations[" + o + "]: ack needs transactionId and partitionId");
+                }
+                ackOps.add(new AckOp(results.size(), new AckService.AckItem(ackOps.size(), txn, pid,
+                        AckResource.optional(op, "status"), AckResource.optional(op, "leaseId"),
+                        AckResource.optional(op, "error")), AckResource.group(op)));
+                results.addObject().put("index", results.size() - 1).put("type", "ack");
+            } else if (unknown == null) {
+                unknown = "Unknown operation type: " + type;
+            }
+        }
+        ObjectNode out = mapper.createObjectNode();
+        out.put("transactionId", txId);
+        if (unknown != null) {
+            return failed(out, unknown);
+        }
+        List<String> touchedQueues = new ArrayList<>();
+        try (Connection c = ackStore.transaction()) {
+            try {
+                pushAll(c, pushes, pushResultIndex, results, touchedQueues);
+                ackAll(c, ackOps, results);
+                c.commit();
+            } catch (TxnFailed e) {
+                c.rollback();
+                return failed(out, e.getMessage());
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+        for (String q : touchedQueues) {
+            waiters.wake(tenant, q);
+        }
+        out.put("success", true);
+        out.set("results", results);
+        return Json.ok(out);
+    }
+
+    private PushItem parsePush(int index, JsonNode it, int op) throws Exception {
+        if (it == null || !it.isObject()) {
+            throw ApiException.badRequest("operations[" + op + "].items[" + index + "] must be an object");
+        }
+        JsonNode q = it.get("queue");
+        if (q == null || !q.isTextual()) {
+            throw ApiException.badRequest("Queue must be a string (operations[" + op + "].items.queue)");
+        }
+        JsonNode payload = it.get("payload");
+        byte[] bytes = payload == null ? null : mapper.writeValueAsBytes(payload);
+        return PushRequestParser.item(index, q.textValue(), AckResource.optional(it, "partition"),
+                AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"), bytes);
+    }
+
+    private void pushAll(Connection c, List<PushItem> pushes, List<Integer> resultIndex, ArrayNode results,
+            List<String> touched) throws SQLException, TxnFailed {
+        if (pushes.isEmpty()) {
+            return;
+        }
+        Map<String, List<PushItem>> byPartition = new LinkedHashMap<>();
+        for (PushItem p : pushes) {
+            byPartition.computeIfAbsent(p.queue() + '\u001f' + p.partition(), k -> new ArrayList<>()).add(p);
+        }
+        List<PushStore.SegmentWrite> writes = new ArrayList<>();
+        List<List<PushItem>> groups = new ArrayList<>(byPartition.values());
+        for (List<PushItem> g : groups) {
+            List<byte[]> hashes = new ArrayList<>(g.size());
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (PushItem p : g) {
+                if (!seen.add(p.transactionId())) {
+                    throw new TxnFailed("Duplicate transactionId in transaction: " + p.transactionId());
+                }
+                hashes.add(TransactionHash.of(p.transactionIdUtf8()));
+            }
+            SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, zstdLevel);
+            writes.add(new PushStore.SegmentWrite(tenant, g.get(0).queue(), g.get(0).partition(), packed.count(),
+                    packed.hashes(), -1L, 0, packed.blob()));
+            touched.add(g.get(0).queue());
+        }
+        PushStore.SegmentResult[] res = pushStore.pushBundle(c, writes);
+        for (int i = 0; i < res.length; i++) {
+            if (res[i].duplicate()) {
+                throw new TxnFailed("Duplicate transactionId: " + groups.get(i).get(res[i].dupIndexes()[0]).transactionId());
+            }
+            List<PushItem> g = groups.get(i);
+            for (int k = 0; k < g.size(); k++) {
+                PushItem p = g.get(k);
+                ObjectNode r = (ObjectNode) results.get(resultIndex.get(p.index()));
+                r.put("success", true);
+                r.put("transactionId", p.transactionId());
+                r.put("messageId", p.messageId().toString());
+                r.put("partitionId", res[i].partitionId().toString());
+                r.put("queueName", p.queue());
+                r.put("offset", res[i].baseOffset() + k);
+            }
+        }
+    }
+
+    private void ackAll(Connection c, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
+        // one apply per group keeps each group's acks together; groups in name order
+        Map<String, List<AckOp>> byGroup = new java.util.TreeMap<>();
+        for (AckOp op : ops) {
+            byGroup.computeIfAbsent(op.group(), k -> new ArrayList<>()).add(op);
+        }
+        for (Map.Entry<String, List<AckOp>> e : byGroup.entrySet()) {
+            List<AckService.AckItem> items = new ArrayList<>();
+            for (int i = 0; i < e.getValue().size(); i++) {
+                AckService.AckItem it = e.getValue().get(i).item();
+                items.add(new AckService.AckItem(i, it.transactionId(), it.partitionId(), it.status(), it.leaseId(),
+                        it.error()));
+            }
+            List<AckService.AckResult> rs = acks.apply(c, items, e.getKey(), true);
+            for (int i = 0; i < rs.size(); i++) {
+                AckService.AckResult r = rs.get(i);
+                ObjectNode node = (ObjectNode) results.get(e.getValue().get(i).resultIndex());
+                node.put("success", r.success());
+                node.put("transactionId", r.transactionId());
+                node.put("dlq", r.dlq());
+                if (!r.success()) {
+                    node.put("error", r.error());
+                    throw new TxnFailed("ACK operation failed: " + r.error());
+                }
+                node.putNull("error");
+            }
+        }
+    }
+
+    private Response failed(ObjectNode out, String error) {
+        LOG.debugf("transaction rolled back: %s", error);
+        out.put("success", false);
+        out.put("error", error);
+        return Json.ok(out);
+    }
+}

@@ -1,0 +1,168 @@
+package io.queen.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Bodies;
+import io.queen.api.Json;
+import io.queen.config.QueenConfig;
+import io.queen.pop.PopService;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Consumer-group administration the clients use (API spec 3.10, 3.11, 4.12): delete a group (everywhere or on
+ * one queue), move its recorded subscription start, seek its cursors. Every cursor move also forgets this
+ * broker's wildcard scan floors for the group, so a backward move is seen at once (other brokers re-scan within
+ * 30 s).
+ */
+@Path("/api/v1/consumer-groups/{group}")
+public class ConsumerGroupResource {
+    private final ConsumerGroupStore store;
+    private final PopService pop;
+    private final ObjectMapper mapper;
+    private final UUID tenant;
+
+    ConsumerGroupResource(ConsumerGroupStore store, PopService pop, ObjectMapper mapper, QueenConfig config) {
+        this.store = store;
+        this.pop = pop;
+        this.mapper = mapper;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @DELETE
+    @RunOnVirtualThread
+    public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
+            throws SQLException {
+        ConsumerGroupStore.Deleted d = store.delete(tenant, group, null, metadataFlag(deleteMetadata));
+        pop.resetFloors(group);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("consumerGroup", group);
+        out.put("deletedPartitions", d.partitions());
+        out.put("metadataDeleted", d.metadata() > 0);
+        return Json.ok(out);
+    }
+
+    @DELETE
+    @Path("/queues/{queue}")
+    @RunOnVirtualThread
+    public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
+            @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
+        ConsumerGroupStore.Deleted d = store.delete(tenant, group, queue, metadataFlag(deleteMetadata));
+        pop.resetFloors(group);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("consumerGroup", group);
+        out.put("queueName", queue);
+        out.put("deletedPartitions", d.partitions());
+        out.put("metadataDeleted", d.metadata() > 0);
+        return Json.ok(out);
+    }
+
+    @POST
+    @Path("/subscription")
+    @RunOnVirtualThread
+    public Response subscription(@PathParam("group") String group, byte[] body) throws SQLException {
+        JsonNode req = Bodies.requireObject(mapper, body);
+        JsonNode ts = req.get("subscriptionTimestamp");
+        if (ts == null || ts.isNull()) {
+            throw ApiException.badRequest("Missing subscriptionTimestamp in request body");
+        }
+        Instant at = timestamp(ts, "subscriptionTimestamp");
+        int rows = store.moveSubscription(tenant, group, at);
+        pop.resetFloors(group);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("consumerGroup", group);
+        out.put("newTimestamp", ts.textValue());
+        out.put("rowsUpdated", rows);
+        return Json.ok(out);
+    }
+
+    @POST
+    @Path("/queues/{queue}/seek")
+    @RunOnVirtualThread
+    public Response seek(@PathParam("group") String group, @PathParam("queue") String queue, byte[] body)
+            throws SQLException {
+        JsonNode req = Bodies.objectOrEmpty(mapper, body);
+        boolean toEnd = req.path("toEnd").asBoolean(false);
+        JsonNode ts = req.get("timestamp");
+        boolean hasTs = ts != null && !ts.isNull();
+        if (toEnd == hasTs) {
+            throw ApiException.badRequest("Must specify either 'toEnd': true or 'timestamp'");
+        }
+        Instant at = hasTs ? timestamp(ts, "timestamp") : null;
+        List<ConsumerGroupStore.Moved> moved = store.seek(tenant, group, queue, null, at);
+        pop.resetFloors(group);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("consumerGroup", group);
+        out.put("queueName", queue);
+        out.put("seekToEnd", toEnd);
+        if (hasTs) {
+            out.put("targetTimestamp", ts.textValue());
+        } else {
+            out.putNull("targetTimestamp");
+        }
+        out.put("partitionsUpdated", moved.size());
+        return Json.ok(out);
+    }
+
+    @POST
+    @Path("/queues/{queue}/partitions/{partition}/seek")
+    @RunOnVirtualThread
+    public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
+            @PathParam("partition") String partition, byte[] body) throws SQLException {
+        Bodies.objectOrEmpty(mapper, body);
+        if (!store.partitionExists(tenant, queue, partition)) {
+            ObjectNode err = mapper.createObjectNode().put("success", false).put("error", "Partition not found");
+            return Json.response(404, err);
+        }
+        List<ConsumerGroupStore.Moved> moved = store.seek(tenant, group, queue, partition, null);
+        pop.resetFloors(group);
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("consumerGroup", group);
+        out.put("queueName", queue);
+        out.put("partitionName", partition);
+        out.put("updated", !moved.isEmpty());
+        if (moved.isEmpty()) {
+            out.putNull("cursorMovedTo");
+        } else {
+            out.put("cursorMovedTo", moved.get(0).committed());
+        }
+        return Json.ok(out);
+    }
+
+    private static boolean metadataFlag(String v) {
+        return v == null || v.isBlank() || v.equalsIgnoreCase("true") || v.equals("1");
+    }
+
+    private static Instant timestamp(JsonNode v, String field) {
+        if (!v.isTextual()) {
+            throw ApiException.badRequest(field + " must be an ISO-8601 timestamp string");
+        }
+        try {
+            return OffsetDateTime.parse(v.textValue()).toInstant();
+        } catch (DateTimeParseException e) {
+            try {
+                return Instant.parse(v.textValue());
+            } catch (DateTimeParseException e2) {
+                throw ApiException.badRequest(field + " is not an ISO-8601 timestamp: " + v.textValue());
+            }
+        }
+    }
+}

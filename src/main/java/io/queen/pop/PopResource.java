@@ -1,0 +1,71 @@
+package io.queen.pop;
+
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import io.vertx.core.http.HttpServerResponse;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * The three pop routes (API spec 3.4, 3.5). "Nothing" is always 204 with no body, including for an unknown
+ * queue or partition: a consume loop dies on any 4xx.
+ */
+@Path("/api/v1/pop")
+public class PopResource {
+    private final PopService service;
+    private final QueenConfig config;
+
+    PopResource(PopService service, QueenConfig config) {
+        this.service = service;
+        this.config = config;
+    }
+
+    @GET
+    @Path("/queue/{queue}/partition/{partition}")
+    @RunOnVirtualThread
+    public Response partition(@PathParam("queue") String queue, @PathParam("partition") String partition,
+            @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
+            @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
+            @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
+            @Context HttpServerResponse response) {
+        return answer(PopRequest.parse(config, queue, partition, null, null, batch, wait, timeout, group, autoAck,
+                subMode, subFrom, null), response);
+    }
+
+    @GET
+    @Path("/queue/{queue}")
+    @RunOnVirtualThread
+    public Response queue(@PathParam("queue") String queue, @QueryParam("batch") String batch,
+            @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
+            @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
+            @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
+            @QueryParam("partitions") String partitions, @Context HttpServerResponse response) {
+        return answer(PopRequest.parse(config, queue, null, null, null, batch, wait, timeout, group, autoAck, subMode,
+                subFrom, partitions), response);
+    }
+
+    @GET
+    @RunOnVirtualThread
+    public Response discover(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
+            @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
+            @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
+            @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
+            @QueryParam("partitions") String partitions, @Context HttpServerResponse response) {
+        PopRequest.requireNamespaceOrTask(namespace, task);
+        return answer(PopRequest.parse(config, null, null, namespace, task, batch, wait, timeout, group, autoAck,
+                subMode, subFrom, partitions), response);
+    }
+
+    private Response answer(PopRequest r, HttpServerResponse response) {
+        PopService.Result res = service.pop(r, response::closed);
+        if (res == null) {
+            return Response.noContent().build();
+        }
+        return Response.ok(res.body(), MediaType.APPLICATION_JSON_TYPE).build();
+    }
+}

@@ -1,0 +1,173 @@
+package io.queen.pop;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.api.ErrorMappers;
+import io.queen.config.QueenConfig;
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentCodec;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Pinned, wildcard and namespace/task pops, with long polling. A pop that finds nothing and may wait parks on
+ * {@link PopWaiters} holding no database connection, and tries again when its queue is written (this broker or
+ * another) or after the re-check interval (leases expiring, delays and window buffers maturing), until data or
+ * the timeout. Transient database trouble is absorbed (a consume loop dies on a 5xx): the pop retries until its
+ * deadline and then answers "nothing". Thread-safe; called on virtual threads.
+ */
+@ApplicationScoped
+public class PopService {
+    private static final Logger LOG = Logger.getLogger(PopService.class);
+    /** Slack for the 1 s quantization of last_write_at and clock skew between brokers. */
+    private static final Duration FLOOR_SLACK = Duration.ofMinutes(2);
+    /** A wildcard scan floor is trusted this long; then one full scan (covers seeks made on other brokers). */
+    private static final Duration FLOOR_TTL = Duration.ofSeconds(30);
+
+    /** What a pop delivered: the JSON body, or null for "nothing". */
+    public record Result(byte[] body, int messages) {
+    }
+
+    private record Floor(Instant floor, Instant setAt) {
+    }
+
+    private final PopStore store;
+    private final PopWaiters waiters;
+    private final LeaseDirectory leases;
+    private final QueenConfig config;
+    private final UUID tenant;
+    private final ConcurrentHashMap<String, Floor> floors = new ConcurrentHashMap<>();
+    private final AtomicInteger parked = new AtomicInteger();
+    private final Counter delivered;
+
+    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, QueenConfig config, MeterRegistry registry) {
+        this.store = store;
+        this.waiters = waiters;
+        this.leases = leases;
+        this.config = config;
+        this.tenant = UUID.fromString(config.defaultTenant());
+        registry.gauge("queen.pop.parked", parked);
+        this.delivered = Counter.builder("queen.pop.messages").description("messages delivered by pops")
+                .register(registry);
+    }
+
+    public Result pop(PopRequest r, BooleanSupplier clientGone) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
+        PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
+        long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
+        boolean counted = false;
+        try {
+            while (true) {
+                long seen = signal.generation();
+                try {
+                    Result res = attempt(r);
+                    if (res != null) {
+                        delivered.increment(res.messages());
+                        return res;
+                    }
+                } catch (SQLException e) {
+                    if (ErrorMappers.isUnavailable(e)) {
+                        LOG.warnf("pop: database unavailable (%s); answering nothing", e.getMessage());
+                    } else {
+                        LOG.error("pop failed", e);
+                    }
+                    seen = -1;  // do not wait for a wake-up; just back off below
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || clientGone.getAsBoolean()) {
+                    return null;
+                }
+                if (!counted) {
+                    parked.incrementAndGet();
+                    counted = true;
+                }
+                if (seen == -1) {
+                    Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(remaining) + 1, 200));
+                } else {
+                    signal.awaitChange(seen, Math.min(remaining, recheck));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            if (counted) {
+                parked.decrementAndGet();
+            }
+        }
+    }
+
+    private Result attempt(PopRequest r) throws SQLException {
+        String leaseId = r.autoAck() ? "" : UUID.randomUUID().toString();
+        PopStore.Claim claim = new PopStore.Claim(r.group(), r.batch(), leaseId, r.autoAck(), r.subscriptionMode(),
+                r.subscriptionFrom());
+        if (r.partition() != null) {
+            return deliver(r.queue(), r.group(), leaseId, store.popPartition(tenant, r.queue(), r.partition(), claim));
+        }
+        if (r.queue() != null) {
+            return popQueue(r.queue(), r, claim, leaseId);
+        }
+        for (String queue : store.queuesByNamespace(tenant, r.namespace(), r.task())) {
+            Result res = popQueue(queue, r, claim, leaseId);
+            if (res != null) {
+                return res;
+            }
+        }
+        return null;
+    }
+
+    private Result popQueue(String queue, PopRequest r, PopStore.Claim claim, String leaseId) throws SQLException {
+        String key = queue + '\u001f' + r.group();
+        Instant started = Instant.now();
+        Floor f = floors.get(key);
+        Instant floor = f == null || f.setAt().plus(FLOOR_TTL).isBefore(started) ? Instant.EPOCH
+                : f.floor().minus(FLOOR_SLACK);
+        Result res = deliver(queue, r.group(), leaseId, store.popQueue(tenant, queue, claim, r.partitions(), floor));
+        if (res == null && floor.equals(Instant.EPOCH)) {
+            // a full scan found nothing claimable; if nothing is pending at all, later scans need only look at
+            // partitions written from now on (a range scan of idx_log_partitions_queue_write)
+            if (!store.hasPending(tenant, queue, r.group())) {
+                floors.put(key, new Floor(started, started));
+            }
+        } else if (res != null && f != null && floor.equals(Instant.EPOCH)) {
+            floors.remove(key);
+        }
+        return res;
+    }
+
+    /** Forget wildcard scan floors of a group (after a seek or a group delete moved cursors backwards). */
+    public void resetFloors(String group) {
+        floors.keySet().removeIf(k -> k.endsWith('\u001f' + group));
+    }
+
+    private Result deliver(String queue, String group, String leaseId, List<PopStore.ClaimedSegment> segments) {
+        if (segments.isEmpty()) {
+            return null;
+        }
+        List<PopResponseWriter.Delivered> out = new ArrayList<>(segments.size());
+        Set<UUID> partitions = new LinkedHashSet<>();
+        int n = 0;
+        for (PopStore.ClaimedSegment s : segments) {
+            List<Frame> frames = SegmentCodec.decode(s.blob(), s.startIdx(), s.take());
+            out.add(new PopResponseWriter.Delivered(s, frames));
+            partitions.add(s.partitionId());
+            n += frames.size();
+        }
+        if (!leaseId.isEmpty()) {
+            leases.granted(leaseId, new ArrayList<>(partitions));
+        }
+        return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n);
+    }
+}

@@ -1,0 +1,114 @@
+package io.queen.pop;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * SQL calls of the pop feature: one function call per claim (one round trip, one commit). Returns raw segment
+ * rows with slicing bounds; frames are decoded in Java (PostgreSQL never looks inside a blob). Thread-safe.
+ */
+@ApplicationScoped
+public class PopStore {
+    private final AgroalDataSource ds;
+
+    PopStore(AgroalDataSource ds) {
+        this.ds = ds;
+    }
+
+    /** Frames [startIdx, startIdx + take) of a segment based at baseOffset are leased to the caller. */
+    public record ClaimedSegment(UUID partitionId, String partitionName, long baseOffset, int startIdx, int take,
+            OffsetDateTime createdAt, byte[] blob) {
+    }
+
+    public record Claim(String group, int budget, String worker, boolean autoAck, String subMode, Instant subFrom) {
+    }
+
+    public List<ClaimedSegment> popPartition(UUID tenant, String queue, String partition, Claim c)
+            throws SQLException {
+        return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
+                + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                    ps.setObject(1, tenant);
+                    ps.setString(2, queue);
+                    ps.setString(3, partition);
+                    bindClaim(ps, 4, c);
+                });
+    }
+
+    public List<ClaimedSegment> popQueue(UUID tenant, String queue, Claim c, int maxPartitions, Instant floor)
+            throws SQLException {
+        return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
+                + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                    ps.setObject(1, tenant);
+                    ps.setString(2, queue);
+                    bindClaim(ps, 3, c);
+                    ps.setInt(9, maxPartitions);
+                    ps.setTimestamp(10, Timestamp.from(floor));
+                });
+    }
+
+    public boolean hasPending(UUID tenant, String queue, String group) throws SQLException {
+        try (Connection con = ds.getConnection();
+                PreparedStatement ps = con.prepareStatement("SELECT queen.log_queue_has_pending_v1(?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            ps.setString(3, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    public List<String> queuesByNamespace(UUID tenant, String namespace, String task) throws SQLException {
+        try (Connection con = ds.getConnection();
+                PreparedStatement ps = con.prepareStatement("SELECT name FROM queen.log_queues_by_namespace_v1(?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, namespace);
+            ps.setString(3, task);
+            List<String> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static void bindClaim(PreparedStatement ps, int i, Claim c) throws SQLException {
+        // order in both functions: group, budget, worker, auto_ack, sub_mode, sub_from
+        ps.setString(i, c.group());
+        ps.setInt(i + 1, c.budget());
+        ps.setString(i + 2, c.worker());
+        ps.setBoolean(i + 3, c.autoAck());
+        ps.setString(i + 4, c.subMode());
+        ps.setTimestamp(i + 5, c.subFrom() == null ? null : Timestamp.from(c.subFrom()));
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private List<ClaimedSegment> query(String sql, Binder binder) throws SQLException {
+        try (Connection con = ds.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            binder.bind(ps);
+            List<ClaimedSegment> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new ClaimedSegment(rs.getObject(1, UUID.class), rs.getString(2), rs.getLong(3), rs.getInt(4),
+                            rs.getInt(5), rs.getObject(6, OffsetDateTime.class), rs.getBytes(7)));
+                }
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.queen.push;
+
+import io.queen.segment.SegmentBuilder;
+import java.util.List;
+
+/**
+ * Packs push items of ONE partition into a segment: the zstd blob of their frames and the 16-byte-stride hash
+ * blob for the sidecar, both in item order. Shared by the fusion layer and the transaction wire. Stateless.
+ */
+public final class SegmentPacker {
+    private SegmentPacker() {
+    }
+
+    public record Packed(int count, byte[] blob, byte[] hashes) {
+    }
+
+    /** {@code hashes.get(i)} is the 16-byte transaction hash of {@code items.get(i)}. */
+    public static Packed pack(List<PushItem> items, List<byte[]> hashes, int zstdLevel) {
+        SegmentBuilder b = new SegmentBuilder(items.size() * 128);
+        byte[] sidecar = new byte[16 * items.size()];
+        for (int k = 0; k < items.size(); k++) {
+            PushItem it = items.get(k);
+            b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), null, false, it.payload(), 0,
+                    it.payload().length);
+            System.arraycopy(hashes.get(k), 0, sidecar, 16 * k, 16);
+        }
+        return new Packed(items.size(), b.compress(zstdLevel), sidecar);
+    }
+}

@@ -1,0 +1,294 @@
+-- 006_log_pop.sql: the read path. A consumer group's progress in a partition is ONE cursor row
+-- (queen.log_consumers); a leased batch is the span (committed, batch_end]; a row holds at most one lease.
+
+-- Seed offset for a group's first contact with a partition: the last offset BEFORE the first segment created
+-- at or after p_from (created_at is monotone per partition, so this is one forward walk on the primary key),
+-- or last_offset when no such segment exists.
+CREATE OR REPLACE FUNCTION queen.log_seed_offset_v1(p_pid UUID, p_from TIMESTAMPTZ)
+RETURNS BIGINT
+LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(
+        (SELECT s.base_offset - 1 FROM queen.log_segments s
+          WHERE s.partition_id = p_pid AND s.created_at >= p_from
+          ORDER BY s.base_offset LIMIT 1),
+        (SELECT lp.last_offset FROM queen.log_partitions lp WHERE lp.id = p_pid))
+$$;
+
+-- The durable subscription start of a named group on a queue, recorded once at first contact (later pops
+-- ignore their subscription parameters). 'all' = epoch, 'new' = now, or an explicit timestamp.
+CREATE OR REPLACE FUNCTION queen.log_subscription_v1(p_tenant UUID, p_queue_id UUID, p_group TEXT, p_mode TEXT,
+                                                     p_from TIMESTAMPTZ)
+RETURNS TIMESTAMPTZ
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_ts TIMESTAMPTZ;
+BEGIN
+    SELECT m.subscription_timestamp INTO v_ts FROM queen.consumer_groups_metadata m
+     WHERE m.tenant_id = p_tenant AND m.consumer_group = p_group AND m.queue_id = p_queue_id
+       AND m.partition_name = '' AND m.namespace = '' AND m.task = '';
+    IF FOUND THEN
+        RETURN v_ts;
+    END IF;
+    v_ts := CASE WHEN p_from IS NOT NULL THEN p_from
+                 WHEN p_mode = 'new' THEN now()
+                 ELSE 'epoch'::timestamptz END;
+    INSERT INTO queen.consumer_groups_metadata (tenant_id, consumer_group, queue_id, subscription_mode,
+                                                subscription_timestamp)
+    VALUES (p_tenant, p_group, p_queue_id,
+            CASE WHEN p_from IS NOT NULL THEN 'timestamp' WHEN p_mode = 'new' THEN 'new' ELSE 'all' END, v_ts)
+    ON CONFLICT DO NOTHING;
+    -- a concurrent first contact may have won: its row is the truth
+    SELECT m.subscription_timestamp INTO v_ts FROM queen.consumer_groups_metadata m
+     WHERE m.tenant_id = p_tenant AND m.consumer_group = p_group AND m.queue_id = p_queue_id
+       AND m.partition_name = '' AND m.namespace = '' AND m.task = '';
+    RETURN v_ts;
+END $$;
+
+-- Claims the next batch of one partition for one group and leases it (or commits it at once with auto-ack).
+-- Returns the segments to slice: frames [start_idx, start_idx + take) of each. Nothing is returned when the
+-- partition has nothing visible or the group's lease on it is held (one lease per (partition, group)).
+-- Claim-first: the cursor row is locked FOR UPDATE SKIP LOCKED; it is only inserted when missing, under a
+-- transaction advisory lock (an unconditional insert per pop caused deadlock/livelock storms in the reference).
+DROP FUNCTION IF EXISTS queen.log_pop_claim_v1(UUID, UUID, UUID, TEXT, INT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ,
+                                               INT, INT);
+CREATE FUNCTION queen.log_pop_claim_v1(p_tenant UUID, p_queue_id UUID, p_pid UUID, p_group TEXT, p_budget INT,
+                                       p_lease_seconds INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
+                                       p_sub_from TIMESTAMPTZ, p_delayed INT, p_window_buffer INT)
+RETURNS TABLE (base_offset BIGINT, start_idx INT, take INT, created_at TIMESTAMPTZ, blob BYTEA)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_now       TIMESTAMPTZ := clock_timestamp();
+    v_committed BIGINT;
+    v_attempt_off BIGINT;
+    v_last      BIGINT;
+    v_log_start BIGINT;
+    v_seed      BIGINT;
+    v_wanted    BIGINT;
+    v_visible   TIMESTAMPTZ;
+    v_remaining INT := p_budget;
+    v_last_taken BIGINT := NULL;
+    v_taken     INT := 0;
+    v_any       BOOLEAN;
+    s           RECORD;
+    v_take      INT;
+    v_start     INT;
+BEGIN
+    SELECT lp.last_offset, lp.log_start INTO v_last, v_log_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+
+    -- window buffer: a partition is poppable only once its newest segment is old enough (bursts accumulate)
+    IF p_window_buffer > 0 AND EXISTS (
+        SELECT 1 FROM (SELECT s2.created_at FROM queen.log_segments s2 WHERE s2.partition_id = p_pid
+                        ORDER BY s2.base_offset DESC LIMIT 1) newest
+         WHERE newest.created_at > v_now - make_interval(secs => p_window_buffer)) THEN
+        RETURN;
+    END IF;
+
+    SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
+     WHERE c.partition_id = p_pid AND c.consumer_group = p_group
+       AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+       FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT 1 FROM queen.log_consumers c WHERE c.partition_id = p_pid AND c.consumer_group = p_group) THEN
+            RETURN;  -- leased by someone else, or being claimed right now
+        END IF;
+        IF NOT pg_try_advisory_xact_lock(hashtextextended(p_pid::text || '/' || p_group, 42)) THEN
+            RETURN;
+        END IF;
+        IF p_group = '__QUEUE_MODE__' THEN
+            v_seed := GREATEST(v_log_start - 1, -1);   -- queue mode always reads everything that is live
+        ELSE
+            v_seed := GREATEST(queen.log_seed_offset_v1(p_pid,
+                          queen.log_subscription_v1(p_tenant, p_queue_id, p_group, p_sub_mode, p_sub_from)),
+                          v_log_start - 1);
+        END IF;
+        INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
+        VALUES (p_pid, p_group, v_seed) ON CONFLICT DO NOTHING;
+        SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
+         WHERE c.partition_id = p_pid AND c.consumer_group = p_group
+           AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+           FOR UPDATE SKIP LOCKED;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+
+    IF v_last <= v_committed THEN
+        RETURN;  -- nothing pending (cheap exit before touching segments)
+    END IF;
+    v_wanted := v_committed + 1;
+    v_visible := CASE WHEN p_delayed > 0 THEN v_now - make_interval(secs => p_delayed) ELSE 'infinity' END;
+
+    -- head probe: the segment covering v_wanted (one backward step on the primary key)
+    SELECT s2.base_offset, s2.end_offset, s2.created_at, s2.blob INTO s FROM queen.log_segments s2
+     WHERE s2.partition_id = p_pid AND s2.base_offset <= v_wanted ORDER BY s2.base_offset DESC LIMIT 1;
+    IF FOUND AND s.end_offset >= v_wanted AND s.created_at <= v_visible THEN
+        v_start := (v_wanted - s.base_offset)::int;
+        v_take := LEAST(s.end_offset - v_wanted + 1, v_remaining)::int;
+        base_offset := s.base_offset; start_idx := v_start; take := v_take; created_at := s.created_at;
+        blob := s.blob;
+        RETURN NEXT;
+        v_remaining := v_remaining - v_take;
+        v_last_taken := v_wanted + v_take - 1;
+        v_taken := v_take;
+    ELSIF FOUND AND s.end_offset >= v_wanted THEN
+        v_remaining := 0;  -- the covering segment is still delayed: nothing later is visible either
+    END IF;
+
+    -- forward scan; a retention gap simply starts the batch at the next live base (offsets are not dense)
+    IF v_remaining > 0 THEN
+        FOR s IN SELECT s2.base_offset, s2.end_offset, s2.created_at, s2.blob FROM queen.log_segments s2
+                  WHERE s2.partition_id = p_pid AND s2.base_offset > v_wanted
+                  ORDER BY s2.base_offset
+        LOOP
+            EXIT WHEN s.created_at > v_visible;   -- created_at is monotone: the rest is delayed too
+            v_take := LEAST(s.end_offset - s.base_offset + 1, v_remaining)::int;
+            base_offset := s.base_offset; start_idx := 0; take := v_take; created_at := s.created_at;
+            blob := s.blob;
+            RETURN NEXT;
+            v_remaining := v_remaining - v_take;
+            v_last_taken := s.base_offset + v_take - 1;
+            v_taken := v_taken + v_take;
+            EXIT WHEN v_remaining <= 0;
+        END LOOP;
+    END IF;
+
+    IF v_last_taken IS NULL THEN
+        -- empty-partition seal: everything up to last_offset was deleted; move the cursor past the hole
+        SELECT EXISTS (SELECT 1 FROM queen.log_segments s2 WHERE s2.partition_id = p_pid) INTO v_any;
+        IF NOT v_any AND v_last > v_committed THEN
+            UPDATE queen.log_consumers c SET committed = v_last
+             WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+        END IF;
+        RETURN;
+    END IF;
+
+    IF p_auto_ack THEN
+        UPDATE queen.log_consumers c
+           SET committed = v_last_taken, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+               total_consumed = c.total_consumed + v_taken, lease_acquired_at = v_now
+         WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+    ELSE
+        -- attempt_count is telemetry: a redelivery of the same start offset counts up, it never spends the
+        -- retry budget (batch_retry_count), which only explicit failures consume
+        UPDATE queen.log_consumers c
+           SET batch_end = v_last_taken, worker_id = p_worker,
+               lease_expires_at = v_now + make_interval(secs => p_lease_seconds), lease_acquired_at = v_now,
+               attempt_count = CASE WHEN v_attempt_off = v_wanted THEN c.attempt_count + 1 ELSE 1 END,
+               attempt_offset = v_wanted
+         WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+    END IF;
+END $$;
+
+-- Pop from one named partition. Resolves names and queue config in one read, then claims.
+DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ);
+CREATE FUNCTION queen.log_pop_partition_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT,
+                                           p_budget INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
+                                           p_sub_from TIMESTAMPTZ)
+RETURNS TABLE (partition_id UUID, partition_name TEXT, base_offset BIGINT, start_idx INT, take INT,
+               created_at TIMESTAMPTZ, blob BYTEA)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    q RECORD;
+    v_pid UUID;
+BEGIN
+    SELECT qq.id, qq.lease_time, qq.delayed_processing, qq.window_buffer INTO q FROM queen.queues qq
+     WHERE qq.tenant_id = p_tenant AND qq.name = p_queue;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    SELECT lp.id INTO v_pid FROM queen.log_partitions lp WHERE lp.queue_id = q.id AND lp.name = p_partition;
+    IF NOT FOUND THEN
+        IF p_group <> '__QUEUE_MODE__' THEN
+            -- an early subscription still records its start point, so 'new' means "from now"
+            PERFORM queen.log_subscription_v1(p_tenant, q.id, p_group, p_sub_mode, p_sub_from);
+        END IF;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT v_pid, p_partition, c.base_offset, c.start_idx, c.take, c.created_at, c.blob
+                   FROM queen.log_pop_claim_v1(p_tenant, q.id, v_pid, p_group, p_budget,
+                                               CASE WHEN COALESCE(q.lease_time, 0) > 0 THEN q.lease_time ELSE 60 END,
+                                               p_worker, p_auto_ack, p_sub_mode, p_sub_from,
+                                               COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0)) c;
+END $$;
+
+-- Pop from any partition of a queue with pending work. Candidates come from a range scan of
+-- idx_log_partitions_queue_write above p_floor (the broker's "nothing was pending before this" watermark,
+-- minus slack for the 1 s quantization of last_write_at), in random order for fairness; each is claimed with
+-- the remaining budget until the budget or p_max_partitions is used up. All claims share one lease id.
+DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ, INT,
+                                               TIMESTAMPTZ);
+CREATE FUNCTION queen.log_pop_queue_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_budget INT, p_worker TEXT,
+                                       p_auto_ack BOOLEAN, p_sub_mode TEXT, p_sub_from TIMESTAMPTZ,
+                                       p_max_partitions INT, p_floor TIMESTAMPTZ)
+RETURNS TABLE (partition_id UUID, partition_name TEXT, base_offset BIGINT, start_idx INT, take INT,
+               created_at TIMESTAMPTZ, blob BYTEA)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    q RECORD;
+    cand RECORD;
+    v_remaining INT := p_budget;
+    v_parts INT := 0;
+    v_got INT;
+    r RECORD;
+    v_cap INT := LEAST(512, GREATEST(64, p_max_partitions * 4));
+    v_now TIMESTAMPTZ := clock_timestamp();
+BEGIN
+    SELECT qq.id, qq.lease_time, qq.delayed_processing, qq.window_buffer INTO q FROM queen.queues qq
+     WHERE qq.tenant_id = p_tenant AND qq.name = p_queue;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    FOR cand IN
+        SELECT lp.id, lp.name FROM queen.log_partitions lp
+          LEFT JOIN queen.log_consumers c ON c.partition_id = lp.id AND c.consumer_group = p_group
+         WHERE lp.queue_id = q.id AND lp.last_write_at >= p_floor
+           AND (c.partition_id IS NULL OR (lp.last_offset > c.committed
+                AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)))
+         ORDER BY random() LIMIT v_cap
+    LOOP
+        v_got := 0;
+        FOR r IN SELECT * FROM queen.log_pop_claim_v1(p_tenant, q.id, cand.id, p_group, v_remaining,
+                                   CASE WHEN COALESCE(q.lease_time, 0) > 0 THEN q.lease_time ELSE 60 END,
+                                   p_worker, p_auto_ack, p_sub_mode, p_sub_from,
+                                   COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0))
+        LOOP
+            partition_id := cand.id; partition_name := cand.name; base_offset := r.base_offset;
+            start_idx := r.start_idx; take := r.take; created_at := r.created_at; blob := r.blob;
+            RETURN NEXT;
+            v_got := v_got + r.take;
+        END LOOP;
+        IF v_got > 0 THEN
+            v_remaining := v_remaining - v_got;
+            v_parts := v_parts + 1;
+            EXIT WHEN v_remaining <= 0 OR v_parts >= p_max_partitions;
+        END IF;
+    END LOOP;
+END $$;
+
+-- Whether any partition of a queue has work pending for a group (ignores leases): lets a wildcard pop tell
+-- "nothing pending anywhere" (move its scan floor) from "pending but leased" (keep it).
+CREATE OR REPLACE FUNCTION queen.log_queue_has_pending_v1(p_tenant UUID, p_queue TEXT, p_group TEXT)
+RETURNS BOOLEAN
+LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
+          LEFT JOIN queen.log_consumers c ON c.partition_id = lp.id AND c.consumer_group = p_group
+         WHERE q.tenant_id = p_tenant AND q.name = p_queue
+           AND lp.last_offset > COALESCE(c.committed, GREATEST(lp.log_start - 1, -1)))
+$$;
+
+-- Queues matching a namespace and/or task, highest priority first (GET /api/v1/pop discovery).
+CREATE OR REPLACE FUNCTION queen.log_queues_by_namespace_v1(p_tenant UUID, p_namespace TEXT, p_task TEXT)
+RETURNS TABLE (name TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name::text FROM queen.queues q
+     WHERE q.tenant_id = p_tenant AND (p_namespace IS NULL OR q.namespace = p_namespace)
+       AND (p_task IS NULL OR q.task = p_task)
+     ORDER BY q.priority DESC NULLS LAST, q.name
+$$;

@@ -1,0 +1,223 @@
+-- 007_log_ack.sql: acknowledgements, retries and dead letters. The only lock any ack takes is its
+-- (partition, group) cursor row in queen.log_consumers, never the partition row: acks never touch the push
+-- serializer.
+
+-- The ack decision procedure for one (partition, group): transaction hashes -> offsets through the sidecar,
+-- then the cursor moves. Cursor model: acking offset N completes everything before it for the group; an
+-- explicit failure signal in the same call is never skipped by a later success.
+--   p_worker: the lease id ('' = lease-less ack: allowed, advances without a lease)
+--   statuses: completed/success/acked/ok (positive), failed, retry, dlq
+-- Returns one row per input (outcome, resolved offset) plus, on every row, what happened to the lease and,
+-- when a dead letter must be filed, the poison offset (the caller files it with log_dlq_head_v1 in the SAME
+-- transaction, keeping the lease until then).
+DROP FUNCTION IF EXISTS queen.log_ack_by_hash_v1(UUID, TEXT, TEXT, BYTEA[], TEXT[]);
+CREATE FUNCTION queen.log_ack_by_hash_v1(p_pid UUID, p_group TEXT, p_worker TEXT, p_hashes BYTEA[],
+                                         p_statuses TEXT[])
+RETURNS TABLE (ord INT, outcome TEXT, off BIGINT, lease_released BOOLEAN, dlq_off BIGINT)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    c RECORD;
+    v_now TIMESTAMPTZ := clock_timestamp();
+    v_tstart BIGINT;
+    v_last BIGINT;
+    v_lo BIGINT;
+    v_hi BIGINT;
+    v_live BOOLEAN;
+    v_sig BIGINT;
+    v_sig_status TEXT;
+    v_new BIGINT;
+    v_released BOOLEAN := FALSE;
+    v_dlq BIGINT := NULL;
+    v_retry_limit INT;
+    v_dlq_on BOOLEAN;
+    v_scan BIGINT;
+BEGIN
+    IF cardinality(p_hashes) <> cardinality(p_statuses) THEN
+        RAISE EXCEPTION 'QACK misaligned arrays';
+    END IF;
+    SELECT cc.committed, cc.batch_end, cc.worker_id, cc.lease_expires_at, cc.batch_retry_count INTO c
+      FROM queen.log_consumers cc WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT i::int, 'no_cursor'::text, NULL::bigint, FALSE, NULL::bigint
+                       FROM generate_series(1, cardinality(p_hashes)) i;
+        RETURN;
+    END IF;
+    v_live := c.batch_end IS NOT NULL AND c.lease_expires_at IS NOT NULL AND c.lease_expires_at > v_now;
+    IF p_worker <> '' AND (c.worker_id IS DISTINCT FROM p_worker OR NOT v_live) THEN
+        RETURN QUERY SELECT i::int, 'invalid_lease'::text, NULL::bigint, FALSE, NULL::bigint
+                       FROM generate_series(1, cardinality(p_hashes)) i;
+        RETURN;
+    END IF;
+    SELECT lp.txns_start, lp.last_offset INTO v_tstart, v_last FROM queen.log_partitions lp WHERE lp.id = p_pid;
+    v_lo := GREATEST(c.committed + 1, v_tstart);
+    -- under a lease only the leased span counts; lease-less acks may reach up to the end of the log
+    v_hi := CASE WHEN p_worker <> '' THEN c.batch_end ELSE v_last END;
+
+    -- resolve: per input the lowest matching offset in [lo, hi] ("eff"), or whether it is below the cursor
+    SELECT t.base_offset INTO v_scan FROM queen.log_txns t
+     WHERE t.partition_id = p_pid AND t.base_offset <= v_lo ORDER BY t.base_offset DESC LIMIT 1;
+    CREATE TEMP TABLE IF NOT EXISTS queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN)
+        ON COMMIT DELETE ROWS;
+    DELETE FROM queen_ack_in;
+    INSERT INTO queen_ack_in (o, h, st)
+    SELECT i.o::int, i.h, lower(i.st) FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS i(h, st, o);
+    UPDATE queen_ack_in a SET eff = m.eff
+      FROM (SELECT a2.o, min(t.base_offset + u.idx) AS eff
+              FROM queen_ack_in a2
+              JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = a2.h
+             WHERE t.partition_id = p_pid AND t.base_offset >= COALESCE(v_scan, v_lo) AND t.base_offset <= v_hi
+               AND t.base_offset + u.idx BETWEEN v_lo AND v_hi
+             GROUP BY a2.o) m
+     WHERE a.o = m.o;
+    -- only inputs not found above the cursor pay for the look below it (stale/duplicate acks are rare)
+    IF EXISTS (SELECT 1 FROM queen_ack_in WHERE eff IS NULL) THEN
+        UPDATE queen_ack_in a SET below = TRUE
+          FROM (SELECT DISTINCT a2.o FROM queen_ack_in a2
+                  JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = a2.h
+                 WHERE a2.eff IS NULL AND t.partition_id = p_pid AND t.base_offset <= c.committed
+                   AND t.base_offset + u.idx <= c.committed) m
+         WHERE a.o = m.o;
+    END IF;
+
+    -- the lowest explicit signal; at one offset dlq beats failed beats retry
+    SELECT a.eff, a.st INTO v_sig, v_sig_status FROM queen_ack_in a
+     WHERE a.eff IS NOT NULL AND a.st IN ('failed', 'dlq', 'retry')
+     ORDER BY a.eff, CASE a.st WHEN 'dlq' THEN 0 WHEN 'failed' THEN 1 ELSE 2 END LIMIT 1;
+    -- new cursor: the highest positive below the signal (implicit ack of the silent gaps below it)
+    SELECT max(a.eff) INTO v_new FROM queen_ack_in a
+     WHERE a.eff IS NOT NULL AND a.st IN ('completed', 'success', 'acked', 'ok')
+       AND (v_sig IS NULL OR a.eff < v_sig);
+    v_new := GREATEST(c.committed, COALESCE(v_new, c.committed));
+
+    IF v_sig IS NULL THEN
+        IF c.batch_end IS NOT NULL AND v_new >= c.batch_end THEN
+            UPDATE queen.log_consumers cc
+               SET committed = v_new, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+                   batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL,
+                   total_consumed = cc.total_consumed + (v_new - c.committed)
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            v_released := TRUE;
+        ELSIF v_new > c.committed THEN
+            UPDATE queen.log_consumers cc
+               SET committed = v_new, total_consumed = cc.total_consumed + (v_new - c.committed),
+                   attempt_offset = CASE WHEN cc.batch_end IS NOT NULL THEN v_new + 1 ELSE cc.attempt_offset END
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+        END IF;
+    ELSE
+        SELECT COALESCE(q.retry_limit, 3), COALESCE(q.dead_letter_queue, TRUE) OR COALESCE(q.dlq_after_max_retries, TRUE)
+          INTO v_retry_limit, v_dlq_on
+          FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id WHERE lp.id = p_pid;
+        IF v_sig_status = 'retry' THEN
+            -- release for immediate redelivery, no charge to the retry budget
+            UPDATE queen.log_consumers cc
+               SET committed = v_new, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+                   total_consumed = cc.total_consumed + (v_new - c.committed)
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            v_released := TRUE;
+        ELSIF v_sig_status = 'failed' AND c.batch_retry_count < v_retry_limit THEN
+            -- one retry spent per failure episode; the span from the signal on is redelivered
+            UPDATE queen.log_consumers cc
+               SET committed = v_new, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+                   batch_retry_count = cc.batch_retry_count + 1,
+                   total_consumed = cc.total_consumed + (v_new - c.committed)
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            v_released := TRUE;
+        ELSIF v_dlq_on THEN
+            -- budget exhausted (or dlq asked): commit the prefix and keep the lease; the caller files exactly
+            -- the poison offset with log_dlq_head_v1 in this transaction, which moves the cursor past it
+            UPDATE queen.log_consumers cc
+               SET committed = v_new, total_consumed = cc.total_consumed + (v_new - c.committed)
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            v_dlq := v_sig;
+        ELSE
+            -- dead-lettering disabled: drop the poison frame, the cursor still moves past it
+            UPDATE queen.log_consumers cc
+               SET committed = v_sig, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+                   batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL,
+                   total_consumed = cc.total_consumed + (v_sig - c.committed)
+             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            v_released := TRUE;
+        END IF;
+    END IF;
+
+    RETURN QUERY
+    SELECT a.o,
+           CASE
+             WHEN a.st NOT IN ('completed', 'success', 'acked', 'ok', 'failed', 'dlq', 'retry') THEN 'bad_status'
+             WHEN a.eff IS NULL AND a.below AND a.st IN ('completed', 'success', 'acked', 'ok') THEN 'noop'
+             WHEN a.eff IS NULL AND a.below THEN 'stale'
+             WHEN a.eff IS NULL THEN 'unresolved'
+             WHEN a.st IN ('completed', 'success', 'acked', 'ok') AND a.eff <= v_new THEN 'acked'
+             WHEN a.st IN ('completed', 'success', 'acked', 'ok') THEN 'not_committed'
+             WHEN a.eff = v_sig AND v_dlq IS NOT NULL THEN 'dlq'
+             WHEN a.eff = v_sig AND v_sig_status = 'failed' AND v_released AND NOT v_dlq_on
+                  AND c.batch_retry_count >= v_retry_limit THEN 'dropped'
+             WHEN a.eff = v_sig THEN 'nacked'
+             ELSE 'superseded'
+           END,
+           a.eff, v_released, v_dlq
+      FROM queen_ack_in a ORDER BY a.o;
+END $$;
+
+-- Files one dead letter and moves the cursor past exactly that offset, in one transaction: the snapshot
+-- (payload copy, no FK: it survives retention of its segment), committed = GREATEST(committed, off) (a guard:
+-- a stale caller can never walk the cursor backwards), lease released, retry and attempt counters reset.
+DROP FUNCTION IF EXISTS queen.log_dlq_head_v1(UUID, TEXT, BIGINT, UUID, TEXT, JSONB, TEXT, UUID, TEXT, TIMESTAMPTZ);
+CREATE FUNCTION queen.log_dlq_head_v1(p_pid UUID, p_group TEXT, p_off BIGINT, p_message_id UUID, p_txn TEXT,
+                                      p_payload JSONB, p_error TEXT, p_trace UUID, p_producer_sub TEXT,
+                                      p_created_at TIMESTAMPTZ)
+RETURNS UUID
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id UUID;
+    v_committed BIGINT;
+    v_retries INT;
+BEGIN
+    SELECT cc.committed, cc.batch_retry_count INTO v_committed, v_retries FROM queen.log_consumers cc
+     WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
+    INSERT INTO queen.log_dlq (partition_id, consumer_group, "offset", message_id, transaction_id, payload, error,
+                               retry_count, trace_id, producer_sub, message_created_at)
+    VALUES (p_pid, p_group, p_off, p_message_id, p_txn, p_payload, COALESCE(p_error, 'Retries exhausted'),
+            COALESCE(v_retries, 0), p_trace, p_producer_sub, p_created_at)
+    RETURNING id INTO v_id;
+    UPDATE queen.log_consumers cc
+       SET committed = GREATEST(cc.committed, p_off), batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+           batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL,
+           total_consumed = cc.total_consumed + GREATEST(p_off - cc.committed, 0)
+     WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+    RETURN v_id;
+END $$;
+
+-- Extends every live lease held under one lease id (a multi-partition pop shares one) to
+-- GREATEST(current, now + seconds): never shortens, never revives an expired lease. p_pids narrows the
+-- search when the broker knows where the lease lives (log_consumers has no index on worker_id on purpose:
+-- it would make every lease UPDATE non-HOT).
+DROP FUNCTION IF EXISTS queen.log_renew_lease_v1(TEXT, INT, UUID[]);
+CREATE FUNCTION queen.log_renew_lease_v1(p_worker TEXT, p_seconds INT, p_pids UUID[])
+RETURNS TABLE (renewed INT, expired INT, new_expiry TIMESTAMPTZ)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now TIMESTAMPTZ := clock_timestamp();
+BEGIN
+    RETURN QUERY
+    WITH upd AS (
+        UPDATE queen.log_consumers cc
+           SET lease_expires_at = GREATEST(cc.lease_expires_at, v_now + make_interval(secs => p_seconds))
+         WHERE cc.worker_id = p_worker AND cc.batch_end IS NOT NULL AND cc.lease_expires_at > v_now
+           AND (p_pids IS NULL OR cc.partition_id = ANY (p_pids))
+        RETURNING cc.lease_expires_at)
+    SELECT (SELECT count(*)::int FROM upd),
+           (SELECT count(*)::int FROM queen.log_consumers cc
+             WHERE cc.worker_id = p_worker AND (p_pids IS NULL OR cc.partition_id = ANY (p_pids))
+               AND (cc.batch_end IS NULL OR cc.lease_expires_at <= v_now)),
+           (SELECT min(lease_expires_at) FROM upd);
+END $$;
+
+-- Partition identity for ack results and DLQ filing.
+CREATE OR REPLACE FUNCTION queen.log_partition_info_v1(p_pids UUID[])
+RETURNS TABLE (partition_id UUID, partition_name TEXT, queue_name TEXT, tenant_id UUID)
+LANGUAGE sql STABLE AS $$
+    SELECT lp.id, lp.name, q.name::text, q.tenant_id FROM queen.log_partitions lp
+      JOIN queen.queues q ON q.id = lp.queue_id WHERE lp.id = ANY (p_pids)
+$$;

@@ -1,0 +1,462 @@
+package io.queen.pop;
+
+import static io.queen.testing.Api.ack;
+import static io.queen.testing.Api.ackAll;
+import static io.queen.testing.Api.configure;
+import static io.queen.testing.Api.messages;
+import static io.queen.testing.Api.pop;
+import static io.queen.testing.Api.pushN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.agroal.api.AgroalDataSource;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
+import io.queen.testing.Sql;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** The consume path through HTTP: pop, leases, acks, retries, dead letters, groups, long poll. */
+@QuarkusTest
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class PopAckTest {
+    @Inject
+    AgroalDataSource ds;
+
+    static List<Integer> ns(JsonNode popped) {
+        List<Integer> out = new ArrayList<>();
+        for (JsonNode m : messages(popped)) {
+            out.add(m.get("data").get("n").asInt());
+        }
+        return out;
+    }
+
+    @Test
+    void popShapeAndNothingIs204() {
+        assertEquals(204, Http.get("/api/v1/pop/queue/nope/partition/Default").status());
+        assertEquals(204, Http.get("/api/v1/pop/queue/nope").status());
+        assertEquals(204, Http.get("/api/v1/pop/queue/nope?wait=true&timeout=200").status());
+        pushN("shape", "P1", "s", 0, 2);
+        JsonNode p = pop("/api/v1/pop/queue/shape/partition/P1?batch=10");
+        assertEquals(true, p.get("success").asBoolean());
+        assertEquals("shape", p.get("queue").asText());
+        assertEquals("P1", p.get("partition").asText());
+        assertEquals("__QUEUE_MODE__", p.get("consumerGroup").asText());
+        assertEquals(1, p.get("partitionsClaimed").asInt());
+        String lease = p.get("leaseId").asText();
+        assertFalse(lease.isEmpty());
+        List<JsonNode> ms = messages(p);
+        assertEquals(2, ms.size());
+        for (int i = 0; i < 2; i++) {
+            JsonNode m = ms.get(i);
+            assertEquals("s-" + i, m.get("transactionId").asText());
+            assertEquals(p.get("partitionId").asText(), m.get("partitionId").asText());
+            assertEquals(lease, m.get("leaseId").asText());
+            assertEquals(i, m.get("data").get("n").asInt());
+            assertEquals(i, m.get("offset").asInt());
+            assertTrue(m.get("createdAt").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z"));
+            assertTrue(m.get("traceId").isNull());
+            assertTrue(m.get("producerSub").isNull());
+            assertEquals("shape", m.get("queue").asText());
+        }
+        assertNull(pop("/api/v1/pop/queue/shape/partition/P1"), "the lease is held: nothing for anyone else");
+        assertEquals(204, Http.get("/api/v1/pop/queue/shape/partition/P1?wait=true&timeout=300").status(),
+                "a held lease is not an early empty answer: the long poll runs to its timeout");
+    }
+
+    @Test
+    void partitionIsDeliveredInOffsetOrderAndEveryGroupSeesEverything() {
+        pushN("order", "Default", "o", 0, 30);
+        pushN("order", "Default", "o", 30, 30);
+        for (String g : List.of("g1", "g2")) {
+            List<Integer> seen = new ArrayList<>();
+            JsonNode p;
+            while ((p = pop("/api/v1/pop/queue/order/partition/Default?batch=7&consumerGroup=" + g
+                    + "&subscriptionMode=all")) != null) {
+                seen.addAll(ns(p));
+                for (JsonNode r : ackAll(p, "completed", g)) {
+                    assertTrue(r.get("success").asBoolean(), r.toString());
+                }
+            }
+            List<Integer> expect = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                expect.add(i);
+            }
+            assertEquals(expect, seen, "group " + g);
+        }
+        // queue mode is a group of its own and also sees everything
+        assertEquals(60, drain("order", null).size());
+    }
+
+    List<Integer> drain(String queue, String group) {
+        List<Integer> seen = new ArrayList<>();
+        JsonNode p;
+        String g = group == null ? "" : "&consumerGroup=" + group;
+        while ((p = pop("/api/v1/pop/queue/" + queue + "?batch=50" + g)) != null) {
+            seen.addAll(ns(p));
+            ackAll(p, "completed", group);
+        }
+        return seen;
+    }
+
+    @Test
+    void concurrentConsumersOfOnePartitionNeverHoldOverlappingBatches() throws Exception {
+        int total = 400;
+        for (int i = 0; i < total; i += 100) {
+            pushN("lease1", "Default", "l", i, 100);
+        }
+        record Hold(long from, long to, List<Integer> ns) {
+        }
+        List<Hold> holds = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            fs.add(pool.submit(() -> {
+                int empty = 0;
+                while (empty < 20) {
+                    JsonNode p = pop("/api/v1/pop/queue/lease1/partition/Default?batch=7");
+                    long got = System.nanoTime();
+                    if (p == null) {
+                        empty++;
+                        Thread.sleep(5);
+                        continue;
+                    }
+                    empty = 0;
+                    long release = System.nanoTime();
+                    holds.add(new Hold(got, release, ns(p)));
+                    for (JsonNode r : ackAll(p, "completed", null)) {
+                        assertTrue(r.get("success").asBoolean(), r.toString());
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        pool.shutdown();
+        Set<Integer> all = new HashSet<>();
+        for (Hold h : holds) {
+            for (int n : h.ns()) {
+                assertTrue(all.add(n), "message " + n + " delivered twice");
+            }
+        }
+        assertEquals(total, all.size(), "every message delivered");
+        List<Hold> sorted = new ArrayList<>(holds);
+        sorted.sort((a, b) -> Long.compare(a.from(), b.from()));
+        for (int i = 1; i < sorted.size(); i++) {
+            assertTrue(sorted.get(i).from() > sorted.get(i - 1).to(), "two leases of one partition overlapped");
+            assertTrue(sorted.get(i).ns().get(0) > sorted.get(i - 1).ns().get(0), "batches in offset order");
+        }
+    }
+
+    @Test
+    void expiredLeaseRedeliversWithoutSpendingTheRetryBudget() throws Exception {
+        configure("expiry", "{\"leaseTime\":1,\"retryLimit\":1}");
+        pushN("expiry", "Default", "e", 0, 3);
+        JsonNode first = pop("/api/v1/pop/queue/expiry/partition/Default?batch=2");
+        assertEquals(List.of(0, 1), ns(first));
+        Thread.sleep(1300);
+        JsonNode again = pop("/api/v1/pop/queue/expiry/partition/Default?batch=2");
+        assertEquals(List.of(0, 1), ns(again), "the same span is redelivered");
+        assertNotEquals(first.get("leaseId").asText(), again.get("leaseId").asText());
+        assertEquals("0|2", Sql.one(ds, "SELECT batch_retry_count || '|' || attempt_count FROM queen.log_consumers c"
+                + " JOIN queen.log_partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = p.queue_id"
+                + " WHERE q.name = 'expiry'"));
+        // the old lease is dead: acks carrying it are refused and change nothing
+        JsonNode stale = ackAll(first, "completed", null).get(0);
+        assertFalse(stale.get("success").asBoolean());
+        assertEquals("Invalid or expired lease", stale.get("error").asText());
+        for (JsonNode r : ackAll(again, "completed", null)) {
+            assertTrue(r.get("success").asBoolean());
+        }
+        assertEquals(List.of(2), ns(pop("/api/v1/pop/queue/expiry/partition/Default?batch=2")));
+    }
+
+    @Test
+    void failedAcksSpendTheBudgetThenTheOneMessageIsDeadLetteredAndThePartitionFlows() {
+        configure("poison", "{\"retryLimit\":1}");
+        pushN("poison", "Default", "x", 0, 3);
+        JsonNode p1 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
+        JsonNode m = p1.get("messages").get(0);
+        JsonNode r1 = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
+                "failed", null, "boom 1");
+        assertTrue(r1.get("success").asBoolean());
+        assertTrue(r1.get("leaseReleased").asBoolean());
+        assertFalse(r1.get("dlq").asBoolean());
+        JsonNode p2 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
+        assertEquals(List.of(0), ns(p2), "retried");
+        m = p2.get("messages").get(0);
+        JsonNode r2 = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
+                "failed", null, "Test error: boom 2");
+        assertTrue(r2.get("dlq").asBoolean(), r2.toString());
+        assertEquals(List.of(1, 2), ns(pop("/api/v1/pop/queue/poison/partition/Default?batch=5")),
+                "the rest of the partition keeps flowing");
+        List<List<Object>> dlq = Sql.rows(ds, "SELECT \"offset\", transaction_id, payload::text, error, retry_count"
+                + " FROM queen.log_dlq");
+        assertEquals(1, dlq.size());
+        assertEquals(0L, dlq.get(0).get(0));
+        assertEquals("x-0", dlq.get(0).get(1));
+        assertEquals("{\"n\": 0}", dlq.get(0).get(2));
+        assertEquals("Test error: boom 2", dlq.get(0).get(3));
+        assertEquals(1, dlq.get(0).get(4));
+    }
+
+    @Test
+    void deadLetteringDisabledDropsThePoisonAndStillMovesOn() {
+        configure("nodlq", "{\"retryLimit\":0,\"deadLetterQueue\":false,\"dlqAfterMaxRetries\":false}");
+        pushN("nodlq", "Default", "d", 0, 2);
+        JsonNode p = pop("/api/v1/pop/queue/nodlq/partition/Default?batch=1");
+        JsonNode m = p.get("messages").get(0);
+        JsonNode r = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
+                "failed", null, "x");
+        assertTrue(r.get("success").asBoolean());
+        assertFalse(r.get("dlq").asBoolean());
+        assertEquals(List.of(1), ns(pop("/api/v1/pop/queue/nodlq/partition/Default?batch=5")));
+        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE transaction_id LIKE 'd-%'"));
+    }
+
+    @Test
+    void anExplicitFailureIsNeverSkippedByALaterSuccessInTheSameCall() {
+        pushN("mixed", "Default", "m", 0, 4);
+        JsonNode p = pop("/api/v1/pop/queue/mixed/partition/Default?batch=4");
+        String lease = p.get("leaseId").asText();
+        String pid = p.get("partitionId").asText();
+        String body = "{\"acknowledgments\":["
+                + "{\"transactionId\":\"m-0\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\",\"status\":\"completed\"},"
+                + "{\"transactionId\":\"m-1\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\",\"status\":\"failed\"},"
+                + "{\"transactionId\":\"m-2\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\",\"status\":\"completed\"},"
+                + "{\"transactionId\":\"nope\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\"}]}";
+        JsonNode r = io.queen.testing.Api.json(Http.post("/api/v1/ack/batch", body).body());
+        assertTrue(r.get(0).get("success").asBoolean());
+        assertTrue(r.get(1).get("success").asBoolean());
+        assertFalse(r.get(2).get("success").asBoolean(), "a success after the failure is not committed");
+        assertFalse(r.get(3).get("success").asBoolean());
+        assertEquals("Message not found", r.get(3).get("error").asText());
+        assertEquals(List.of(1, 2, 3), ns(pop("/api/v1/pop/queue/mixed/partition/Default?batch=4")));
+    }
+
+    @Test
+    void staleAndUnknownAcksAreReportedNeverSuccess() {
+        pushN("stale", "Default", "st", 0, 2);
+        JsonNode p = pop("/api/v1/pop/queue/stale/partition/Default?batch=2");
+        String pid = p.get("partitionId").asText();
+        ackAll(p, "completed", null);
+        JsonNode again = ack("st-0", pid, null, "completed", null, null);
+        assertTrue(again.get("success").asBoolean(), "re-acking a committed message is an idempotent success");
+        JsonNode staleFail = ack("st-0", pid, null, "failed", null, null);
+        assertFalse(staleFail.get("success").asBoolean());
+        assertEquals("Message already committed", staleFail.get("error").asText());
+        assertEquals("Message not found", ack("ghost", pid, null, null, null, null).get("error").asText());
+        assertEquals("Message not found", ack("st-0", "not-a-uuid", null, null, null, null).get("error").asText());
+        assertEquals(400, Http.post("/api/v1/ack", "{\"partitionId\":\"" + pid + "\"}").status());
+        assertEquals(400, Http.post("/api/v1/ack", "{\"transactionId\":\"x\"}").status());
+        assertEquals(400, Http.post("/api/v1/ack/batch", "{\"acknowledgments\":[{\"transactionId\":1}]}").status());
+        assertEquals("[]", Http.post("/api/v1/ack/batch", "{\"acknowledgments\":[]}").body());
+    }
+
+    @Test
+    void autoAckCommitsOnDelivery() {
+        pushN("auto", "Default", "a", 0, 3);
+        JsonNode p = pop("/api/v1/pop/queue/auto/partition/Default?batch=2&autoAck=true");
+        assertEquals("", p.get("leaseId").asText());
+        assertEquals("", p.get("messages").get(0).get("leaseId").asText());
+        assertEquals(List.of(2), ns(pop("/api/v1/pop/queue/auto/partition/Default?batch=5&autoAck=1")));
+        assertNull(pop("/api/v1/pop/queue/auto/partition/Default"));
+    }
+
+    @Test
+    void delayedProcessingAndWindowBuffer() throws Exception {
+        configure("delayed", "{\"delayedProcessing\":1}");
+        pushN("delayed", "Default", "dl", 0, 1);
+        assertNull(pop("/api/v1/pop/queue/delayed/partition/Default"));
+        Thread.sleep(1200);
+        assertEquals(List.of(0), ns(pop("/api/v1/pop/queue/delayed/partition/Default")));
+
+        configure("windowed", "{\"windowBuffer\":1}");
+        pushN("windowed", "Default", "w", 0, 3);
+        assertNull(pop("/api/v1/pop/queue/windowed/partition/Default?batch=4"));
+        Thread.sleep(1200);
+        assertEquals(List.of(0, 1, 2), ns(pop("/api/v1/pop/queue/windowed/partition/Default?batch=4")));
+    }
+
+    @Test
+    void subscriptionModes() throws Exception {
+        pushN("subs", "Default", "h", 0, 3);
+        assertNull(pop("/api/v1/pop/queue/subs/partition/Default?consumerGroup=late&subscriptionMode=new"),
+                "new skips history");
+        assertNull(pop("/api/v1/pop/queue/subs?consumerGroup=late2&subscriptionFrom=now"));
+        Thread.sleep(20);
+        String mark = java.time.Instant.now().toString();
+        Thread.sleep(20);
+        pushN("subs", "Default", "h", 3, 2);
+        assertEquals(List.of(3, 4), ns(pop("/api/v1/pop/queue/subs/partition/Default?batch=10&consumerGroup=late")));
+        assertEquals(List.of(3, 4), ns(pop("/api/v1/pop/queue/subs?batch=10&consumerGroup=late2")));
+        assertEquals(List.of(3, 4), ns(pop("/api/v1/pop/queue/subs?batch=10&consumerGroup=ts&subscriptionFrom=" + mark)));
+        JsonNode early = pop("/api/v1/pop/queue/subs?batch=10&consumerGroup=early&subscriptionMode=from_beginning");
+        assertEquals(List.of(0, 1, 2, 3, 4), ns(early));
+        ackAll(early, "completed", "early");
+        assertNull(pop("/api/v1/pop/queue/subs?batch=10&consumerGroup=early"));
+        // the start point is recorded once per (group, queue): a later first contact with a NEW partition uses it
+        pushN("subs", "Other", "o", 0, 1);
+        assertEquals(List.of(0), ns(pop("/api/v1/pop/queue/subs/partition/Other?consumerGroup=late&subscriptionMode=all")),
+                "a partition created after the subscription is read from its start");
+    }
+
+    @Test
+    void wildcardPopClaimsSeveralPartitionsUnderOneLease() {
+        for (String part : List.of("A", "B", "C")) {
+            pushN("wild", part, "w" + part, 0, 2);
+        }
+        JsonNode p = pop("/api/v1/pop/queue/wild?batch=100&partitions=3");
+        assertEquals(6, messages(p).size());
+        assertEquals(3, p.get("partitionsClaimed").asInt());
+        Set<String> pids = new HashSet<>();
+        Set<String> leases = new HashSet<>();
+        for (JsonNode m : messages(p)) {
+            pids.add(m.get("partitionId").asText());
+            leases.add(m.get("leaseId").asText());
+        }
+        assertEquals(3, pids.size());
+        assertEquals(1, leases.size());
+        assertEquals(200, Http.post("/api/v1/lease/" + p.get("leaseId").asText() + "/extend", "").status());
+        for (JsonNode r : ackAll(p, "completed", null)) {
+            assertTrue(r.get("success").asBoolean());
+        }
+        for (String part : List.of("D", "E", "F", "G", "H")) {
+            pushN("wild2", part, "w" + part, 0, 100);
+        }
+        assertEquals(10, messages(pop("/api/v1/pop/queue/wild2?batch=10&partitions=5")).size(), "batch is a global cap");
+        assertEquals(1, pop("/api/v1/pop/queue/wild2?batch=1000").get("partitionsClaimed").asInt(),
+                "default: one partition");
+    }
+
+    @Test
+    void leaseExtension() throws Exception {
+        configure("renew", "{\"leaseTime\":1}");
+        pushN("renew", "Default", "r", 0, 1);
+        JsonNode p = pop("/api/v1/pop/queue/renew/partition/Default");
+        String lease = p.get("leaseId").asText();
+        Http.Reply r = Http.post("/api/v1/lease/" + lease + "/extend", "{\"seconds\":5}");
+        assertEquals(200, r.status(), r.body());
+        JsonNode body = io.queen.testing.Api.json(r.body());
+        assertEquals(lease, body.get("leaseId").asText());
+        assertTrue(body.get("success").asBoolean());
+        assertNotNull(body.get("newExpiresAt").asText());
+        Thread.sleep(1300);
+        assertNull(pop("/api/v1/pop/queue/renew/partition/Default"), "the extended lease still holds");
+        assertTrue(ackAll(p, "completed", null).get(0).get("success").asBoolean());
+        assertEquals(404, Http.post("/api/v1/lease/no-such-lease/extend", "").status());
+        assertEquals(400, Http.post("/api/v1/lease/" + lease + "/extend", "{\"seconds\":\"x\"}").status());
+
+        pushN("renew", "Default", "r", 1, 1);
+        JsonNode p2 = pop("/api/v1/pop/queue/renew/partition/Default");
+        Thread.sleep(1300);
+        Http.Reply expired = Http.post("/api/v1/lease/" + p2.get("leaseId").asText() + "/extend", "{}");
+        assertEquals(409, expired.status(), expired.body());
+    }
+
+    @Test
+    void transactionsAreAllOrNothing() {
+        pushN("tx-src", "Default", "src", 0, 2);
+        JsonNode p = pop("/api/v1/pop/queue/tx-src/partition/Default?batch=1");
+        JsonNode m = p.get("messages").get(0);
+        String pid = m.get("partitionId").asText();
+        String bad = "{\"operations\":[{\"type\":\"push\",\"items\":[{\"queue\":\"tx-dst\",\"payload\":{\"v\":1}}]},"
+                + "{\"type\":\"ack\",\"transactionId\":\"src-0\",\"partitionId\":\"" + pid + "\"},"
+                + "{\"type\":\"ack\",\"transactionId\":\"no-such\",\"partitionId\":\"" + pid + "\"}]}";
+        Http.Reply r = Http.post("/api/v1/transaction", bad);
+        assertEquals(200, r.status());
+        JsonNode res = io.queen.testing.Api.json(r.body());
+        assertFalse(res.get("success").asBoolean());
+        assertTrue(res.get("error").asText().contains("Message not found"), res.toString());
+        assertNull(pop("/api/v1/pop/queue/tx-dst/partition/Default"), "the push rolled back");
+        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions lp"
+                + " ON lp.id = s.partition_id JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = 'tx-dst'"));
+        assertEquals(-1, Sql.count(ds, "SELECT committed FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = 'tx-src'"),
+                "the ack rolled back");
+
+        String good = "{\"operations\":[{\"type\":\"push\",\"items\":[{\"queue\":\"tx-dst\",\"payload\":{\"v\":1}}]},"
+                + "{\"type\":\"ack\",\"transactionId\":\"src-0\",\"partitionId\":\"" + pid + "\"}],\"requiredLeases\":[]}";
+        JsonNode ok = io.queen.testing.Api.json(Http.post("/api/v1/transaction", good).body());
+        assertTrue(ok.get("success").asBoolean(), ok.toString());
+        assertEquals("push", ok.get("results").get(0).get("type").asText());
+        assertEquals(1, pop("/api/v1/pop/queue/tx-dst/partition/Default").get("messages").get(0).get("data").get("v").asInt());
+        assertEquals(0, Sql.count(ds, "SELECT committed FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = 'tx-src'"));
+
+        assertEquals(400, Http.post("/api/v1/transaction", "{\"operations\":[]}").status());
+        assertEquals(400, Http.post("/api/v1/transaction", "{}").status());
+        JsonNode unknown = io.queen.testing.Api.json(Http.post("/api/v1/transaction",
+                "{\"operations\":[{\"type\":\"frobnicate\"}]}").body());
+        assertFalse(unknown.get("success").asBoolean());
+        assertEquals("Unknown operation type: frobnicate", unknown.get("error").asText());
+    }
+
+    @Test
+    void groupDeleteAndSeekMakeMessagesConsumableAgain() {
+        pushN("cg", "Default", "c", 0, 5);
+        assertEquals(5, drain("cg", "grp").size());
+        assertEquals(0, drain("cg", "grp").size());
+        Http.Reply d = Http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(Http.base() + "/api/v1/consumer-groups/grp/queues/cg?deleteMetadata=true"))
+                .DELETE().build());
+        assertEquals(200, d.status(), d.body());
+        assertEquals(1, io.queen.testing.Api.json(d.body()).get("deletedPartitions").asInt());
+        assertEquals(5, drain("cg", "grp").size(), "a recreated group starts fresh");
+
+        Http.Reply s = Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{\"timestamp\":\"2000-01-01T00:00:00Z\"}");
+        assertEquals(200, s.status(), s.body());
+        assertEquals(5, drain("cg", "grp").size(), "seek to the past re-delivers");
+        assertEquals(200, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{\"timestamp\":\"2000-01-01T00:00:00Z\"}").status());
+        assertEquals(200, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{\"toEnd\":true}").status());
+        assertEquals(0, drain("cg", "grp").size(), "seek to the end skips");
+        assertEquals(400, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{}").status());
+        assertEquals(400, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{\"timestamp\":\"yesterday\"}").status());
+        assertEquals(404, Http.post("/api/v1/consumer-groups/grp/queues/cg/partitions/none/seek", "").status());
+        assertEquals(200, Http.post("/api/v1/consumer-groups/grp/queues/cg/partitions/Default/seek", "").status());
+        Http.Reply all = Http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(Http.base() + "/api/v1/consumer-groups/grp")).DELETE().build());
+        assertEquals(200, all.status());
+        assertEquals(400, Http.post("/api/v1/consumer-groups/grp/subscription", "{}").status());
+        assertEquals(200, Http.post("/api/v1/consumer-groups/grp/subscription",
+                "{\"subscriptionTimestamp\":\"2020-01-01T00:00:00Z\"}").status());
+    }
+
+    @Test
+    void longPollWakesOnAPushAndTimesOutWith204() throws Exception {
+        ConcurrentHashMap<String, Long> t = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<JsonNode> waiting = pool.submit(() -> pop("/api/v1/pop/queue/lp/partition/Default?wait=true&timeout=20000"));
+        Thread.sleep(300);
+        long pushed = System.nanoTime();
+        pushN("lp", "Default", "lp", 0, 1);
+        JsonNode got = waiting.get();
+        long latencyMs = (System.nanoTime() - pushed) / 1_000_000;
+        pool.shutdown();
+        assertEquals(List.of(0), ns(got));
+        assertTrue(latencyMs < 15000, "woken by the push, not by the 20 s timeout: " + latencyMs + " ms");
+        t.put("latency", latencyMs);
+        long start = System.nanoTime();
+        assertEquals(204, Http.get("/api/v1/pop/queue/lp-empty/partition/Default?wait=true&timeout=700").status());
+        assertTrue((System.nanoTime() - start) / 1_000_000 >= 650, "held until the timeout");
+    }
+}

@@ -1,0 +1,107 @@
+package io.queen.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Thin typed wrappers over the HTTP API for tests (Jackson trees; safe from many threads). */
+public final class Api {
+    public static final ObjectMapper M = new ObjectMapper();
+
+    private Api() {
+    }
+
+    public static JsonNode json(String s) {
+        try {
+            return M.readTree(s);
+        } catch (Exception e) {
+            throw new IllegalStateException("not JSON: " + s, e);
+        }
+    }
+
+    public static void configure(String queue, String optionsJson) {
+        Http.Reply r = Http.post("/api/v1/configure", "{\"queue\":\"" + queue + "\",\"options\":" + optionsJson + "}");
+        assertEquals(200, r.status(), r.body());
+    }
+
+    /** Pushes payloads {"n": i} with transaction ids prefix-i to one partition; returns the results. */
+    public static JsonNode pushN(String queue, String partition, String prefix, int from, int count) {
+        ArrayNode items = M.createArrayNode();
+        for (int i = from; i < from + count; i++) {
+            ObjectNode it = items.addObject();
+            it.put("queue", queue);
+            it.put("partition", partition);
+            it.put("transactionId", prefix + "-" + i);
+            it.putObject("payload").put("n", i);
+        }
+        ObjectNode body = M.createObjectNode();
+        body.set("items", items);
+        Http.Reply r = Http.post("/api/v1/push", body.toString());
+        assertEquals(201, r.status(), r.body());
+        return json(r.body());
+    }
+
+    /** Pops; returns null on 204. */
+    public static JsonNode pop(String path) {
+        Http.Reply r = Http.get(path);
+        if (r.status() == 204) {
+            return null;
+        }
+        assertEquals(200, r.status(), r.body());
+        return json(r.body());
+    }
+
+    public static List<JsonNode> messages(JsonNode popped) {
+        List<JsonNode> out = new ArrayList<>();
+        if (popped != null) {
+            popped.get("messages").forEach(out::add);
+        }
+        return out;
+    }
+
+    /** Acks every message of a pop with one status; returns the per-item results. */
+    public static JsonNode ackAll(JsonNode popped, String status, String group) {
+        ArrayNode acks = M.createArrayNode();
+        for (JsonNode m : popped.get("messages")) {
+            ObjectNode a = acks.addObject();
+            a.put("transactionId", m.get("transactionId").asText());
+            a.put("partitionId", m.get("partitionId").asText());
+            a.put("leaseId", m.get("leaseId").asText());
+            a.put("status", status);
+        }
+        ObjectNode body = M.createObjectNode();
+        body.set("acknowledgments", acks);
+        if (group != null) {
+            body.put("consumerGroup", group);
+        }
+        Http.Reply r = Http.post("/api/v1/ack/batch", body.toString());
+        assertEquals(200, r.status(), r.body());
+        return json(r.body());
+    }
+
+    public static JsonNode ack(String txn, String pid, String lease, String status, String group, String error) {
+        ObjectNode body = M.createObjectNode();
+        body.put("transactionId", txn);
+        body.put("partitionId", pid);
+        if (lease != null) {
+            body.put("leaseId", lease);
+        }
+        if (status != null) {
+            body.put("status", status);
+        }
+        if (group != null) {
+            body.put("consumerGroup", group);
+        }
+        if (error != null) {
+            body.put("error", error);
+        }
+        Http.Reply r = Http.post("/api/v1/ack", body.toString());
+        assertEquals(200, r.status(), r.body());
+        return json(r.body()).get(0);
+    }
+}
