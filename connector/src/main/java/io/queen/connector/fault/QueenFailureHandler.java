@@ -39,10 +39,16 @@ public interface QueenFailureHandler {
         QueenFailureHandler create(QueenConnectorIncomingConfiguration config, Context context);
     }
 
-    /** The text sent as the ack's {@code error} (stored on the dead letter). */
+    /**
+     * The text sent as the ack's {@code error} (stored on the dead letter): the root cause's message, since
+     * SmallRye wraps the application's exception in its own ("Exception thrown when calling the method ...").
+     */
     static String describe(Throwable reason) {
         if (reason == null) {
             return "nacked";
+        }
+        while (reason.getCause() != null && reason.getCause() != reason) {
+            reason = reason.getCause();
         }
         String m = reason.getMessage();
         return m == null || m.isBlank() ? reason.getClass().getName() : m;

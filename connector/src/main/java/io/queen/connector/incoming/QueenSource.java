@@ -86,7 +86,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
         this.scheduler = scheduler;
         this.metrics = new ChannelMetrics(channel);
         this.consumerGroup = config.getConsumerGroup().filter(s -> !s.isBlank()).orElse(null);
-        this.request = new PopRequest(config.getQueue().orElse(channel), config.getPartition().orElse(null),
+        // With `concurrency`, SmallRye names the copies `<channel>$<n>`: they share the channel's queue.
+        this.request = new PopRequest(config.getQueue().orElse(channel.replaceFirst("\\$\\d+$", "")), config.getPartition().orElse(null),
                 consumerGroup, Math.max(1, config.getBatchSize()), config.getWaitTimeout() > 0,
                 config.getWaitTimeout(), Math.max(1, config.getPartitions()),
                 config.getSubscriptionMode().orElse(null), config.getSubscriptionFrom().orElse(null));
@@ -222,7 +223,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
     }
 
     private boolean deliver(QueenMessage<?> m) {
-        if (!m.span.deliver(m.index)) {
+        // After a `fail` strategy stop nothing more is processed; undelivered messages return to the broker.
+        if (fatal.get() != null || !m.span.deliver(m.index)) {
             return false;
         }
         if (m.conversionFailure != null) {
