@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,6 +41,8 @@ import io.smallrye.reactive.messaging.connector.InboundConnector;
 import io.smallrye.reactive.messaging.connector.OutboundConnector;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.health.HealthReporter;
+import io.smallrye.reactive.messaging.providers.connectors.ExecutionHolder;
+import io.vertx.core.impl.VertxInternal;
 
 /**
  * The {@code smallrye-queen} connector: binds {@code @Incoming} / {@code @Outgoing} channels to Queen queues over
@@ -100,6 +103,9 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
     @Inject
     Instance<ObjectMapper> objectMappers;
 
+    @Inject
+    ExecutionHolder executionHolder;
+
     private final List<QueenSource> sources = new CopyOnWriteArrayList<>();
     private final Map<String, QueenSink> sinks = new ConcurrentHashMap<>();
     private final Map<QueenSource, Boolean> sourceHealth = new ConcurrentHashMap<>();
@@ -116,9 +122,13 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
     public Flow.Publisher<? extends Message<?>> getPublisher(Config config) {
         QueenConnectorIncomingConfiguration ic = new QueenConnectorIncomingConfiguration(config);
         QueenClient client = client(ic);
+        // Each source emits on its own Vert.x event-loop context, as the Kafka connector does: SmallRye then runs
+        // the copies of a channel with `concurrency` in parallel, and @Blocking work returns to that context.
+        io.vertx.core.Context context = ((VertxInternal) executionHolder.vertx().getDelegate()).createEventLoopContext();
+        Executor onContext = task -> context.runOnContext(x -> task.run());
         QueenSource source = new QueenSource(ic, client,
                 lookup(commitFactories, ic.getCommitStrategy(), "commit-strategy"),
-                lookup(failureFactories, ic.getFailureStrategy(), "failure-strategy"), scheduler);
+                lookup(failureFactories, ic.getFailureStrategy(), "failure-strategy"), scheduler, onContext);
         sources.add(source);
         sourceHealth.put(source, ic.getHealthEnabled());
         return source.stream();

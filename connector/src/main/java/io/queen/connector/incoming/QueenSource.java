@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +65,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private final QueenCommitHandler commit;
     private final QueenFailureHandler failure;
     private final ScheduledExecutorService scheduler;
+    private final Executor emitter;
     private final ChannelMetrics metrics;
     private final PopRequest request;
     private final String consumerGroup;
@@ -77,7 +79,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
 
     public QueenSource(QueenConnectorIncomingConfiguration config, QueenClient client,
             QueenCommitHandler.Factory commitFactory, QueenFailureHandler.Factory failureFactory,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService scheduler, Executor emitter) {
+        this.emitter = emitter;
         this.channel = config.getChannel();
         this.config = config;
         this.client = client;
@@ -130,6 +133,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
         return Multi.createBy().repeating().uni(this::pollOnce).until(batch -> batch == END)
                 .onItem().transformToMultiAndConcatenate(batch -> Multi.createFrom().iterable(batch))
                 .select().where(this::deliver)
+                // Hand-over to the channel's context with a one-message buffer: keeps the fetch-ahead bound.
+                .emitOn(emitter, 1)
                 .onTermination().invoke(() -> streamTerminated = true);
     }
 

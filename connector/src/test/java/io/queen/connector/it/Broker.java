@@ -117,7 +117,14 @@ public final class Broker implements AutoCloseable {
             } else {
                 b.method(method, HttpRequest.BodyPublishers.noBody());
             }
-            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r;
+            try {
+                r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            } catch (java.net.ConnectException e) {
+                // No connection was made, so nothing was sent: safe to try once more (seen under heavy load).
+                sleep(200);
+                r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            }
             if (r.statusCode() == 204) {
                 return null;
             }
