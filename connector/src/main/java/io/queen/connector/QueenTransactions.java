@@ -10,6 +10,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.spi.Connector;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -55,6 +56,7 @@ import io.queen.connector.outgoing.QueenSink;
 public class QueenTransactions {
 
     @Inject
+    @Connector(QueenConnector.CONNECTOR_NAME)
     Instance<QueenConnector> connectors;
 
     /** Starts a transaction that will ack {@code input}. */

@@ -24,7 +24,11 @@ public final class AppMain {
         WeldApp app = WeldApp.start(config, beans);
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            app.close();
+            try {
+                app.close();
+            } catch (IllegalStateException alreadyClosedByWeldsOwnHook) {
+                // Weld SE registers a shutdown hook of its own; whichever runs first stops the application.
+            }
             done.countDown();
         }));
         System.out.println("APP STARTED");

@@ -24,6 +24,11 @@ public class Transformer {
     @Inject
     QueenTransactions transactions;
 
+    /** Unused: declares the outgoing channel {@code out} so that SmallRye creates its sink. */
+    @Inject
+    @org.eclipse.microprofile.reactive.messaging.Channel("out")
+    org.eclipse.microprofile.reactive.messaging.Emitter<Object> out;
+
     @Incoming("in")
     public CompletionStage<Void> process(Message<JsonObject> in) throws InterruptedException {
         long start = System.nanoTime();
