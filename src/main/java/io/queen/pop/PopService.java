@@ -1,6 +1,7 @@
 package io.queen.pop;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
@@ -58,7 +59,7 @@ public class PopService {
         this.leases = leases;
         this.config = config;
         this.tenant = UUID.fromString(config.defaultTenant());
-        registry.gauge("queen.pop.parked", parked);
+        Gauge.builder("queen.pop.parked", parked, Number::doubleValue).strongReference(true).register(registry);
         this.delivered = Counter.builder("queen.pop.messages").description("messages delivered by pops")
                 .register(registry);
     }

@@ -1,6 +1,7 @@
 package io.queen.push;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
@@ -73,6 +74,8 @@ public class PushFusion {
     private final Counter segments;
     private final Counter commits;
     private final Counter duplicates;
+    private final Counter vouched;
+    private final Counter fullProbes;
     private final DistributionSummary segmentSize;
 
     PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
@@ -94,7 +97,11 @@ public class PushFusion {
                 .register(registry);
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
-        registry.gauge("queen.push.dedup.cached.hashes", cachedHashes);
+        Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true).register(registry);
+        this.vouched = Counter.builder("queen.push.dedup.vouched")
+                .description("segments whose dedup probe the broker narrowed with its index").register(registry);
+        this.fullProbes = Counter.builder("queen.push.dedup.full.probes")
+                .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
     }
@@ -344,31 +351,34 @@ public class PushFusion {
     private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes) throws SQLException {
         int window = r.dedupWindow();
         int before = idx.size();
+        long base = r.baseOffset();
         if (window <= 0) {
             idx.reset();
         } else {
-            if (idx.verified() < 0 || idx.windowSeconds() < window || r.baseOffset() != idx.verified() + 1) {
-                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), Math.max(-1, idx.verified()),
-                        r.baseOffset(), window);
-                if (idx.verified() < 0 || idx.windowSeconds() < window
-                        || (!gap.isEmpty() && gap.get(0).baseOffset() != idx.verified() + 1)) {
-                    // rebuild: everything inside the window below this segment
+            if (!idx.valid() || idx.windowSeconds() != window || base != idx.verified() + 1) {
+                // cover what lies between the index and this segment: the gap another broker wrote, or, for a
+                // cold (or reset) index, everything inside the window below this segment
+                boolean cold = !idx.valid() || idx.windowSeconds() != window;
+                if (cold) {
                     idx.reset();
-                    gap = store.txnSpans(r.partitionId(), -1, r.baseOffset(), window);
-                    idx.startAt(gap.isEmpty() ? r.baseOffset() - 1 : gap.get(0).baseOffset() - 1, window);
+                }
+                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
+                if (cold) {
+                    idx.startAt(gap.isEmpty() ? base - 1 : gap.get(0).baseOffset() - 1, window);
                 }
                 for (PushStore.TxnSpan t : gap) {
-                    idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(), t.hashes(),
-                            window);
-                }
-                if (idx.verified() != r.baseOffset() - 1) {
-                    idx.reset();
-                    cachedHashes.addAndGet(idx.size() - before);
-                    return;
+                    if (!idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(),
+                            t.hashes(), window)) {
+                        break;
+                    }
                 }
             }
-            idx.append(r.baseOffset(), r.baseOffset() + hashes.length / 16 - 1,
-                    r.createdAt().toInstant().toEpochMilli(), hashes, window);
+            if (idx.valid() && idx.verified() == base - 1) {
+                idx.append(base, base + hashes.length / 16 - 1, r.createdAt().toInstant().toEpochMilli(), hashes,
+                        window);
+            } else {
+                idx.reset();
+            }
         }
         long total = cachedHashes.addAndGet(idx.size() - before);
         if (total > dedupBudget) {
@@ -387,8 +397,10 @@ public class PushFusion {
             hashes.add(p.hash);
         }
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+        long verified = lane.dedup.vouchFor(packed.hashes());
+        (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
-                packed.hashes(), lane.dedup.vouchFor(packed.hashes()), lane.dedup.windowSeconds(), packed.blob());
+                packed.hashes(), verified, lane.dedup.windowSeconds(), packed.blob());
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */
