@@ -195,7 +195,8 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
             }
         }
         for (QueenSink sink : sinks.values()) {
-            sink.flush(10_000);
+            sink.flush(sink.shutdownTimeout());
+            sink.metrics().close();
         }
         scheduler.shutdownNow();
         clients.forEach(QueenClient::close);

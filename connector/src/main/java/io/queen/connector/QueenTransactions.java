@@ -21,6 +21,7 @@ import io.queen.connector.client.QueenClient;
 import io.queen.connector.client.Wire.PushItem;
 import io.queen.connector.health.TraceIds;
 import io.queen.connector.incoming.QueenMessage;
+import io.queen.connector.incoming.QueenMessageRef;
 import io.queen.connector.incoming.QueenSource;
 import io.queen.connector.outgoing.QueenSink;
 
@@ -61,7 +62,10 @@ public class QueenTransactions {
 
     /** Starts a transaction that will ack {@code input}. */
     public Transaction begin(Message<?> input) {
-        QueenMessage<?> in = input.unwrap(QueenMessage.class);
+        QueenMessage<?> in = input instanceof QueenMessage<?> q ? q
+                : input.getMetadata(QueenMessageRef.class).map(QueenMessageRef::message)
+                        .orElseThrow(() -> new IllegalArgumentException(
+                                "QueenTransactions needs a message received from a smallrye-queen channel"));
         return new Transaction(in);
     }
 

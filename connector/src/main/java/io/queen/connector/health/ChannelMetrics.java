@@ -30,6 +30,8 @@ public final class ChannelMetrics {
     public final AtomicLong bufferedMax = new AtomicLong();
 
     private final String channel;
+    /** Micrometer meters registered for this channel (typed Object so that Micrometer stays optional). */
+    private final java.util.List<Object> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public ChannelMetrics(String channel) {
         this.channel = channel;
@@ -38,6 +40,17 @@ public final class ChannelMetrics {
                 Micrometer.register(this);
             } catch (LinkageError e) {
                 // Micrometer classes present but unusable: metrics stay local.
+            }
+        }
+    }
+
+    /** Unregisters the channel's meters (the channel is gone; a new one with the same name registers anew). */
+    public void close() {
+        if (MICROMETER && !meters.isEmpty()) {
+            try {
+                Micrometer.remove(this);
+            } catch (LinkageError e) {
+                // nothing registered
             }
         }
     }
@@ -68,15 +81,22 @@ public final class ChannelMetrics {
             gauge(r, "queen.messaging.buffered.max", m, m.bufferedMax::get);
         }
 
+        static void remove(ChannelMetrics m) {
+            for (Object meter : m.meters) {
+                io.micrometer.core.instrument.Metrics.globalRegistry.remove((io.micrometer.core.instrument.Meter) meter);
+            }
+            m.meters.clear();
+        }
+
         private static void counter(io.micrometer.core.instrument.MeterRegistry r, String name, ChannelMetrics m,
                 AtomicLong value) {
-            io.micrometer.core.instrument.FunctionCounter.builder(name, value, AtomicLong::doubleValue)
-                    .tag("channel", m.channel).register(r);
+            m.meters.add(io.micrometer.core.instrument.FunctionCounter.builder(name, value, AtomicLong::doubleValue)
+                    .tag("channel", m.channel).register(r));
         }
 
         private static void gauge(io.micrometer.core.instrument.MeterRegistry r, String name, ChannelMetrics m,
                 Supplier<Number> value) {
-            io.micrometer.core.instrument.Gauge.builder(name, value).tag("channel", m.channel).register(r);
+            m.meters.add(io.micrometer.core.instrument.Gauge.builder(name, value).tag("channel", m.channel).register(r));
         }
     }
 }

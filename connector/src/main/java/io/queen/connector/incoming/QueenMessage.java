@@ -30,7 +30,7 @@ public final class QueenMessage<T> implements Message<T> {
             Throwable conversionFailure, QueenSource source) {
         this.payload = payload;
         this.queenMetadata = queenMetadata;
-        this.metadata = Metadata.of(queenMetadata);
+        this.metadata = Metadata.of(queenMetadata, new QueenMessageRef(this));
         this.span = span;
         this.index = index;
         this.conversionFailure = conversionFailure;

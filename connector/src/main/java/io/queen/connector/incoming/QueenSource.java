@@ -362,6 +362,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
             LOG.log(System.Logger.Level.WARNING, "channel {0}: final ack flush failed: {1}", channel, e.toString());
         }
         commit.close();
+        metrics.close();
     }
 
     private boolean allDeliveredSettled() {

@@ -52,6 +52,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
     private final int batchSize;
     private final int maxInflight;
     private final long lingerMs;
+    private final long shutdownTimeout;
 
     private Flow.Subscription upstream;
     private List<Prepared> current = new ArrayList<>();
@@ -73,6 +74,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         this.batchSize = Math.max(1, config.getPushBatchSize());
         this.maxInflight = Math.max(1, config.getMaxInflightRequests());
         this.lingerMs = Math.max(0, config.getPushLinger());
+        this.shutdownTimeout = config.getShutdownTimeout();
         client.health().whenComplete((x, t) -> reachable = t == null);
     }
 
@@ -90,6 +92,11 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
 
     public ChannelMetrics metrics() {
         return metrics;
+    }
+
+    /** How long shutdown waits for the broker to confirm accepted messages ({@code shutdown-timeout}). */
+    public long shutdownTimeout() {
+        return shutdownTimeout;
     }
 
     @Override
