@@ -33,8 +33,12 @@ public final class ChannelMetrics {
     /** Micrometer meters registered for this channel (typed Object so that Micrometer stays optional). */
     private final java.util.List<Object> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public ChannelMetrics(String channel) {
+    private final boolean incoming;
+
+    /** @param incoming true for an incoming channel (pop/ack meters), false for an outgoing one (push meters) */
+    public ChannelMetrics(String channel, boolean incoming) {
         this.channel = channel;
+        this.incoming = incoming;
         if (MICROMETER) {
             try {
                 Micrometer.register(this);
@@ -68,15 +72,18 @@ public final class ChannelMetrics {
     private static final class Micrometer {
         static void register(ChannelMetrics m) {
             io.micrometer.core.instrument.MeterRegistry r = io.micrometer.core.instrument.Metrics.globalRegistry;
+            if (!m.incoming) {
+                counter(r, "queen.messaging.pushes", m, m.pushes);
+                counter(r, "queen.messaging.pushed", m, m.pushed);
+                counter(r, "queen.messaging.push.failures", m, m.pushFailures);
+                return;
+            }
             counter(r, "queen.messaging.pops", m, m.pops);
             counter(r, "queen.messaging.pops.empty", m, m.emptyPops);
             counter(r, "queen.messaging.received", m, m.received);
             counter(r, "queen.messaging.acks", m, m.acks);
             counter(r, "queen.messaging.nacks", m, m.nacks);
             counter(r, "queen.messaging.lease.extensions", m, m.leaseExtensions);
-            counter(r, "queen.messaging.pushes", m, m.pushes);
-            counter(r, "queen.messaging.pushed", m, m.pushed);
-            counter(r, "queen.messaging.push.failures", m, m.pushFailures);
             gauge(r, "queen.messaging.buffered", m, m.buffered::get);
             gauge(r, "queen.messaging.buffered.max", m, m.bufferedMax::get);
         }

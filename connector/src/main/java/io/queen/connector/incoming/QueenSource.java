@@ -55,7 +55,8 @@ import io.smallrye.mutiny.Uni;
 public final class QueenSource implements QueenFailureHandler.Context {
 
     private static final System.Logger LOG = System.getLogger(QueenSource.class.getName());
-    private static final List<QueenMessage<?>> END = List.of();
+    /** End-of-stream marker, compared by identity (a distinct instance: {@code List.of()} is a shared singleton). */
+    private static final List<QueenMessage<?>> END = java.util.Collections.unmodifiableList(new ArrayList<>());
 
     private final String channel;
     private final QueenConnectorIncomingConfiguration config;
@@ -87,7 +88,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
         this.payloads = new JsonPayloads(client.mapper());
         this.payloadClass = config.getPayloadClass().map(QueenSource::load).orElse(null);
         this.scheduler = scheduler;
-        this.metrics = new ChannelMetrics(channel);
+        this.metrics = new ChannelMetrics(channel, true);
         this.consumerGroup = config.getConsumerGroup().filter(s -> !s.isBlank()).orElse(null);
         // With `concurrency`, SmallRye names the copies `<channel>$<n>`: they share the channel's queue.
         this.request = new PopRequest(config.getQueue().orElse(channel.replaceFirst("\\$\\d+$", "")), config.getPartition().orElse(null),

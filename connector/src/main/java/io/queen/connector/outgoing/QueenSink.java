@@ -68,7 +68,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         this.client = client;
         this.payloads = new JsonPayloads(client.mapper());
         this.scheduler = scheduler;
-        this.metrics = new ChannelMetrics(channel);
+        this.metrics = new ChannelMetrics(channel, false);
         this.queue = config.getQueue().orElse(channel);
         this.partition = config.getPartition().orElse(null);
         this.batchSize = Math.max(1, config.getPushBatchSize());

@@ -66,10 +66,14 @@ class EndToEndIT extends BrokerTest {
     }
 
     @Test
-    void metadataIsExposed() throws Exception {
-        broker.push("meta", "only", List.of(Map.of("id", 1)), List.of("txn-meta-1"));
+    void metadataIsExposedAndIdlePollsKeepTheChannelAlive() throws Exception {
         app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "meta", "partition", "only",
-                "consumer-group", "g1", "subscription-mode", "all", "wait-timeout", "1000"), MetadataCapture.class);
+                "consumer-group", "g1", "subscription-mode", "all", "wait-timeout", "200"), MetadataCapture.class);
+        QueenSource source = app.connector().sources().get(0);
+        // Several long polls end empty first: the poll loop must go on.
+        await().atMost(Duration.ofSeconds(20)).until(() -> source.metrics().emptyPops.get() >= 3);
+        assertTrue(app.health().getLiveness().isOk(), "alive after empty polls");
+        broker.push("meta", "only", List.of(Map.of("id", 1)), List.of("txn-meta-1"));
         await().atMost(Duration.ofSeconds(20)).until(() -> MetadataCapture.LAST != null);
         var m = MetadataCapture.LAST;
         assertEquals("meta", m.queue());
