@@ -57,8 +57,10 @@ BEGIN
     -- resolve: per input the lowest matching offset in [lo, hi] ("eff"), or whether it is below the cursor
     SELECT t.base_offset INTO v_scan FROM queen.log_txns t
      WHERE t.partition_id = p_pid AND t.base_offset <= v_lo ORDER BY t.base_offset DESC LIMIT 1;
-    CREATE TEMP TABLE IF NOT EXISTS queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN)
-        ON COMMIT DELETE ROWS;
+    -- per-session scratch table (checked first: IF NOT EXISTS would send a NOTICE on every call)
+    IF to_regclass('pg_temp.queen_ack_in') IS NULL THEN
+        CREATE TEMP TABLE queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN) ON COMMIT DELETE ROWS;
+    END IF;
     DELETE FROM queen_ack_in;
     INSERT INTO queen_ack_in (o, h, st)
     SELECT i.o::int, i.h, lower(i.st) FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS i(h, st, o);
@@ -108,8 +110,11 @@ BEGIN
         SELECT COALESCE(q.retry_limit, 3), COALESCE(q.dead_letter_queue, TRUE) OR COALESCE(q.dlq_after_max_retries, TRUE)
           INTO v_retry_limit, v_dlq_on
           FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id WHERE lp.id = p_pid;
-        IF v_sig_status = 'retry' THEN
-            -- release for immediate redelivery, no charge to the retry budget
+        IF v_sig_status = 'retry' OR (v_sig_status IN ('dlq', 'failed') AND v_new < v_sig - 1
+                                         AND (v_sig_status = 'dlq' OR c.batch_retry_count >= v_retry_limit)) THEN
+            -- 'retry', or a message to be dead-lettered while messages before it in the partition were neither
+            -- acked nor failed: filing it would move the cursor over them (implicit ack of unprocessed work),
+            -- so release for redelivery from the first unacked message instead, without charging the budget
             UPDATE queen.log_consumers cc
                SET committed = v_new, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
                    total_consumed = cc.total_consumed + (v_new - c.committed)

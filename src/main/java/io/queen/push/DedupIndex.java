@@ -10,7 +10,7 @@ import java.util.ArrayDeque;
  * instead of the whole window. It is an optimisation only: any doubt (cold index, a local hit, a window that
  * grew since) sends {@code -1} and SQL probes the whole window, which is always correct.
  *
- * <p>Invariant: {@code verified >= 0} implies the set holds the hash of every frame at offsets in
+ * <p>Invariant: {@code valid} implies the set holds the hash of every frame at offsets in
  * (first offset inside the window, verified]. Not thread-safe: touched only by the one flush of its partition
  * that is in flight (the fusion layer guarantees one at a time, with happens-before between flushes).
  */
@@ -21,7 +21,13 @@ final class DedupIndex {
     private final HashSet128 set = new HashSet128(64);
     private final ArrayDeque<Span> spans = new ArrayDeque<>();
     private long verified = -1;
+    private boolean valid;
     private int windowSeconds;
+
+    /** Whether the index covers the window up to {@link #verified()} (false: cold or emptied). */
+    boolean valid() {
+        return valid;
+    }
 
     long verified() {
         return verified;
@@ -37,7 +43,7 @@ final class DedupIndex {
 
     /** The {@code p_verified} to send for these incoming hashes: -1 when any of them is already known. */
     long vouchFor(byte[] incoming) {
-        if (verified < 0) {
+        if (!valid) {
             return -1;
         }
         ByteBuffer b = ByteBuffer.wrap(incoming);
@@ -50,20 +56,24 @@ final class DedupIndex {
     }
 
     /**
-     * Records a committed span. Spans must arrive in offset order; if {@code base} does not continue
-     * {@link #verified()} the caller must first {@link #append} the gap (written by another broker) or
-     * {@link #reset()}.
+     * Records a committed span that continues {@link #verified()} (the caller appends any gap written by
+     * another broker first). A span that does not continue it, or a window that grew (it needs hashes this
+     * index already evicted), empties the index instead: it then vouches for nothing until rebuilt.
+     *
+     * @return whether the span was recorded
      */
-    void append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
+    boolean append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
         if (window != windowSeconds) {
-            if (window > windowSeconds && verified >= 0) {
-                // a larger window needs hashes this index already evicted: start over
-                reset();
-            }
+            boolean grew = window > windowSeconds;
             windowSeconds = window;
+            if (grew) {
+                reset();
+                return false;
+            }
         }
-        if (verified >= 0 && base != verified + 1) {
+        if (!valid || base != verified + 1) {
             reset();
+            return false;
         }
         ByteBuffer b = ByteBuffer.wrap(hashes);
         for (int i = 0; i < hashes.length; i += 16) {
@@ -72,6 +82,7 @@ final class DedupIndex {
         spans.add(new Span(base, end, createdAtMillis, hashes));
         verified = end;
         expire(createdAtMillis - windowSeconds * 1000L);
+        return true;
     }
 
     /** Marks the index as covering nothing yet at or below {@code lastOffset} (an empty partition). */
@@ -79,6 +90,7 @@ final class DedupIndex {
         reset();
         windowSeconds = window;
         verified = lastOffset;
+        valid = true;
     }
 
     void reset() {
@@ -86,6 +98,7 @@ final class DedupIndex {
             drop(spans.poll());
         }
         verified = -1;
+        valid = false;
     }
 
     private void expire(long cutoffMillis) {

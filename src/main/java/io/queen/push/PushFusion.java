@@ -1,6 +1,7 @@
 package io.queen.push;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
@@ -89,6 +90,8 @@ public class PushFusion {
     private final Counter segments;
     private final Counter commits;
     private final Counter duplicates;
+    private final Counter vouched;
+    private final Counter fullProbes;
     private final DistributionSummary segmentSize;
 
     PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
@@ -115,7 +118,11 @@ public class PushFusion {
                 .register(registry);
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
-        registry.gauge("queen.push.dedup.cached.hashes", cachedHashes);
+        Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true).register(registry);
+        this.vouched = Counter.builder("queen.push.dedup.vouched")
+                .description("segments whose dedup probe the broker narrowed with its index").register(registry);
+        this.fullProbes = Counter.builder("queen.push.dedup.full.probes")
+                .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
     }
@@ -288,7 +295,7 @@ public class PushFusion {
                                     r.baseOffset() + k, null));
                         }
                     } else {
-                        requeueSurvivors(lane, seg, r, originals.getOrDefault(i, Map.of()));
+                        requeueSurvivors(lane, seg, r, originals.get(i));
                     }
                 }
                 markReady(lane);
@@ -310,7 +317,9 @@ public class PushFusion {
                 Pending p = seg.get(k);
                 if (dupOffset.containsKey(k)) {
                     duplicates.increment();
-                    p.complete(new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
+                    p.complete(originalIds == null
+                            ? Verdict.failed("duplicate of offset " + dupOffset.get(k) + ", original not readable")
+                            : new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
                 } else {
                     lane.add(p);
                 }
@@ -332,9 +341,18 @@ public class PushFusion {
                 writes.add(buildSegment(bundle.get(i), frames.get(i)));
             }
             results = store.pushBundle(writes);
+            // committed: from here on nothing may turn these verdicts into failures
             for (int i = 0; i < results.length; i++) {
                 if (!results[i].duplicate()) {
-                    remember(bundle.get(i).dedup, results[i], writes.get(i).hashes());
+                    DedupIndex idx = bundle.get(i).dedup;
+                    try {
+                        remember(idx, results[i], writes.get(i).hashes());
+                    } catch (Exception e) {
+                        LOG.warnf("dedup index of %s dropped: %s", bundle.get(i).key, e.getMessage());
+                        int size = idx.size();
+                        idx.reset();
+                        cachedHashes.addAndGet(-size);
+                    }
                 }
             }
             List<Committed> committed = new ArrayList<>();
@@ -342,7 +360,13 @@ public class PushFusion {
             for (int i = 0; i < results.length; i++) {
                 PushStore.SegmentResult r = results[i];
                 if (r.duplicate()) {
-                    originals.put(i, resolveOriginals(r));
+                    try {
+                        originals.put(i, resolveOriginals(r));
+                    } catch (Exception e) {
+                        LOG.warnf("cannot resolve the original of a duplicate in %s: %s", bundle.get(i).key,
+                                e.getMessage());
+                        originals.put(i, null);  // those items are answered failed; a retry resolves them
+                    }
                 } else {
                     int n = frames.get(i).size();
                     msgs += n;
@@ -385,31 +409,34 @@ public class PushFusion {
     private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes) throws SQLException {
         int window = r.dedupWindow();
         int before = idx.size();
+        long base = r.baseOffset();
         if (window <= 0) {
             idx.reset();
         } else {
-            if (idx.verified() < 0 || idx.windowSeconds() < window || r.baseOffset() != idx.verified() + 1) {
-                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), Math.max(-1, idx.verified()),
-                        r.baseOffset(), window);
-                if (idx.verified() < 0 || idx.windowSeconds() < window
-                        || (!gap.isEmpty() && gap.get(0).baseOffset() != idx.verified() + 1)) {
-                    // rebuild: everything inside the window below this segment
+            if (!idx.valid() || idx.windowSeconds() != window || base != idx.verified() + 1) {
+                // cover what lies between the index and this segment: the gap another broker wrote, or, for a
+                // cold (or reset) index, everything inside the window below this segment
+                boolean cold = !idx.valid() || idx.windowSeconds() != window;
+                if (cold) {
                     idx.reset();
-                    gap = store.txnSpans(r.partitionId(), -1, r.baseOffset(), window);
-                    idx.startAt(gap.isEmpty() ? r.baseOffset() - 1 : gap.get(0).baseOffset() - 1, window);
+                }
+                List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
+                if (cold) {
+                    idx.startAt(gap.isEmpty() ? base - 1 : gap.get(0).baseOffset() - 1, window);
                 }
                 for (PushStore.TxnSpan t : gap) {
-                    idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(), t.hashes(),
-                            window);
-                }
-                if (idx.verified() != r.baseOffset() - 1) {
-                    idx.reset();
-                    cachedHashes.addAndGet(idx.size() - before);
-                    return;
+                    if (!idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(),
+                            t.hashes(), window)) {
+                        break;
+                    }
                 }
             }
-            idx.append(r.baseOffset(), r.baseOffset() + hashes.length / 16 - 1,
-                    r.createdAt().toInstant().toEpochMilli(), hashes, window);
+            if (idx.valid() && idx.verified() == base - 1) {
+                idx.append(base, base + hashes.length / 16 - 1, r.createdAt().toInstant().toEpochMilli(), hashes,
+                        window);
+            } else {
+                idx.reset();
+            }
         }
         long total = cachedHashes.addAndGet(idx.size() - before);
         if (total > dedupBudget) {
@@ -428,8 +455,10 @@ public class PushFusion {
             hashes.add(p.hash);
         }
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+        long verified = lane.dedup.vouchFor(packed.hashes());
+        (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
-                packed.hashes(), lane.dedup.vouchFor(packed.hashes()), lane.dedup.windowSeconds(), packed.blob());
+                packed.hashes(), verified, lane.dedup.windowSeconds(), packed.blob());
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */

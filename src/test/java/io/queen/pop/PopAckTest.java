@@ -210,13 +210,35 @@ class PopAckTest {
         assertEquals(List.of(1, 2), ns(pop("/api/v1/pop/queue/poison/partition/Default?batch=5")),
                 "the rest of the partition keeps flowing");
         List<List<Object>> dlq = Sql.rows(ds, "SELECT \"offset\", transaction_id, payload::text, error, retry_count"
-                + " FROM queen.log_dlq");
+                + " FROM queen.log_dlq WHERE transaction_id LIKE 'x-%'");
         assertEquals(1, dlq.size());
         assertEquals(0L, dlq.get(0).get(0));
         assertEquals("x-0", dlq.get(0).get(1));
         assertEquals("{\"n\": 0}", dlq.get(0).get(2));
         assertEquals("Test error: boom 2", dlq.get(0).get(3));
         assertEquals(1, dlq.get(0).get(4));
+    }
+
+    @Test
+    void deadLetteringNeverSkipsUnprocessedMessagesBeforeThePoison() {
+        pushN("dlqgap", "Default", "g", 0, 3);
+        JsonNode p = pop("/api/v1/pop/queue/dlqgap/partition/Default?batch=3");
+        String pid = p.get("partitionId").asText();
+        JsonNode r = ack("g-2", pid, p.get("leaseId").asText(), "dlq", null, "bad");
+        assertTrue(r.get("success").asBoolean());
+        assertFalse(r.get("dlq").asBoolean(), "g-0 and g-1 were never acked: nothing is filed over them");
+        JsonNode again = pop("/api/v1/pop/queue/dlqgap/partition/Default?batch=3");
+        assertEquals(List.of(0, 1, 2), ns(again), "redelivered from the first unacked message");
+        String lease = again.get("leaseId").asText();
+        String body = "{\"acknowledgments\":["
+                + "{\"transactionId\":\"g-0\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\"},"
+                + "{\"transactionId\":\"g-1\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease + "\"},"
+                + "{\"transactionId\":\"g-2\",\"partitionId\":\"" + pid + "\",\"leaseId\":\"" + lease
+                + "\",\"status\":\"dlq\",\"error\":\"bad\"}]}";
+        JsonNode res = io.queen.testing.Api.json(Http.post("/api/v1/ack/batch", body).body());
+        assertTrue(res.get(2).get("dlq").asBoolean(), res.toString());
+        assertNull(pop("/api/v1/pop/queue/dlqgap/partition/Default?batch=3"));
+        assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE transaction_id = 'g-2'"));
     }
 
     @Test

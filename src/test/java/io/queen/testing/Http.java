@@ -27,12 +27,21 @@ public final class Http {
     }
 
     public static Reply post(String path, String json) {
-        return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).timeout(Duration.ofSeconds(60)).build());
+        return post(base(), path, json);
     }
 
     public static Reply get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(base() + path)).GET().timeout(Duration.ofSeconds(90)).build());
+        return get(base(), path);
+    }
+
+    /** Against another broker (multi-broker tests). */
+    public static Reply post(String baseUrl, String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).timeout(Duration.ofSeconds(60)).build());
+    }
+
+    public static Reply get(String baseUrl, String path) {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().timeout(Duration.ofSeconds(90)).build());
     }
 
     public static Reply send(HttpRequest request) {

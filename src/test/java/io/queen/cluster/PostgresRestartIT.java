@@ -1,0 +1,87 @@
+package io.queen.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Api;
+import io.queen.testing.BrokerProcess;
+import io.queen.testing.Http;
+import io.queen.testing.TestPostgres;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL stops under a running broker and comes back: the broker answers clear errors meanwhile (a failed
+ * push is reported, never silently dropped), recovers by itself, loses nothing that was acknowledged, and its
+ * long polls are woken through a re-established LISTEN connection.
+ */
+class PostgresRestartIT {
+    static EmbeddedPostgres startPg(Path dir, int port) throws Exception {
+        return EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(false).setPort(port).start();
+    }
+
+    @Test
+    void brokerSurvivesAPostgresRestart() throws Exception {
+        Path dir = Files.createTempDirectory("queen-pg-restart");
+        int port = BrokerProcess.freePort();
+        EmbeddedPostgres pg = startPg(dir, port);
+        TestPostgres.Server server = new TestPostgres.Server("127.0.0.1", port, "postgres", "postgres");
+        try (BrokerProcess a = BrokerProcess.start("restart-a", server, "postgres", Map.of());
+                BrokerProcess b = BrokerProcess.start("restart-b", server, "postgres",
+                        Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"))) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(201, Http.post(a.url(), "/api/v1/push", "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"before-"
+                        + i + "\",\"payload\":{\"n\":" + i + "}}]}").status());
+            }
+            pg.close();
+            Http.Reply down = Http.post(a.url(), "/api/v1/push",
+                    "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"during\",\"payload\":{\"n\":99}}]}");
+            assertTrue(down.status() >= 500, "a push while the database is down is an error: " + down.status());
+            assertTrue(down.body().contains("error"), down.body());
+            assertEquals(503, Http.get(a.url(), "/health").status());
+            assertEquals(204, Http.get(a.url(), "/api/v1/pop/queue/rs/partition/Default?wait=false").status(),
+                    "pop absorbs the outage: nothing, not a 5xx");
+
+            pg = startPg(dir, port);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (Http.get(a.url(), "/health").status() != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(200, Http.get(a.url(), "/health").status(), "the broker reconnects by itself");
+            // the client retries the failed push with the same id: stored once
+            Http.Reply retry = Http.post(a.url(), "/api/v1/push",
+                    "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"during\",\"payload\":{\"n\":3}}]}");
+            assertEquals(201, retry.status(), retry.body());
+
+            // B's LISTEN connection died with the server: after it re-listens, a push on A wakes B's long poll
+            Thread.sleep(3000);
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            List<Integer> got = new ArrayList<>();
+            JsonNode drained = Api.json(Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10").body());
+            drained.get("messages").forEach(m -> got.add(m.get("data").get("n").asInt()));
+            assertEquals(List.of(0, 1, 2, 3), got, "everything acknowledged before and after the outage is there");
+            Http.Reply acked = Http.post(b.url(), "/api/v1/ack", "{\"transactionId\":\"during\",\"partitionId\":\""
+                    + drained.get("partitionId").asText() + "\",\"leaseId\":\"" + drained.get("leaseId").asText() + "\"}");
+            assertEquals(200, acked.status());
+            Future<Http.Reply> parked = pool.submit(() -> Http.get(b.url(),
+                    "/api/v1/pop/queue/rs/partition/Default?wait=true&timeout=30000"));
+            Thread.sleep(500);
+            assertEquals(201, Http.post(a.url(), "/api/v1/push",
+                    "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"after\",\"payload\":{\"n\":4}}]}").status());
+            Http.Reply woken = parked.get();
+            pool.shutdown();
+            assertEquals(200, woken.status(), "woken through the re-established LISTEN");
+        } finally {
+            pg.close();
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.queen.testing;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A real broker process (the packaged jar) for multi-broker and crash tests. Its output goes to a log file
+ * under target/ so a failing test can be diagnosed. Not thread-safe; one owner.
+ */
+public final class BrokerProcess implements AutoCloseable {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private BrokerProcess(Process process, int port, Path log) {
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    public static BrokerProcess start(String name, TestPostgres.Server pg, String database, Map<String, String> extra)
+            throws Exception {
+        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("broker jar missing: run `./mvnw package` first (" + jar.toAbsolutePath() + ")");
+        }
+        int port = freePort();
+        Path log = Path.of("target", "broker-" + name + "-" + port + ".log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-jar",
+                jar.toString());
+        Map<String, String> env = pb.environment();
+        env.put("PORT", String.valueOf(port));
+        env.put("PG_HOST", pg.host());
+        env.put("PG_PORT", String.valueOf(pg.port()));
+        env.put("PG_USER", pg.user());
+        env.put("PG_PASSWORD", pg.password());
+        env.put("PG_DATABASE", database);
+        env.put("QUEEN_EMBEDDED_PG", "false");
+        env.put("DB_POOL_SIZE", "10");
+        env.putAll(extra == null ? new HashMap<>() : extra);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(log.toFile());
+        BrokerProcess b = new BrokerProcess(pb.start(), port, log);
+        b.awaitHealthy(Duration.ofSeconds(60));
+        return b;
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** kill -9: no shutdown hook, no graceful drain. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    public String logText() throws IOException {
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    private void awaitHealthy(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("broker exited early:\n" + logText());
+            }
+            try {
+                HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("broker not healthy within " + timeout + ":\n" + logText());
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
