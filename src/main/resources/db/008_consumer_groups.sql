@@ -11,6 +11,12 @@ DECLARE
     v_parts INT;
     v_meta INT := 0;
 BEGIN
+    -- lock the rows in (partition_id, group) order first: the global lock order, so a concurrent batch ack
+    -- over the same rows cannot deadlock with this delete
+    PERFORM 1 FROM queen.log_consumers c JOIN queen.log_partitions lp ON lp.id = c.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE q.tenant_id = p_tenant AND c.consumer_group = p_group AND (p_queue IS NULL OR q.name = p_queue)
+     ORDER BY c.partition_id FOR UPDATE OF c;
     WITH d AS (
         DELETE FROM queen.log_consumers c USING queen.log_partitions lp, queen.queues q
          WHERE c.partition_id = lp.id AND lp.queue_id = q.id AND q.tenant_id = p_tenant
@@ -48,7 +54,15 @@ DROP FUNCTION IF EXISTS queen.log_group_seek_v1(UUID, TEXT, TEXT, TEXT, TIMESTAM
 CREATE FUNCTION queen.log_group_seek_v1(p_tenant UUID, p_group TEXT, p_queue TEXT, p_partition TEXT,
                                         p_ts TIMESTAMPTZ)
 RETURNS TABLE (partition_name TEXT, committed BIGINT)
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- rows locked in (partition_id, group) order first: the global lock order
+    PERFORM 1 FROM queen.log_consumers c JOIN queen.log_partitions lp ON lp.id = c.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE c.consumer_group = p_group AND q.tenant_id = p_tenant AND q.name = p_queue
+       AND (p_partition IS NULL OR lp.name = p_partition)
+     ORDER BY c.partition_id FOR UPDATE OF c;
+    RETURN QUERY
     UPDATE queen.log_consumers c
        SET committed = GREATEST(lp.log_start - 1, -1,
                 CASE WHEN p_ts IS NULL THEN lp.last_offset
@@ -60,8 +74,8 @@ LANGUAGE sql AS $$
       FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
      WHERE c.partition_id = lp.id AND c.consumer_group = p_group AND q.tenant_id = p_tenant AND q.name = p_queue
        AND (p_partition IS NULL OR lp.name = p_partition)
-    RETURNING lp.name, c.committed
-$$;
+    RETURNING lp.name, c.committed;
+END $$;
 
 CREATE OR REPLACE FUNCTION queen.log_partition_exists_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT)
 RETURNS BOOLEAN

@@ -21,6 +21,9 @@ public interface QueenConfig {
     /** Instance id reported by {@code /health}. */
     int workerId();
 
+    /** AES-256-GCM key for queues with encryptionEnabled: 64 hex characters ({@code QUEEN_ENCRYPTION_KEY}). */
+    java.util.Optional<String> encryptionKey();
+
     /** Statement timeout applied to broker SQL calls, in milliseconds. */
     int statementTimeoutMs();
 
@@ -62,6 +65,24 @@ public interface QueenConfig {
     }
 
     interface Retention {
+        /** Cadence of the retention loop ({@code RETENTION_INTERVAL}). */
         long intervalMs();
+
+        /** Rows (segments, sidecar rows, partitions) per step; each step is one short transaction. */
+        int batchSize();
+
+        /** Workers running the steps of one cycle in parallel (1..16). */
+        int parallelism();
+
+        /** Partitions taken per queue and rule per cycle; 0 = batch size x parallelism x 5. */
+        int dueCap();
+
+        /** Empty partitions inactive this many days are deleted. */
+        int partitionCleanupDays();
+
+        boolean partitionCleanupEnabled();
+
+        /** Partition cleanup runs on its own, slower cadence (a scan of the candidates, not a watermark probe). */
+        long partitionCleanupIntervalMs();
     }
 }

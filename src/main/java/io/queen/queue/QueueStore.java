@@ -37,4 +37,20 @@ public class QueueStore {
             }
         }
     }
+
+    /**
+     * Deletes a queue with everything it owns ({@code queen.delete_queue_v1}: sidecar and dead-letter rows
+     * explicitly, the rest by cascade). Returns whether it existed.
+     */
+    public boolean delete(UUID tenant, String name) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT queen.delete_queue_v1(?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
 }

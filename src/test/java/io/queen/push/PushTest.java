@@ -140,7 +140,9 @@ class PushTest {
     @Test
     void bodyOverTheLimitIs413() {
         String big = "{\"items\":[{\"queue\":\"q-big\",\"payload\":\"" + "x".repeat(13 * 1024 * 1024) + "\"}]}";
-        assertEquals(413, Http.post("/api/v1/push", big).status());
+        Http.Reply tooBig = Http.post("/api/v1/push", big);
+        assertEquals(413, tooBig.status());
+        assertTrue(tooBig.body().contains("\"error\":\"Request body too large"), tooBig.body());
         String ok = "{\"items\":[{\"queue\":\"q-big\",\"payload\":\"" + "x".repeat(1_800_000) + "\"}]}";
         push(ok);
         assertEquals(1, Sql.count(ds, "SELECT last_offset + 1 FROM queen.log_partitions p JOIN queen.queues q"

@@ -1,0 +1,104 @@
+package io.queen.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Json;
+import io.queen.api.Times;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * {@code GET /api/v1/messages} (browse, API spec 4.2) and {@code GET /api/v1/messages/:partitionId/:transactionId}
+ * (one message, 4.3). Non-destructive: no lease, no cursor move. Stateless.
+ */
+@Path("/api/v1/messages")
+public class MessagesResource {
+    static final int DEFAULT_LIMIT = 200;
+    static final int MAX_LIMIT = 1000;
+    private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
+
+    private final MessageBrowser browser;
+    private final UUID tenant;
+
+    MessagesResource(MessageBrowser browser, QueenConfig config) {
+        this.browser = browser;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response list(@QueryParam("queue") String queue, @QueryParam("partition") String partition,
+            @QueryParam("ns") String namespace, @QueryParam("task") String task, @QueryParam("status") String status,
+            @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) throws SQLException {
+        String st = blankToNull(status);
+        if (st != null && !STATUSES.contains(st)) {
+            throw ApiException.badRequest("status must be one of pending, processing, completed, dead_letter");
+        }
+        Instant now = Instant.now();
+        // "to" is inclusive of its whole minute (the dashboard sends minute-granular bounds)
+        Instant t = to == null || to.isBlank() ? now
+                : Times.parse(to, "to", now).truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofMinutes(1)).minusNanos(1);
+        Instant f = Times.parse(from, "from", t.minus(Duration.ofHours(1)));
+        if (f.isAfter(t)) {
+            throw ApiException.badRequest("from must not be after to");
+        }
+        int lim = Math.min(MAX_LIMIT, intParam(limit, "limit", DEFAULT_LIMIT, 1));
+        int off = intParam(offset, "offset", 0, 0);
+        ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
+                blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
+        return Json.ok(out);
+    }
+
+    @GET
+    @Path("{partitionId}/{transactionId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response one(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
+            throws SQLException {
+        UUID partitionId;
+        try {
+            partitionId = UUID.fromString(pid);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("Message not found");
+        }
+        ObjectNode m = browser.one(tenant, partitionId, txn);
+        if (m == null) {
+            throw ApiException.notFound("Message not found");
+        }
+        return Json.ok(m);
+    }
+
+    static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    static int intParam(String value, String field, int def, int min) {
+        if (value == null || value.isBlank()) {
+            return def;
+        }
+        try {
+            int v = Integer.parseInt(value.strip());
+            if (v >= min) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the 400
+        }
+        throw ApiException.badRequest(field + " must be an integer >= " + min);
+    }
+}

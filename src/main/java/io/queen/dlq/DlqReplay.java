@@ -1,0 +1,95 @@
+package io.queen.dlq;
+
+import io.queen.config.QueenConfig;
+import io.queen.push.PushFusion;
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentBuilder;
+import io.queen.segment.SegmentCodec;
+import io.queen.segment.TransactionHash;
+import io.queen.segment.Uuid7;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Moves one dead letter back into the log (both replay routes). The frame (fresh UUIDv7 message id, the
+ * deterministic transaction id {@code dlq:<row id>}, the snapshot payload, trace id and producer sub) and its
+ * 16-byte hash are built here; {@code queen.log_dlq_move_v1} then locks the DLQ row, pushes through the normal
+ * allocator and deletes the row in ONE transaction, so concurrent replays of a row move it exactly once.
+ * A replay does not go through push fusion, so the fusion's commit listeners (parked pops) are told here.
+ * Thread-safe (stateless apart from the injected beans).
+ */
+@ApplicationScoped
+public class DlqReplay {
+    private static final Logger LOG = Logger.getLogger(DlqReplay.class);
+
+    public enum Verdict { MOVED, DUPLICATE, GONE }
+
+    /** {@code messageId}: the new message (moved) or the one the replay collided with (duplicate). */
+    public record Result(Verdict verdict, DlqStore.DeadLetter row, String queue, String partition, UUID partitionId,
+            UUID messageId, String transactionId, long offset) {
+    }
+
+    private final DlqStore store;
+    private final int zstdLevel;
+    private final Instance<PushFusion.CommitListener> listeners;
+
+    DlqReplay(DlqStore store, QueenConfig config, Instance<PushFusion.CommitListener> listeners) {
+        this.store = store;
+        this.zstdLevel = config.zstdLevel();
+        this.listeners = listeners;
+    }
+
+    /** Replays row {@code id} into (queue, partition); null destination parts default to the source. */
+    public Result replay(UUID tenant, UUID id, String queue, String partition) throws SQLException {
+        DlqStore.DeadLetter row = store.get(tenant, id);
+        if (row == null) {
+            return new Result(Verdict.GONE, null, queue, partition, null, null, null, -1);
+        }
+        String q = queue == null ? row.queue() : queue;
+        String p = partition == null ? row.partition() : partition;
+        String txn = "dlq:" + row.id();
+        UUID messageId = Uuid7.next();
+        byte[] payload = (row.payload() == null ? "null" : row.payload()).getBytes(StandardCharsets.UTF_8);
+        SegmentBuilder b = new SegmentBuilder(payload.length + 128);
+        b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), false, payload));
+        DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
+        switch (m.verdict()) {
+            case "moved" -> {
+                notifyListeners(tenant, q, p, m.partitionId(), m.baseOffset());
+                return new Result(Verdict.MOVED, row, q, p, m.partitionId(), messageId, txn, m.baseOffset());
+            }
+            case "duplicate" -> {
+                return new Result(Verdict.DUPLICATE, row, q, p, m.partitionId(),
+                        originalMessageId(m.partitionId(), m.dupOffset()), txn, m.dupOffset());
+            }
+            default -> {
+                return new Result(Verdict.GONE, row, q, p, null, null, txn, -1);
+            }
+        }
+    }
+
+    private UUID originalMessageId(UUID pid, long offset) throws SQLException {
+        DlqStore.Segment s = store.segmentAt(pid, offset);
+        if (s == null || offset > s.endOffset()) {
+            return new UUID(0, 0);
+        }
+        return SegmentCodec.decode(s.blob(), (int) (offset - s.baseOffset()), 1).get(0).messageId();
+    }
+
+    private void notifyListeners(UUID tenant, String queue, String partition, UUID pid, long offset) {
+        List<PushFusion.Committed> c = List.of(new PushFusion.Committed(tenant, queue, partition, pid, offset));
+        for (PushFusion.CommitListener l : listeners) {
+            try {
+                l.committed(c);
+            } catch (RuntimeException e) {
+                // a listener is a wake-up hint; the bounded re-check interval covers a missed one
+                LOG.warnf("commit listener failed after a DLQ replay: %s", e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.queen.dlq;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Bodies;
+import io.queen.api.Json;
+import io.queen.api.Times;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * {@code GET /api/v1/dlq} (browse, API spec 3.12) and {@code POST /api/v1/dlq/:id/replay} (replay route B,
+ * API spec 4.5). Stateless.
+ */
+@Path("/api/v1/dlq")
+public class DlqResource {
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+
+    private final DlqStore store;
+    private final DlqReplay replay;
+    private final ObjectMapper mapper;
+    private final UUID tenant;
+
+    DlqResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, QueenConfig config) {
+        this.store = store;
+        this.replay = replay;
+        this.mapper = mapper;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
+            @QueryParam("partition") String partition, @QueryParam("from") String from, @QueryParam("to") String to,
+            @QueryParam("limit") String limitParam, @QueryParam("offset") String offsetParam) throws SQLException {
+        int limit = Math.min(MAX_LIMIT, intParam(limitParam, "limit", DEFAULT_LIMIT, 1));
+        int offset = intParam(offsetParam, "offset", 0, 0);
+        Instant f = Times.parse(from, "from", null);
+        Instant t = Times.parse(to, "to", null);
+        DlqStore.Page page = store.browse(tenant, blankToNull(queue), blankToNull(group), blankToNull(partition), f, t,
+                limit, offset);
+        ObjectNode out = mapper.createObjectNode();
+        ArrayNode messages = out.putArray("messages");
+        page.rows().forEach(r -> messages.add(DlqJson.message(r)));
+        out.put("total", page.total());
+        out.put("limit", limit);
+        out.put("offset", offset);
+        ObjectNode pagination = out.putObject("pagination");
+        pagination.put("limit", limit);
+        pagination.put("offset", offset);
+        return Json.ok(out);
+    }
+
+    @POST
+    @Path("{id}/replay")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response replay(@PathParam("id") String idParam, byte[] body) throws SQLException {
+        JsonNode req = Bodies.objectOrEmpty(mapper, body);
+        String queue = DlqJson.optionalName(req, "queue");
+        String partition = DlqJson.optionalName(req, "partition");
+        UUID id = DlqJson.uuidOrNull(idParam);
+        if (id == null) {
+            return Json.response(404, DlqJson.notFound("Dead letter not found"));
+        }
+        DlqReplay.Result r = replay.replay(tenant, id, queue, partition);
+        if (r.verdict() == DlqReplay.Verdict.GONE) {
+            return Json.response(404, DlqJson.notFound("Dead letter not found"));
+        }
+        return Json.ok(DlqJson.replayed(r));
+    }
+
+    static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    /** Optional non-negative integer query parameter; present but not an integer >= min -> 400 naming it. */
+    static int intParam(String value, String field, int def, int min) {
+        if (value == null || value.isBlank()) {
+            return def;
+        }
+        try {
+            int v = Integer.parseInt(value.strip());
+            if (v < min) {
+                throw ApiException.badRequest(field + " must be an integer >= " + min);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest(field + " must be an integer >= " + min);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.queen.retention;
+
+import io.queen.config.QueenConfig;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs {@link RetentionCycle} every {@code queen.retention.interval-ms} on one daemon platform thread owned by
+ * this bean (fixed delay: a slow cycle never overlaps the next). Every broker schedules cycles; the advisory lock
+ * inside the cycle lets exactly one of them work at a time. Thread-safety: start/stop are called once by the
+ * container; the cycle thread is the only other thread touching the executor.
+ */
+@Singleton
+public class RetentionScheduler {
+    private static final Logger LOG = Logger.getLogger(RetentionScheduler.class);
+
+    private final RetentionCycle cycle;
+    private final long intervalMs;
+    private ScheduledExecutorService timer;
+
+    RetentionScheduler(RetentionCycle cycle, QueenConfig config) {
+        this.cycle = cycle;
+        this.intervalMs = Math.max(50, config.retention().intervalMs());
+    }
+
+    void start(@Observes StartupEvent event) {
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "queen-retention");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+    }
+
+    private void tick() {
+        try {
+            cycle.runOnce(Instant.now());
+        } catch (Throwable t) {
+            // never let an exception cancel the schedule: the next cycle retries
+            LOG.warnf("retention cycle failed: %s", t.toString());
+        }
+    }
+}

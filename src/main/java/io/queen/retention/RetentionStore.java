@@ -1,0 +1,206 @@
+package io.queen.retention;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * SQL calls of the retention feature (db/009_log_maintenance.sql). Every step is one autocommitted function call
+ * on a pooled connection and takes exactly one partition row lock. Thread-safe (stateless).
+ */
+@ApplicationScoped
+public class RetentionStore {
+    /** The cluster-wide retention lock: one broker runs a cycle at a time. */
+    static final long RETENTION_LOCK = 737001L;
+
+    private final AgroalDataSource ds;
+
+    RetentionStore(AgroalDataSource ds) {
+        this.ds = ds;
+    }
+
+    /** What one cycle has to do for one partition. */
+    public record Work(String kind, UUID partitionId, UUID queueId, OffsetDateTime cutoffA, OffsetDateTime cutoffB) {
+    }
+
+    public record StepResult(int deleted, long messages, long newStart, boolean done) {
+    }
+
+    public record CleanupResult(int deleted, UUID lastId, boolean done) {
+    }
+
+    /**
+     * Tries to become the cycle's leader: a transaction-scoped advisory lock held by a connection that runs
+     * nothing else until {@link Leadership#close()} ends its transaction. Returns null when another broker (or
+     * another cycle) holds it. A transaction lock, not a session lock: if this broker dies or the connection
+     * breaks, PostgreSQL releases it with the transaction.
+     */
+    public Leadership tryLead() throws SQLException {
+        Connection c = ds.getConnection();
+        try {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT pg_try_advisory_xact_lock(" + RETENTION_LOCK + ")")) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    return new Leadership(c);
+                }
+            }
+            c.rollback();
+            c.setAutoCommit(true);
+            c.close();
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Holds the retention lock until closed. Not thread-safe; owned by the cycle that acquired it. */
+    public static final class Leadership implements AutoCloseable {
+        private final Connection c;
+
+        Leadership(Connection c) {
+            this.c = c;
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                c.rollback(); // ends the transaction, releasing the xact lock
+                c.setAutoCommit(true);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    public List<Work> workList(Instant now, int dueCap) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT kind, partition_id, queue_id, cutoff_a, cutoff_b FROM queen.log_retention_work_v1(?, ?)")) {
+            ps.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+            ps.setInt(2, dueCap);
+            List<Work> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Work(rs.getString(1), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                            rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class)));
+                }
+            }
+            return out;
+        }
+    }
+
+    public StepResult retentionStep(UUID pid, OffsetDateTime allCutoff, OffsetDateTime completedCutoff, int maxRows)
+            throws SQLException {
+        return step("SELECT deleted, messages, new_log_start, done FROM queen.log_retention_step_v1(?, ?, ?, ?)", pid,
+                allCutoff, completedCutoff, maxRows);
+    }
+
+    public StepResult evictStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT deleted, messages, new_log_start, done FROM queen.log_evict_max_wait_step_v1(?, ?, ?)")) {
+            ps.setObject(1, pid);
+            ps.setObject(2, cutoff);
+            ps.setInt(3, maxRows);
+            return readStep(ps);
+        }
+    }
+
+    public StepResult txnsPurgeStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT deleted, deleted::bigint, new_txns_start, done FROM queen.log_txns_purge_step_v1(?, ?, ?)")) {
+            ps.setObject(1, pid);
+            ps.setObject(2, cutoff);
+            ps.setInt(3, maxRows);
+            return readStep(ps);
+        }
+    }
+
+    public CleanupResult cleanupStep(OffsetDateTime cutoff, int maxRows, UUID after) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT deleted, last_id, done FROM queen.log_partition_cleanup_step_v1(?, ?, ?)")) {
+            ps.setObject(1, cutoff);
+            ps.setInt(2, maxRows);
+            ps.setObject(3, after);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new CleanupResult(rs.getInt(1), rs.getObject(2, UUID.class), rs.getBoolean(3));
+            }
+        }
+    }
+
+    private StepResult step(String sql, UUID pid, OffsetDateTime a, OffsetDateTime b, int maxRows)
+            throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setObject(1, pid);
+            ps.setObject(2, a);
+            ps.setObject(3, b);
+            ps.setInt(4, maxRows);
+            return readStep(ps);
+        }
+    }
+
+    private static StepResult readStep(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new StepResult(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBoolean(4));
+        }
+    }
+
+    public record HistoryRow(String queue, String type, long messages, long events, OffsetDateTime firstAt,
+            OffsetDateTime lastAt) {
+    }
+
+    public record SeriesRow(OffsetDateTime bucket, String type, long messages, long events) {
+    }
+
+    public List<HistoryRow> history(UUID tenant, String queue, Instant from, Instant to) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT queue_name, retention_type, messages, events, first_at, last_at"
+                        + " FROM queen.retention_history_summary_v1(?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            ps.setObject(3, OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
+            ps.setObject(4, OffsetDateTime.ofInstant(to, ZoneOffset.UTC));
+            List<HistoryRow> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new HistoryRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
+                            rs.getObject(5, OffsetDateTime.class), rs.getObject(6, OffsetDateTime.class)));
+                }
+            }
+            return out;
+        }
+    }
+
+    public List<SeriesRow> series(UUID tenant, String queue, Instant from, Instant to, int bucketMinutes)
+            throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT bucket, retention_type, messages, events FROM queen.retention_history_series_v1(?, ?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            ps.setObject(3, OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
+            ps.setObject(4, OffsetDateTime.ofInstant(to, ZoneOffset.UTC));
+            ps.setInt(5, bucketMinutes);
+            List<SeriesRow> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new SeriesRow(rs.getObject(1, OffsetDateTime.class), rs.getString(2), rs.getLong(3),
+                            rs.getLong(4)));
+                }
+            }
+            return out;
+        }
+    }
+}

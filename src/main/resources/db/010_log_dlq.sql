@@ -1,0 +1,159 @@
+-- 010_log_dlq.sql: dead-letter administration (browse, delete, replay) and queue deletion. log_dlq has no FK:
+-- retention never touches it; the only removals are the DELETE route (every group's row for one address), the two
+-- replay routes (one row, in the same transaction as its push) and queue deletion.
+
+-- Rows matching the browse filters (all optional), joined to their queue for the tenant check and the names.
+CREATE OR REPLACE FUNCTION queen.log_dlq_filtered_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                     p_from TIMESTAMPTZ, p_to TIMESTAMPTZ)
+RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
+               transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
+               trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
+               partition_name TEXT, namespace TEXT, task TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT d.id, d.partition_id, d.consumer_group, d."offset", d.message_id, d.transaction_id, d.payload::text,
+           d.error, d.retry_count, d.failed_at, d.trace_id, d.producer_sub, d.message_created_at, q.name::text,
+           lp.name, q.namespace::text, q.task::text
+      FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE q.tenant_id = p_tenant
+       AND (p_queue IS NULL OR q.name = p_queue)
+       AND (p_partition IS NULL OR lp.name = p_partition)
+       AND (p_group IS NULL OR d.consumer_group = p_group)
+       AND (p_from IS NULL OR d.failed_at >= p_from)
+       AND (p_to IS NULL OR d.failed_at <= p_to)
+$$;
+
+-- One page, newest failure first; total = every matching row, ignoring limit/offset.
+DROP FUNCTION IF EXISTS queen.log_dlq_browse_v1(UUID, TEXT, TEXT, TEXT, TIMESTAMPTZ, TIMESTAMPTZ, INT, INT);
+CREATE FUNCTION queen.log_dlq_browse_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                        p_from TIMESTAMPTZ, p_to TIMESTAMPTZ, p_limit INT, p_offset INT)
+RETURNS TABLE (total BIGINT, id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
+               transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
+               trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
+               partition_name TEXT, namespace TEXT, task TEXT)
+LANGUAGE sql STABLE AS $$
+    WITH m AS (SELECT * FROM queen.log_dlq_filtered_v1(p_tenant, p_queue, p_group, p_partition, p_from, p_to)),
+         t AS (SELECT count(*) AS n FROM m),
+         page AS (SELECT * FROM m ORDER BY m.failed_at DESC, m.id LIMIT p_limit OFFSET p_offset)
+    -- the LEFT JOIN keeps one row carrying the total even when the page is empty (id NULL)
+    SELECT t.n, page.id, page.partition_id, page.consumer_group, page."offset", page.message_id,
+           page.transaction_id, page.payload, page.error, page.retry_count, page.failed_at, page.trace_id,
+           page.producer_sub, page.message_created_at, page.queue_name, page.partition_name, page.namespace, page.task
+      FROM t LEFT JOIN page ON TRUE
+     ORDER BY page.failed_at DESC, page.id
+$$;
+
+-- DELETE /api/v1/messages/:partitionId/:transactionId: every consumer group's dead letter at that address. A
+-- live message is immutable (segments are never updated), so nothing else can be deleted here.
+CREATE OR REPLACE FUNCTION queen.log_dlq_delete_v1(p_tenant UUID, p_pid UUID, p_txn TEXT)
+RETURNS INT
+LANGUAGE sql AS $$
+    WITH d AS (
+        DELETE FROM queen.log_dlq d
+         WHERE d.partition_id = p_pid AND d.transaction_id = p_txn
+           AND EXISTS (SELECT 1 FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
+                        WHERE lp.id = p_pid AND q.tenant_id = p_tenant)
+        RETURNING 1)
+    SELECT count(*)::int FROM d
+$$;
+
+-- The newest dead letter filed for an address (several groups may have filed the same message).
+CREATE OR REPLACE FUNCTION queen.log_dlq_find_v1(p_tenant UUID, p_pid UUID, p_txn TEXT)
+RETURNS UUID
+LANGUAGE sql STABLE AS $$
+    SELECT d.id FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE d.partition_id = p_pid AND d.transaction_id = p_txn AND q.tenant_id = p_tenant
+     ORDER BY d.failed_at DESC, d.id
+     LIMIT 1
+$$;
+
+-- One dead letter with its source names (what the broker needs to build the replay frame), tenant-checked.
+CREATE OR REPLACE FUNCTION queen.log_dlq_get_v1(p_tenant UUID, p_id UUID)
+RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
+               transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
+               trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
+               partition_name TEXT, namespace TEXT, task TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT d.id, d.partition_id, d.consumer_group, d."offset", d.message_id, d.transaction_id, d.payload::text,
+           d.error, d.retry_count, d.failed_at, d.trace_id, d.producer_sub, d.message_created_at, q.name::text,
+           lp.name, q.namespace::text, q.task::text
+      FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE d.id = p_id AND q.tenant_id = p_tenant
+$$;
+
+-- Moves ONE dead letter back into the log, exactly once: lock the DLQ row (concurrent replays of the same row
+-- queue here; the losers find it gone), provision and lock the destination partition row (lock order: DLQ row,
+-- then one partition row), push ONE frame through the normal allocator by CALLING queen.log_push_one_v1 (same
+-- created_at stamp after the lock, same windowed dedup probe, same sidecar write), and delete the DLQ row in the
+-- same transaction when it was queued. The broker built the blob and the 16-byte hash of the deterministic
+-- transaction id 'dlq:<row id>', so a repeated replay of the same row is also caught by dedup.
+-- verdict: 'moved' | 'duplicate' (nothing written, row kept; dup_offset = the existing frame) | 'gone'.
+DROP FUNCTION IF EXISTS queen.log_dlq_move_v1(UUID, UUID, TEXT, TEXT, BYTEA, BYTEA);
+CREATE FUNCTION queen.log_dlq_move_v1(p_tenant UUID, p_id UUID, p_queue TEXT, p_partition TEXT, p_hash BYTEA,
+                                      p_blob BYTEA,
+                                      OUT verdict TEXT, OUT partition_id UUID, OUT base_offset BIGINT,
+                                      OUT created_at TIMESTAMPTZ, OUT dup_offset BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_win INT;
+    v     RECORD;
+BEGIN
+    PERFORM 1 FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE d.id = p_id AND q.tenant_id = p_tenant
+       FOR UPDATE OF d;
+    IF NOT FOUND THEN
+        verdict := 'gone';
+        RETURN;
+    END IF;
+    PERFORM queen.provision_partitions_v1(ARRAY[p_tenant], ARRAY[p_queue], ARRAY[p_partition]);
+    SELECT lp.id, q.dedup_window_seconds INTO partition_id, v_win
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue AND lp.name = p_partition
+       FOR UPDATE OF lp;
+    SELECT * INTO v FROM queen.log_push_one_v1(partition_id, 1, p_hash, -1, v_win, p_blob, v_win);
+    IF v.status = 'duplicate' THEN
+        verdict := 'duplicate';
+        dup_offset := v.dup_off[1];
+        RETURN;
+    END IF;
+    DELETE FROM queen.log_dlq d WHERE d.id = p_id;
+    -- wake long-polling pops on every broker, exactly like a committed push (delivered at commit)
+    PERFORM pg_notify('queen_push', p_tenant::text || '/' || p_queue);
+    verdict := 'moved';
+    base_offset := v.base_offset;
+    created_at := v.created_at;
+END $$;
+
+-- DELETE /api/v1/resources/queues/:queue. log_txns and log_dlq have no FK, so their rows are deleted explicitly
+-- (an orphaned sidecar row would be unreachable forever). Order: the queue's dead letters (DLQ rows before
+-- partition rows, the replay's lock order), then its partition rows locked in ascending id (the global order;
+-- this also waits out in-flight pushes, so no sidecar row can be written behind our back), the sidecar, dead
+-- letters filed meanwhile, and finally the queue row, which cascades to partitions, segments, consumers and
+-- subscription metadata. Returns whether the queue existed.
+CREATE OR REPLACE FUNCTION queen.delete_queue_v1(p_tenant UUID, p_name TEXT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_qid UUID;
+BEGIN
+    SELECT q.id INTO v_qid FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_name;
+    IF v_qid IS NULL THEN
+        RETURN FALSE;
+    END IF;
+    DELETE FROM queen.log_dlq d
+     WHERE d.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    PERFORM 1 FROM queen.log_partitions lp WHERE lp.queue_id = v_qid ORDER BY lp.id FOR UPDATE;
+    DELETE FROM queen.log_txns t
+     WHERE t.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    DELETE FROM queen.log_dlq d
+     WHERE d.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    DELETE FROM queen.queues q WHERE q.id = v_qid;
+    RETURN TRUE;
+END $$;

@@ -1,0 +1,201 @@
+package io.queen.admin;
+
+import static io.queen.testing.Api.ackAll;
+import static io.queen.testing.Api.configure;
+import static io.queen.testing.Api.json;
+import static io.queen.testing.Api.pop;
+import static io.queen.testing.Api.pushN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.agroal.api.AgroalDataSource;
+import io.queen.retention.RetentionCycle;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
+import io.queen.testing.Sql;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Non-destructive reads: message browse, one message by address, batched fetch. None of them moves a cursor. */
+@QuarkusTest
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class ReadTest {
+    @Inject
+    AgroalDataSource ds;
+    @Inject
+    RetentionCycle cycle;
+
+    String cursors() {
+        return String.valueOf(Sql.rows(ds, "SELECT partition_id, consumer_group, committed, batch_end, worker_id,"
+                + " lease_expires_at, attempt_count, total_consumed FROM queen.log_consumers ORDER BY 1, 2"));
+    }
+
+    static JsonNode get(String path) {
+        Http.Reply r = Http.get(path);
+        assertEquals(200, r.status(), path + " -> " + r.body());
+        return json(r.body());
+    }
+
+    static JsonNode fetch(String body) {
+        Http.Reply r = Http.post("/api/v1/fetch", body);
+        assertEquals(200, r.status(), r.body());
+        return json(r.body()).get("entries");
+    }
+
+    static List<Long> recordOffsets(JsonNode entry) {
+        List<Long> out = new ArrayList<>();
+        entry.get("records").forEach(r -> out.add(r.get("offset").asLong()));
+        return out;
+    }
+
+    @Test
+    void browseDerivesStatusNewestFirstWithoutMovingACursor() {
+        pushN("m-browse", "Default", "mb", 0, 3);                   // offsets 0..2
+        pushN("m-browse", "Default", "mb", 3, 2);                   // offsets 3..4
+        JsonNode done = pop("/api/v1/pop/queue/m-browse/partition/Default?batch=2");
+        ackAll(done, "completed", null);                             // 0, 1 completed
+        pop("/api/v1/pop/queue/m-browse/partition/Default?batch=1"); // 2 leased: processing
+        String pid = done.get("partitionId").asText();
+        Sql.exec(ds, "INSERT INTO queen.log_dlq (partition_id, consumer_group, \"offset\", transaction_id, payload, error)"
+                + " VALUES ('" + pid + "', '__QUEUE_MODE__', 4, 'mb-4', '{}', 'bad')");
+        String before = cursors();
+
+        JsonNode page = get("/api/v1/messages?queue=m-browse");
+        JsonNode ms = page.get("messages");
+        assertEquals(5, ms.size());
+        List<String> statuses = new ArrayList<>();
+        List<String> txns = new ArrayList<>();
+        ms.forEach(m -> {
+            statuses.add(m.get("status").asText());
+            txns.add(m.get("transactionId").asText());
+        });
+        assertEquals(List.of("mb-4", "mb-3", "mb-2", "mb-1", "mb-0"), txns, "newest first");
+        assertEquals(List.of("dead_letter", "pending", "processing", "completed", "completed"), statuses);
+        JsonNode m0 = ms.get(4);
+        assertEquals("m-browse/Default", m0.get("queuePath").asText());
+        assertEquals(pid, m0.get("partitionId").asText());
+        assertTrue(m0.get("createdAt").asText().endsWith("Z"));
+        assertFalse(m0.has("data"), "payloads are not part of the list");
+        assertEquals("queue", page.get("mode").get("type").asText());
+        assertTrue(ms.get(2).get("leaseExpiresAt").isTextual());
+
+        assertEquals(2, get("/api/v1/messages?queue=m-browse&status=completed").get("messages").size());
+        JsonNode paged = get("/api/v1/messages?queue=m-browse&limit=2&offset=1").get("messages");
+        assertEquals("mb-3", paged.get(0).get("transactionId").asText());
+        assertEquals(2, paged.size());
+        assertEquals(0, get("/api/v1/messages?queue=m-browse&from=2020-01-01T00:00:00Z&to=2020-01-01T01:00:00Z")
+                .get("messages").size());
+        assertEquals(400, Http.get("/api/v1/messages?status=weird").status());
+        assertEquals(400, Http.get("/api/v1/messages?limit=x").status());
+        assertEquals(400, Http.get("/api/v1/messages?from=x").status());
+        assertEquals(before, cursors(), "browse moved no cursor");
+    }
+
+    @Test
+    void oneMessageByAddressAlsoAfterTheHashWasPurged() throws Exception {
+        configure("m-one", "{\"dedupWindowSeconds\":60}");
+        JsonNode pushed = pushN("m-one", "P", "one", 0, 3);
+        String pid = pushed.get(0).get("partition_id").asText();
+        pop("/api/v1/pop/queue/m-one/partition/P?batch=1");
+        String before = cursors();
+        JsonNode m = get("/api/v1/messages/" + pid + "/one-1");
+        assertEquals(pushed.get(1).get("message_id").asText(), m.get("id").asText());
+        assertEquals(1, m.get("offset").asLong());
+        assertEquals(1, m.get("data").get("n").asInt());
+        assertEquals(m.get("data"), m.get("payload"));
+        assertEquals("pending", m.get("status").asText());
+        assertEquals("m-one/P", m.get("queuePath").asText());
+        assertEquals(300, m.get("queueConfig").get("leaseTime").asInt(), "configure defaults leaseTime to 300");
+        assertEquals("__QUEUE_MODE__", m.get("consumerGroups").get(0).get("name").asText());
+        assertEquals("processing", get("/api/v1/messages/" + pid + "/one-0").get("status").asText());
+
+        // purge the sidecar: the lookup falls back to scanning the segments themselves
+        Instant created = Instant.parse(m.get("createdAt").asText());
+        cycle.runOnce(created.plusSeconds(3600));
+        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_txns WHERE partition_id = '" + pid + "'"));
+        assertEquals(2, get("/api/v1/messages/" + pid + "/one-2").get("data").get("n").asInt());
+
+        for (String path : List.of("/api/v1/messages/" + pid + "/nope", "/api/v1/messages/not-a-uuid/one-1",
+                "/api/v1/messages/00000000-0000-0000-0000-000000000000/one-1")) {
+            Http.Reply r = Http.get(path);
+            assertEquals(404, r.status(), path);
+            assertEquals("Message not found", json(r.body()).get("error").asText());
+        }
+        assertEquals(before, cursors(), "the lookup moved no cursor");
+    }
+
+    @Test
+    void fetchReadsByAbsoluteOffsetWithWatermarksAndErrors() throws Exception {
+        configure("m-fetch", "{\"retentionEnabled\":true,\"retentionSeconds\":30}");
+        pushN("m-fetch", "Default", "f", 0, 2);   // 0..1
+        pushN("m-fetch", "Default", "f", 2, 3);   // 2..4
+        pushN("m-fetch", "3", "g", 0, 1);         // partition named "3"
+        JsonNode leased = pop("/api/v1/pop/queue/m-fetch/partition/Default?batch=1");
+        String before = cursors();
+
+        JsonNode e = fetch("{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":0},"
+                + "{\"queue\":\"m-fetch\",\"partition\":\"Default\",\"offset\":3},"
+                + "{\"queue\":\"m-fetch\",\"offset\":5},"
+                + "{\"queue\":\"m-fetch\",\"offset\":6},"
+                + "{\"queue\":\"m-fetch-none\",\"offset\":0},"
+                + "{\"queue\":\"m-fetch\",\"partition\":3,\"offset\":0},"
+                + "{\"queue\":\"m-fetch\",\"partition\":\"nope\",\"offset\":0},"
+                + "{\"queue\":\"m-fetch\",\"offset\":0,\"maxBytes\":1}],\"maxWaitMs\":0}");
+        assertEquals(8, e.size());
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), recordOffsets(e.get(0)));
+        assertEquals(5, e.get(0).get("highWatermark").asLong());
+        assertEquals(0, e.get(0).get("logStartOffset").asLong());
+        assertFalse(e.get(0).has("error"));
+        JsonNode r0 = e.get(0).get("records").get(0);
+        assertEquals("f-0", r0.get("transactionId").asText());
+        assertEquals(0, r0.get("payload").get("n").asInt());
+        assertTrue(r0.get("ts").asText().endsWith("Z"));
+        assertEquals(List.of(3L, 4L), recordOffsets(e.get(1)), "starts inside the covering segment");
+        assertEquals(List.of(), recordOffsets(e.get(2)), "offset = high: valid and empty");
+        assertFalse(e.get(2).has("error"));
+        assertEquals("OFFSET_OUT_OF_RANGE", e.get(3).get("error").asText());
+        assertEquals("UNKNOWN_TOPIC_OR_PARTITION", e.get(4).get("error").asText());
+        assertEquals("m-fetch-none", e.get(4).get("queue").asText());
+        assertEquals("3", e.get(5).get("partition").asText());
+        assertEquals(List.of(0L), recordOffsets(e.get(5)));
+        assertEquals(0, e.get(6).get("highWatermark").asLong(), "a queue without that partition: an empty log");
+        assertFalse(e.get(6).has("error"));
+        assertEquals(List.of(0L, 1L), recordOffsets(e.get(7)), "the first segment always comes, then the byte bound");
+
+        // after retention removed the first segment, offset 0 is below logStart
+        String pid = leased.get("partitionId").asText();
+        Instant second = ((java.sql.Timestamp) Sql.rows(ds, "SELECT created_at FROM queen.log_segments WHERE"
+                + " partition_id = '" + pid + "' AND base_offset = 2").get(0).get(0)).toInstant();
+        cycle.runOnce(second.plusSeconds(30));
+        JsonNode after = fetch("{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":0},{\"queue\":\"m-fetch\",\"offset\":2}]}");
+        assertEquals(2, after.get(0).get("logStartOffset").asLong());
+        assertEquals("OFFSET_OUT_OF_RANGE", after.get(0).get("error").asText());
+        assertEquals(List.of(2L, 3L, 4L), recordOffsets(after.get(1)));
+        assertEquals(before, cursors(), "fetch moved no cursor and took no lease");
+
+        for (String bad : List.of("", "{}", "{\"entries\":{}}", "{\"entries\":[{\"offset\":0}]}",
+                "{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":-1}]}", "{\"entries\":[{\"queue\":\"m-fetch\"}]}",
+                "{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":\"1\"}]}",
+                "{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":0,\"maxBytes\":0}]}",
+                "{\"entries\":[{\"queue\":\"m-fetch\",\"partition\":{},\"offset\":0}]}",
+                "{\"entries\":[],\"maxWaitMs\":-5}")) {
+            Http.Reply r = Http.post("/api/v1/fetch", bad);
+            assertEquals(400, r.status(), bad + " -> " + r.body());
+            assertTrue(json(r.body()).has("error"));
+        }
+        StringBuilder many = new StringBuilder("{\"entries\":[");
+        for (int i = 0; i < 1025; i++) {
+            many.append(i == 0 ? "" : ",").append("{\"queue\":\"m-fetch\",\"offset\":0}");
+        }
+        assertEquals(400, Http.post("/api/v1/fetch", many.append("]}").toString()).status());
+        assertEquals(0, fetch("{\"entries\":[]}").size());
+    }
+}

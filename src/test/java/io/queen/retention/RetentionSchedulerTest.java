@@ -1,0 +1,50 @@
+package io.queen.retention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.agroal.api.AgroalDataSource;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
+import io.queen.testing.Sql;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The real scheduler, at a short interval: data past its retention disappears without anyone calling a cycle. */
+@QuarkusTest
+@TestProfile(RetentionSchedulerTest.FastRetention.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class RetentionSchedulerTest {
+    public static class FastRetention implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("queen.retention.interval-ms", "200");
+        }
+    }
+
+    @Inject
+    AgroalDataSource ds;
+
+    @Test
+    void theSchedulerDeletesExpiredSegments() throws Exception {
+        Http.Reply c = Http.post("/api/v1/configure",
+                "{\"queue\":\"r-sched\",\"options\":{\"retentionEnabled\":true,\"retentionSeconds\":1}}");
+        assertEquals(200, c.status(), c.body());
+        assertEquals(201, Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"r-sched\",\"payload\":1}]}").status());
+        String count = "SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id"
+                + " JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'r-sched'";
+        assertEquals(1, Sql.count(ds, count));
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (Sql.count(ds, count) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(0, Sql.count(ds, count), "the scheduled cycle deleted the expired segment");
+        assertEquals(1, Sql.count(ds, "SELECT log_start FROM queen.log_partitions p JOIN queen.queues q"
+                + " ON q.id = p.queue_id WHERE q.name = 'r-sched'"));
+    }
+}
