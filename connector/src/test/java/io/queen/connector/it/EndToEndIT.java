@@ -85,6 +85,28 @@ class EndToEndIT extends BrokerTest {
         assertFalse(m.leaseId().isEmpty());
     }
 
+    @Test
+    void multiPartitionPopSharesOneLeaseAndAcksEveryPartition() {
+        for (int p = 0; p < 3; p++) {
+            List<Map<String, Object>> payloads = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                payloads.add(Map.of("id", p * 100 + i));
+            }
+            broker.push("multi", "m" + p, payloads, null);
+        }
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "multi", "partitions", "3",
+                "batch-size", "30", "wait-timeout", "500"), Consumer.class);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Recorder.ENTRIES.size() >= 30);
+        QueenSource source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().acks.get() == 30);
+        assertEquals(30, Recorder.ENTRIES.size());
+        assertEquals(1, Recorder.ENTRIES.stream().map(Recorder.Entry::extra).distinct().count(),
+                "one pop claimed the three partitions under one lease");
+        assertEquals(3, Recorder.ENTRIES.stream().map(Recorder.Entry::partition).distinct().count());
+        assertEquals(30, Recorder.ENTRIES.stream().map(Recorder.Entry::id).distinct().count());
+        assertNull(broker.call("GET", "/api/v1/pop/queue/multi?batch=10", null), "every partition acked");
+    }
+
     /** Keeps the metadata of the last message. */
     @jakarta.enterprise.context.ApplicationScoped
     public static class MetadataCapture {
