@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.queue.Names;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -37,8 +38,10 @@ public class MessageBrowser {
     private static final int FALLBACK_PAGE = 100;
 
     private final ReadStore store;
+    private final PayloadCipher cipher;
 
-    MessageBrowser(ReadStore store) {
+    MessageBrowser(ReadStore store, PayloadCipher cipher) {
+        this.cipher = cipher;
         this.store = store;
     }
 
@@ -203,7 +206,7 @@ public class MessageBrowser {
         m.put("namespace", nz(ctx.namespace()));
         m.put("task", nz(ctx.task()));
         m.put("status", c.status(offset));
-        JsonNode data = payload(fr.payload());
+        JsonNode data = payload(cipher.plaintext(fr));
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
+import io.queen.crypto.PayloadCipher;
 import java.util.UUID;
 
 /** Wire shapes of the dead-letter routes (API spec 3.12 and 4.5). Stateless, thread-safe. */
@@ -13,7 +14,7 @@ final class DlqJson {
     }
 
     /** The full DLQ message object of API spec 3.12 ({@code id} is the DLQ row id, the replay address). */
-    static ObjectNode message(DlqStore.DeadLetter d) {
+    static ObjectNode message(DlqStore.DeadLetter d, PayloadCipher cipher) {
         ObjectNode m = Json.MAPPER.createObjectNode();
         m.put("id", d.id().toString());
         putUuid(m, "messageId", d.messageId());
@@ -29,7 +30,7 @@ final class DlqJson {
         m.put("errorMessage", d.error() == null || d.error().isEmpty() ? "Retries exhausted" : d.error());
         m.put("retryCount", d.retryCount());
         m.put("offset", d.offset());
-        m.set("data", payload(d.payload()));
+        m.set("data", cipher.reveal(payload(d.payload())));
         putUuid(m, "traceId", d.traceId());
         if (d.producerSub() == null) {
             m.putNull("producerSub");

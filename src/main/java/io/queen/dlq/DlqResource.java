@@ -9,6 +9,7 @@ import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
+import io.queen.crypto.PayloadCipher;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -32,11 +33,13 @@ public class DlqResource {
     static final int MAX_LIMIT = 1000;
 
     private final DlqStore store;
+    private final PayloadCipher cipher;
     private final DlqReplay replay;
     private final ObjectMapper mapper;
     private final UUID tenant;
 
-    DlqResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, QueenConfig config) {
+    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, QueenConfig config) {
+        this.cipher = cipher;
         this.store = store;
         this.replay = replay;
         this.mapper = mapper;
@@ -57,7 +60,7 @@ public class DlqResource {
                 limit, offset);
         ObjectNode out = mapper.createObjectNode();
         ArrayNode messages = out.putArray("messages");
-        page.rows().forEach(r -> messages.add(DlqJson.message(r)));
+        page.rows().forEach(r -> messages.add(DlqJson.message(r, cipher)));
         out.put("total", page.total());
         out.put("limit", limit);
         out.put("offset", offset);
