@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
 import io.queen.connector.QueenOutgoingMetadata;
 import io.queen.connector.app.Consumer;
 import io.queen.connector.app.Producer;
@@ -29,6 +32,8 @@ class EndToEndIT extends BrokerTest {
 
     @Test
     void producedMessagesAreConsumedInPartitionOrderAndAcked() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Metrics.globalRegistry.add(registry);
         app = WeldApp.start(merge(
                 channel("mp.messaging.outgoing.out", "queue", "e2e"),
                 channel("mp.messaging.incoming.in", "queue", "e2e", "batch-size", "7", "wait-timeout", "2000",
@@ -59,10 +64,24 @@ class EndToEndIT extends BrokerTest {
         QueenSource source = app.connector().sources().get(0);
         await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().buffered.get() == 0);
         assertEquals(90, source.metrics().acks.get(), "every message acked once");
+        // The same counters through Micrometer, tagged by channel.
+        assertEquals(90.0, registry.get("queen.messaging.received").tag("channel", "in").functionCounter().count());
+        assertEquals(90.0, registry.get("queen.messaging.pushed").tag("channel", "out").functionCounter().count());
+        Metrics.globalRegistry.remove(registry);
         app.close();
         app = null;
         // Everything was acked in queue mode: nothing is left to pop.
         assertNull(broker.call("GET", "/api/v1/pop/queue/e2e?batch=10", null));
+    }
+
+    @Test
+    void unreachableBrokerMakesTheChannelNotReadyButAlive() {
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "nowhere", "url",
+                "http://127.0.0.1:" + Broker.freePort(), "retry-backoff", "200"), Consumer.class);
+        QueenSource source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> source.metrics().pops.get() >= 2);
+        assertFalse(app.health().getReadiness().isOk(), "broker unreachable: not ready");
+        assertTrue(app.health().getLiveness().isOk(), "the poll loop keeps retrying: alive");
     }
 
     @Test
