@@ -27,7 +27,7 @@ public final class Runner {
     static final int QUIET_SECONDS = 10;
     static final int PROGRESS_SECONDS = 5;
 
-    private record Snap(Stats.Counts counts, ProcCpu.Sample broker, ProcCpu.Sample pg) {}
+    private record Snap(Stats.Counts counts, ProcCpu.Sample broker, ProcCpu.Sample pg, long selfTicks) {}
 
     private final Config cfg;
     private final Driver driver;
@@ -100,7 +100,8 @@ public final class Runner {
             pg = ProcCpu.onlyDatabase(pg, Jdbc.database(cfg.pgUrl()));
         }
         ProcCpu.Sample p = ProcCpu.sample(pg);
-        return new Snap(c, b, p);
+        long self = ProcCpu.readStat(ProcessHandle.current().pid()).map(ProcCpu.Stat::cpuTicks).orElse(-1L);
+        return new Snap(c, b, p, self);
     }
 
     public Report.Run run() throws Exception {
@@ -263,6 +264,14 @@ public final class Runner {
                         + " (no coordinated omission)");
             }
             notes.add("CPU: processes that exited mid-run (short-lived PostgreSQL backends) are not counted");
+            if (a.selfTicks() >= 0 && c.selfTicks() >= 0) {
+                // not part of any figure: it shares the machine with the broker and PostgreSQL
+                double self = ProcCpu.ticksToSeconds(c.selfTicks() - a.selfTicks());
+                double secs = Math.max(1e-9, (c.counts().nanos() - a.counts().nanos()) / 1e9);
+                notes.add(String.format(java.util.Locale.ROOT,
+                        "load generator (this tool) CPU, steady+drain: %.2f s (%.2f cores), not counted in the figures",
+                        self, self / secs));
+            }
 
             Report.Window steady = Report.Window.between(a.counts(), b.counts());
             Report.Window drain = Report.Window.between(b.counts(), c.counts());
