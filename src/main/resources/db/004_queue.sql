@@ -52,3 +52,11 @@ BEGIN
      ORDER BY 1, 2
     ON CONFLICT (queue_id, name) DO NOTHING;
 END $$;
+
+-- Which of the named queues store encrypted payloads (the push path's small, TTL-cached config read).
+CREATE OR REPLACE FUNCTION queen.queue_encryption_v1(p_tenant UUID, p_names TEXT[])
+RETURNS TABLE (name TEXT, encryption_enabled BOOLEAN)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name::text, COALESCE(q.encryption_enabled, FALSE) FROM queen.queues q
+     WHERE q.tenant_id = p_tenant AND q.name = ANY (p_names)
+$$;

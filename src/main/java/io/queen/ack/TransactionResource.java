@@ -9,6 +9,7 @@ import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.queen.pop.PopWaiters;
+import io.queen.push.PushEncryption;
 import io.queen.push.PushItem;
 import io.queen.push.PushRequestParser;
 import io.queen.push.PushStore;
@@ -42,12 +43,14 @@ public class TransactionResource {
     private final AckStore ackStore;
     private final PushStore pushStore;
     private final PopWaiters waiters;
+    private final PushEncryption encryption;
     private final ObjectMapper mapper;
     private final UUID tenant;
     private final int zstdLevel;
 
     TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
-            ObjectMapper mapper, QueenConfig config) {
+            PushEncryption encryption, ObjectMapper mapper, QueenConfig config) {
+        this.encryption = encryption;
         this.acks = acks;
         this.ackStore = ackStore;
         this.pushStore = pushStore;
@@ -115,6 +118,7 @@ public class TransactionResource {
         if (unknown != null) {
             return failed(out, unknown);
         }
+        pushes = encryption.apply(tenant, pushes);
         List<String> touchedQueues = new ArrayList<>();
         try (Connection c = ackStore.transaction()) {
             try {

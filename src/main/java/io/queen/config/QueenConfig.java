@@ -21,6 +21,9 @@ public interface QueenConfig {
     /** Instance id reported by {@code /health}. */
     int workerId();
 
+    /** AES-256-GCM key for queues with encryptionEnabled: 64 hex characters ({@code QUEEN_ENCRYPTION_KEY}). */
+    java.util.Optional<String> encryptionKey();
+
     /** Statement timeout applied to broker SQL calls, in milliseconds. */
     int statementTimeoutMs();
 

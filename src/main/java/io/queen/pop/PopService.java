@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,6 +46,7 @@ public class PopService {
     }
 
     private final PopStore store;
+    private final PayloadCipher cipher;
     private final PopWaiters waiters;
     private final LeaseDirectory leases;
     private final QueenConfig config;
@@ -53,8 +55,10 @@ public class PopService {
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
 
-    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, QueenConfig config, MeterRegistry registry) {
+    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, PayloadCipher cipher, QueenConfig config,
+            MeterRegistry registry) {
         this.store = store;
+        this.cipher = cipher;
         this.waiters = waiters;
         this.leases = leases;
         this.config = config;
@@ -153,6 +157,22 @@ public class PopService {
         floors.keySet().removeIf(k -> k.endsWith('\u001f' + group));
     }
 
+    /** Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent. */
+    private List<Frame> plaintext(List<Frame> frames) {
+        List<Frame> out = null;
+        for (int i = 0; i < frames.size(); i++) {
+            Frame f = frames.get(i);
+            if (f.encrypted()) {
+                if (out == null) {
+                    out = new ArrayList<>(frames);
+                }
+                out.set(i, new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false,
+                        cipher.decrypt(f.payload())));
+            }
+        }
+        return out == null ? frames : out;
+    }
+
     private Result deliver(String queue, String group, String leaseId, List<PopStore.ClaimedSegment> segments) {
         if (segments.isEmpty()) {
             return null;
@@ -161,7 +181,7 @@ public class PopService {
         Set<UUID> partitions = new LinkedHashSet<>();
         int n = 0;
         for (PopStore.ClaimedSegment s : segments) {
-            List<Frame> frames = SegmentCodec.decode(s.blob(), s.startIdx(), s.take());
+            List<Frame> frames = plaintext(SegmentCodec.decode(s.blob(), s.startIdx(), s.take()));
             out.add(new PopResponseWriter.Delivered(s, frames));
             partitions.add(s.partitionId());
             n += frames.size();

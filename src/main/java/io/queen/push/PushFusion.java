@@ -254,7 +254,7 @@ public class PushFusion {
                                     r.baseOffset() + k, null));
                         }
                     } else {
-                        requeueSurvivors(lane, seg, r, originals.getOrDefault(i, Map.of()));
+                        requeueSurvivors(lane, seg, r, originals.get(i));
                     }
                 }
                 markReady(lane);
@@ -276,7 +276,9 @@ public class PushFusion {
                 Pending p = seg.get(k);
                 if (dupOffset.containsKey(k)) {
                     duplicates.increment();
-                    p.complete(new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
+                    p.complete(originalIds == null
+                            ? Verdict.failed("duplicate of offset " + dupOffset.get(k) + ", original not readable")
+                            : new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
                 } else {
                     lane.add(p);
                 }
@@ -298,9 +300,18 @@ public class PushFusion {
                 writes.add(buildSegment(bundle.get(i), frames.get(i)));
             }
             results = store.pushBundle(writes);
+            // committed: from here on nothing may turn these verdicts into failures
             for (int i = 0; i < results.length; i++) {
                 if (!results[i].duplicate()) {
-                    remember(bundle.get(i).dedup, results[i], writes.get(i).hashes());
+                    DedupIndex idx = bundle.get(i).dedup;
+                    try {
+                        remember(idx, results[i], writes.get(i).hashes());
+                    } catch (Exception e) {
+                        LOG.warnf("dedup index of %s dropped: %s", bundle.get(i).key, e.getMessage());
+                        int size = idx.size();
+                        idx.reset();
+                        cachedHashes.addAndGet(-size);
+                    }
                 }
             }
             List<Committed> committed = new ArrayList<>();
@@ -308,7 +319,13 @@ public class PushFusion {
             for (int i = 0; i < results.length; i++) {
                 PushStore.SegmentResult r = results[i];
                 if (r.duplicate()) {
-                    originals.put(i, resolveOriginals(r));
+                    try {
+                        originals.put(i, resolveOriginals(r));
+                    } catch (Exception e) {
+                        LOG.warnf("cannot resolve the original of a duplicate in %s: %s", bundle.get(i).key,
+                                e.getMessage());
+                        originals.put(i, null);  // those items are answered failed; a retry resolves them
+                    }
                 } else {
                     int n = frames.get(i).size();
                     msgs += n;

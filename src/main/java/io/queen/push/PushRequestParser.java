@@ -135,7 +135,8 @@ public final class PushRequestParser {
             txn = messageId.toString();
         }
         byte[] txnUtf8 = Names.requireTransactionId(txn, at + "transactionId");
-        return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload);
+        return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload,
+                false);
     }
 
     private static String stringOrNull(JsonParser p, JsonToken v, String message) throws IOException {

@@ -12,6 +12,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,8 +34,11 @@ public class PushResource {
     private final PushRequestParser parser;
     private final UUID tenant;
 
-    PushResource(PushFusion fusion, ObjectMapper mapper, QueenConfig config) {
+    private final PushEncryption encryption;
+
+    PushResource(PushFusion fusion, PushEncryption encryption, ObjectMapper mapper, QueenConfig config) {
         this.fusion = fusion;
+        this.encryption = encryption;
         this.mapper = mapper;
         this.parser = new PushRequestParser(config.push().maxItems());
         this.tenant = UUID.fromString(config.defaultTenant());
@@ -43,8 +47,8 @@ public class PushResource {
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    public Response push(byte[] body) {
-        List<PushItem> items = parser.parse(body);
+    public Response push(byte[] body) throws SQLException {
+        List<PushItem> items = encryption.apply(tenant, parser.parse(body));
         int n = items.size();
         @SuppressWarnings("unchecked")
         CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];

@@ -20,7 +20,7 @@ public final class SegmentPacker {
         byte[] sidecar = new byte[16 * items.size()];
         for (int k = 0; k < items.size(); k++) {
             PushItem it = items.get(k);
-            b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), null, false, it.payload(), 0,
+            b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), null, it.encrypted(), it.payload(), 0,
                     it.payload().length);
             System.arraycopy(hashes.get(k), 0, sidecar, 16 * k, 16);
         }

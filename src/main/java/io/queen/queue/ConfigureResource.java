@@ -23,8 +23,11 @@ public class ConfigureResource {
     private final ObjectMapper mapper;
     private final UUID tenant;
 
-    ConfigureResource(QueueStore store, ObjectMapper mapper, QueenConfig config) {
+    private final QueueFlags flags;
+
+    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, QueenConfig config) {
         this.store = store;
+        this.flags = flags;
         this.mapper = mapper;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
@@ -43,6 +46,7 @@ public class ConfigureResource {
         String task = optionalText(req, "task");
         ObjectNode options = QueueOptions.resolve(req.get("options"));
         QueueStore.ConfiguredQueue cq = store.configure(tenant, queue, namespace, task, options);
+        flags.invalidate(tenant, queue);
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);
         out.put("queueId", cq.id().toString());

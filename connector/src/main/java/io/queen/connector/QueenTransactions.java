@@ -1,0 +1,144 @@
+package io.queen.connector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.spi.Connector;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.queen.connector.client.JsonPayloads;
+import io.queen.connector.client.QueenClient;
+import io.queen.connector.client.Wire.PushItem;
+import io.queen.connector.health.TraceIds;
+import io.queen.connector.incoming.QueenMessage;
+import io.queen.connector.incoming.QueenMessageRef;
+import io.queen.connector.incoming.QueenSource;
+import io.queen.connector.outgoing.QueenSink;
+
+/**
+ * Exactly-once consume-transform-produce: the outputs of an input message and the ack of that input are sent as
+ * one {@code POST /api/v1/transaction}, so either both happen or neither does.
+ *
+ * <pre>
+ * &#64;Inject QueenTransactions transactions;
+ *
+ * &#64;Incoming("orders")
+ * CompletionStage&lt;Void&gt; process(Message&lt;JsonObject&gt; order) {
+ *     return transactions.begin(order)
+ *             .toChannel("invoices", invoiceFor(order.getPayload()))   // a smallrye-queen outgoing channel
+ *             .toQueue("audit", order.getPayload())                     // or a queue by name
+ *             .commit();                                                // acks the input in the same transaction
+ * }
+ * </pre>
+ *
+ * Output transaction ids are derived from the input ({@code <input transactionId>:<n>}, n = 0, 1, ... in push
+ * order), so a transaction repeated after a crash or an ambiguous failure produces the same ids and can never
+ * add a second copy of an output: the broker dedups them, and the input's ack then either commits for the first
+ * time or was already committed. If the input's lease was lost (expired and taken by another consumer) the ack,
+ * and with it the whole transaction, fails and the outputs are not written.
+ * <p>
+ * The input must come from a {@code smallrye-queen} incoming channel, and every earlier message of its partition
+ * span must already be settled (sequential processing guarantees it). On success the input counts as acked; on
+ * failure the returned stage fails and the application nacks the input as usual (its failure strategy applies).
+ * <p>
+ * Thread-safe bean; a {@link Transaction} is used by one thread at a time.
+ */
+@ApplicationScoped
+public class QueenTransactions {
+
+    @Inject
+    @Connector(QueenConnector.CONNECTOR_NAME)
+    Instance<QueenConnector> connectors;
+
+    /** Starts a transaction that will ack {@code input}. */
+    public Transaction begin(Message<?> input) {
+        QueenMessage<?> in = input instanceof QueenMessage<?> q ? q
+                : input.getMetadata(QueenMessageRef.class).map(QueenMessageRef::message)
+                        .orElseThrow(() -> new IllegalArgumentException(
+                                "QueenTransactions needs a message received from a smallrye-queen channel"));
+        return new Transaction(in);
+    }
+
+    /** Collects the outputs of one input; {@link #commit()} sends everything. Not thread-safe. */
+    public final class Transaction {
+        private final QueenMessage<?> input;
+        private final List<PushItem> items = new ArrayList<>();
+        private final JsonPayloads payloads;
+
+        Transaction(QueenMessage<?> input) {
+            this.input = input;
+            this.payloads = new JsonPayloads(input.source().client().mapper());
+        }
+
+        /** Adds an output for the queue (and partition, when given in the metadata) named by {@code metadata}. */
+        public Transaction push(Object payload, QueenOutgoingMetadata metadata) {
+            if (metadata.queue() == null) {
+                throw new IllegalArgumentException("the output's queue is required");
+            }
+            String txn = input.metadata().transactionId() + ":" + items.size();
+            String trace = metadata.traceId() != null ? metadata.traceId()
+                    : input.metadata().traceId() != null ? input.metadata().traceId() : TraceIds.current();
+            // A caller-chosen transaction id is kept; otherwise the deterministic id makes retries dedup.
+            items.add(new PushItem(metadata.queue(), metadata.partition(), payloads.toJson(payload),
+                    metadata.transactionId() != null ? metadata.transactionId() : txn, trace));
+            return this;
+        }
+
+        /** Adds an output for a queue (default partition). */
+        public Transaction toQueue(String queue, Object payload) {
+            return push(payload, QueenOutgoingMetadata.builder().queue(queue).build());
+        }
+
+        /** Adds an output for the queue and partition of a {@code smallrye-queen} outgoing channel. */
+        public Transaction toChannel(String channel, Object payload) {
+            QueenSink sink = connectors.isResolvable() ? connectors.get().sink(channel) : null;
+            if (sink == null) {
+                throw new IllegalArgumentException("no smallrye-queen outgoing channel named " + channel);
+            }
+            return push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+        }
+
+        /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
+        public CompletionStage<Void> commit() {
+            QueenSource source = input.source();
+            QueenClient client = source.client();
+            ObjectMapper mapper = client.mapper();
+            QueenIncomingMetadata in = input.metadata();
+            ArrayNode operations = mapper.createArrayNode();
+            if (!items.isEmpty()) {
+                ObjectNode push = operations.addObject().put("type", "push");
+                ArrayNode array = push.putArray("items");
+                items.forEach(i -> array.add(client.pushItemJson(i)));
+            }
+            ObjectNode ack = operations.addObject().put("type", "ack")
+                    .put("transactionId", in.transactionId())
+                    .put("partitionId", in.partitionId())
+                    .put("status", "completed")
+                    .put("consumerGroup", source.ackConsumerGroup());
+            List<String> leases = new ArrayList<>();
+            if (in.leaseId() != null && !in.leaseId().isEmpty()) {
+                ack.put("leaseId", in.leaseId());
+                leases.add(in.leaseId());
+            }
+            return source.beforeTransaction(input)
+                    .thenCompose(x -> client.transaction(operations, leases))
+                    .thenCompose(result -> {
+                        if (!result.success()) {
+                            return CompletableFuture.failedFuture(new IllegalStateException(
+                                    "transaction for " + in.transactionId() + " rolled back: " + result.error()));
+                        }
+                        return source.committedByTransaction(input);
+                    });
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.queen.connector.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import io.queen.connector.QueenOutgoingMetadata;
+import io.queen.connector.app.Consumer;
+import io.queen.connector.app.Producer;
+import io.queen.connector.app.Recorder;
+import io.queen.connector.app.WeldApp;
+import io.queen.connector.incoming.QueenSource;
+import io.vertx.core.json.JsonObject;
+
+/** Produce through an outgoing channel, consume through an incoming one, both against a real broker. */
+class EndToEndIT extends BrokerTest {
+
+    @Test
+    void producedMessagesAreConsumedInPartitionOrderAndAcked() throws Exception {
+        app = WeldApp.start(merge(
+                channel("mp.messaging.outgoing.out", "queue", "e2e"),
+                channel("mp.messaging.incoming.in", "queue", "e2e", "batch-size", "7", "wait-timeout", "2000",
+                        // a dead broker first: the client must fail over to the live one
+                        "url", "http://127.0.0.1:" + Broker.freePort() + "," + broker.url())),
+                Producer.class, Consumer.class);
+        Producer producer = app.bean(Producer.class);
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (int i = 0; i < 90; i++) {
+            sent.add(producer.send(new JsonObject().put("id", i),
+                    QueenOutgoingMetadata.builder().partition("p" + (i % 3)).build()).toCompletableFuture());
+        }
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> Recorder.ENTRIES.size() >= 90);
+        assertEquals(90, Recorder.ENTRIES.size(), "each message processed once");
+        for (String p : List.of("p0", "p1", "p2")) {
+            List<Integer> ids = Recorder.ENTRIES.stream().filter(e -> e.partition().equals(p))
+                    .map(e -> Integer.parseInt(e.id())).toList();
+            assertEquals(30, ids.size());
+            for (int i = 1; i < ids.size(); i++) {
+                assertTrue(ids.get(i) > ids.get(i - 1), "partition " + p + " out of order: " + ids);
+            }
+        }
+        assertTrue(app.health().getReadiness().isOk(), "readiness");
+        assertTrue(app.health().getLiveness().isOk(), "liveness");
+
+        QueenSource source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().buffered.get() == 0);
+        assertEquals(90, source.metrics().acks.get(), "every message acked once");
+        app.close();
+        app = null;
+        // Everything was acked in queue mode: nothing is left to pop.
+        assertNull(broker.call("GET", "/api/v1/pop/queue/e2e?batch=10", null));
+    }
+
+    @Test
+    void metadataIsExposedAndIdlePollsKeepTheChannelAlive() throws Exception {
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "meta", "partition", "only",
+                "consumer-group", "g1", "subscription-mode", "all", "wait-timeout", "200"), MetadataCapture.class);
+        QueenSource source = app.connector().sources().get(0);
+        // Several long polls end empty first: the poll loop must go on.
+        await().atMost(Duration.ofSeconds(20)).until(() -> source.metrics().emptyPops.get() >= 3);
+        assertTrue(app.health().getLiveness().isOk(), "alive after empty polls");
+        broker.push("meta", "only", List.of(Map.of("id", 1)), List.of("txn-meta-1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> MetadataCapture.LAST != null);
+        var m = MetadataCapture.LAST;
+        assertEquals("meta", m.queue());
+        assertEquals("only", m.partition());
+        assertEquals("txn-meta-1", m.transactionId());
+        assertEquals("g1", m.consumerGroup());
+        assertNotNull(m.partitionId());
+        assertNotNull(m.createdAt());
+        assertFalse(m.leaseId().isEmpty());
+    }
+
+    /** Keeps the metadata of the last message. */
+    @jakarta.enterprise.context.ApplicationScoped
+    public static class MetadataCapture {
+        static volatile io.queen.connector.QueenIncomingMetadata LAST;
+
+        @org.eclipse.microprofile.reactive.messaging.Incoming("in")
+        public void consume(JsonObject payload, io.queen.connector.QueenIncomingMetadata meta) {
+            LAST = meta;
+        }
+    }
+}
