@@ -9,6 +9,7 @@ import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
+import io.queen.crypto.PayloadCipher;
 import io.queen.queue.Names;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
@@ -39,11 +40,13 @@ public class FetchResource {
 
     private final ReadStore store;
     private final ObjectMapper mapper;
+    private final PayloadCipher cipher;
     private final UUID tenant;
 
-    FetchResource(ReadStore store, ObjectMapper mapper, QueenConfig config) {
+    FetchResource(ReadStore store, ObjectMapper mapper, PayloadCipher cipher, QueenConfig config) {
         this.store = store;
         this.mapper = mapper;
+        this.cipher = cipher;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 
@@ -128,7 +131,7 @@ public class FetchResource {
         return Json.ok(out);
     }
 
-    private static void appendRecords(ArrayNode records, ReadStore.Segment s, long from) {
+    private void appendRecords(ArrayNode records, ReadStore.Segment s, long from) {
         int start = (int) Math.max(0, from - s.baseOffset());
         int take = (int) (s.endOffset() - s.baseOffset() + 1) - start;
         List<Frame> frames = SegmentCodec.decode(s.blob(), start, take);
@@ -138,7 +141,7 @@ public class FetchResource {
             ObjectNode r = records.addObject();
             r.put("offset", s.baseOffset() + start + i);
             r.put("transactionId", f.transactionId());
-            r.set("payload", MessageBrowser.payload(f.payload()));
+            r.set("payload", MessageBrowser.payload(MessageBrowser.plaintext(cipher, f)));
             r.put("ts", ts);
             r.put("messageId", f.messageId().toString());
             if (f.traceId() == null) {

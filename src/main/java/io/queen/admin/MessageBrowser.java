@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.api.Times;
+import io.queen.crypto.PayloadCipher;
 import io.queen.queue.Names;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
@@ -37,9 +38,11 @@ public class MessageBrowser {
     private static final int FALLBACK_PAGE = 100;
 
     private final ReadStore store;
+    private final PayloadCipher cipher;
 
-    MessageBrowser(ReadStore store) {
+    MessageBrowser(ReadStore store, PayloadCipher cipher) {
         this.store = store;
+        this.cipher = cipher;
     }
 
     /** Filters of the browse route; null = no filter. */
@@ -203,7 +206,7 @@ public class MessageBrowser {
         m.put("namespace", nz(ctx.namespace()));
         m.put("task", nz(ctx.task()));
         m.put("status", c.status(offset));
-        JsonNode data = payload(fr.payload());
+        JsonNode data = payload(plaintext(cipher, fr));
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());
@@ -293,6 +296,21 @@ public class MessageBrowser {
             out.get(d.partitionId()).dead().put(d.offset(), d);
         }
         return out;
+    }
+
+    /**
+     * The payload bytes a client sees: an encrypted frame (flag 4) is decrypted; without the key (or if it does not
+     * decrypt) an admin read shows the stored envelope instead of failing.
+     */
+    static byte[] plaintext(PayloadCipher cipher, Frame f) {
+        if (!f.encrypted() || !cipher.enabled()) {
+            return f.payload();
+        }
+        try {
+            return cipher.decrypt(f.payload());
+        } catch (IllegalStateException e) {
+            return f.payload();
+        }
     }
 
     static JsonNode payload(byte[] bytes) {

@@ -55,8 +55,11 @@ public class DlqReplay {
         String txn = "dlq:" + row.id();
         UUID messageId = Uuid7.next();
         byte[] payload = (row.payload() == null ? "null" : row.payload()).getBytes(StandardCharsets.UTF_8);
+        // a snapshot from an encrypted queue is the stored envelope: it goes back encrypted (flag 4), so the
+        // payload is never at rest in plaintext and every read decrypts it as usual
+        boolean encrypted = DlqJson.isEnvelope(DlqJson.payload(row.payload()));
         SegmentBuilder b = new SegmentBuilder(payload.length + 128);
-        b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), false, payload));
+        b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), encrypted, payload));
         DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
         switch (m.verdict()) {
             case "moved" -> {

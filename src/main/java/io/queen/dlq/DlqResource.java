@@ -9,6 +9,7 @@ import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
+import io.queen.crypto.PayloadCipher;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -34,12 +35,14 @@ public class DlqResource {
     private final DlqStore store;
     private final DlqReplay replay;
     private final ObjectMapper mapper;
+    private final PayloadCipher cipher;
     private final UUID tenant;
 
-    DlqResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, QueenConfig config) {
+    DlqResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, PayloadCipher cipher, QueenConfig config) {
         this.store = store;
         this.replay = replay;
         this.mapper = mapper;
+        this.cipher = cipher;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 
@@ -57,7 +60,7 @@ public class DlqResource {
                 limit, offset);
         ObjectNode out = mapper.createObjectNode();
         ArrayNode messages = out.putArray("messages");
-        page.rows().forEach(r -> messages.add(DlqJson.message(r)));
+        page.rows().forEach(r -> messages.add(DlqJson.message(r, cipher)));
         out.put("total", page.total());
         out.put("limit", limit);
         out.put("offset", offset);
