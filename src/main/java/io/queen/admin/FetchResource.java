@@ -9,8 +9,8 @@ import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
-import io.queen.crypto.PayloadCipher;
 import io.queen.queue.Names;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -39,14 +39,14 @@ public class FetchResource {
     static final int MAX_RECORDS = 10_000;
 
     private final ReadStore store;
-    private final ObjectMapper mapper;
     private final PayloadCipher cipher;
+    private final ObjectMapper mapper;
     private final UUID tenant;
 
-    FetchResource(ReadStore store, ObjectMapper mapper, PayloadCipher cipher, QueenConfig config) {
+    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, QueenConfig config) {
+        this.cipher = cipher;
         this.store = store;
         this.mapper = mapper;
-        this.cipher = cipher;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 
@@ -141,7 +141,7 @@ public class FetchResource {
             ObjectNode r = records.addObject();
             r.put("offset", s.baseOffset() + start + i);
             r.put("transactionId", f.transactionId());
-            r.set("payload", MessageBrowser.payload(MessageBrowser.plaintext(cipher, f)));
+            r.set("payload", MessageBrowser.payload(cipher.plaintext(f)));
             r.put("ts", ts);
             r.put("messageId", f.messageId().toString());
             if (f.traceId() == null) {

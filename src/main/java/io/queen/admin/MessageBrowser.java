@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.crypto.PayloadCipher;
 import io.queen.queue.Names;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -41,8 +41,8 @@ public class MessageBrowser {
     private final PayloadCipher cipher;
 
     MessageBrowser(ReadStore store, PayloadCipher cipher) {
-        this.store = store;
         this.cipher = cipher;
+        this.store = store;
     }
 
     /** Filters of the browse route; null = no filter. */
@@ -206,7 +206,7 @@ public class MessageBrowser {
         m.put("namespace", nz(ctx.namespace()));
         m.put("task", nz(ctx.task()));
         m.put("status", c.status(offset));
-        JsonNode data = payload(plaintext(cipher, fr));
+        JsonNode data = payload(cipher.plaintext(fr));
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());
@@ -296,21 +296,6 @@ public class MessageBrowser {
             out.get(d.partitionId()).dead().put(d.offset(), d);
         }
         return out;
-    }
-
-    /**
-     * The payload bytes a client sees: an encrypted frame (flag 4) is decrypted; without the key (or if it does not
-     * decrypt) an admin read shows the stored envelope instead of failing.
-     */
-    static byte[] plaintext(PayloadCipher cipher, Frame f) {
-        if (!f.encrypted() || !cipher.enabled()) {
-            return f.payload();
-        }
-        try {
-            return cipher.decrypt(f.payload());
-        } catch (IllegalStateException e) {
-            return f.payload();
-        }
     }
 
     static JsonNode payload(byte[] bytes) {

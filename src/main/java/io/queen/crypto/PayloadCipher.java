@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.config.QueenConfig;
+import io.queen.segment.Frame;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
@@ -27,6 +28,8 @@ public class PayloadCipher {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int IV_BYTES = 12;
     private static final int TAG_BITS = 128;
+    /** Marks an envelope where no frame flag travels with it (dead-letter snapshots). */
+    static final String ALG = "AES-256-GCM";
 
     private final SecretKeySpec key;
     private final SecureRandom random = new SecureRandom();
@@ -64,12 +67,39 @@ public class PayloadCipher {
             int tagLen = TAG_BITS / 8;
             Base64.Encoder b64 = Base64.getEncoder();
             ObjectNode env = MAPPER.createObjectNode();
+            env.put("alg", ALG);
             env.put("encrypted", b64.encodeToString(Arrays.copyOf(out, out.length - tagLen)));
             env.put("iv", b64.encodeToString(iv));
             env.put("authTag", b64.encodeToString(Arrays.copyOfRange(out, out.length - tagLen, out.length)));
             return MAPPER.writeValueAsBytes(env);
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("payload encryption failed", e);
+        }
+    }
+
+    /** A frame's payload as the producer sent it: decrypted when the frame carries flag 4. */
+    public byte[] plaintext(Frame f) {
+        return f.encrypted() ? decrypt(f.payload()) : f.payload();
+    }
+
+    /** Whether a stored JSON value (a dead-letter snapshot) is one of our envelopes. */
+    public static boolean isEnvelope(JsonNode n) {
+        return n != null && n.isObject() && n.size() == 4 && ALG.equals(n.path("alg").asText(null))
+                && n.path("encrypted").isTextual() && n.path("iv").isTextual() && n.path("authTag").isTextual();
+    }
+
+    /**
+     * A dead-letter snapshot for display: an envelope is decrypted when the key is here; anything else (or a
+     * failed decryption) is shown as stored.
+     */
+    public JsonNode reveal(JsonNode stored) {
+        if (!isEnvelope(stored) || key == null) {
+            return stored;
+        }
+        try {
+            return MAPPER.readTree(decrypt(MAPPER.writeValueAsBytes(stored)));
+        } catch (IOException | IllegalStateException e) {
+            return stored;
         }
     }
 

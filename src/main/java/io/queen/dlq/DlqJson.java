@@ -30,7 +30,7 @@ final class DlqJson {
         m.put("errorMessage", d.error() == null || d.error().isEmpty() ? "Retries exhausted" : d.error());
         m.put("retryCount", d.retryCount());
         m.put("offset", d.offset());
-        m.set("data", plaintext(payload(d.payload()), cipher));
+        m.set("data", cipher.reveal(payload(d.payload())));
         putUuid(m, "traceId", d.traceId());
         if (d.producerSub() == null) {
             m.putNull("producerSub");
@@ -61,27 +61,6 @@ final class DlqJson {
             // jsonb text always parses; keep the raw text rather than failing a browse
             return Json.MAPPER.getNodeFactory().textNode(json);
         }
-    }
-
-    /**
-     * The snapshot of a message from an encrypted queue is its stored envelope {@code {encrypted, iv, authTag}}
-     * (the row has no flag): it is recognised by shape and decrypted for display; without the key, or if it does
-     * not decrypt, it is shown as stored rather than failing the browse.
-     */
-    static JsonNode plaintext(JsonNode payload, PayloadCipher cipher) {
-        if (!isEnvelope(payload) || !cipher.enabled()) {
-            return payload;
-        }
-        try {
-            return Json.MAPPER.readTree(cipher.decrypt(Json.MAPPER.writeValueAsBytes(payload)));
-        } catch (IllegalStateException | java.io.IOException e) {
-            return payload;
-        }
-    }
-
-    static boolean isEnvelope(JsonNode n) {
-        return n != null && n.isObject() && n.size() == 3 && n.path("encrypted").isTextual()
-                && n.path("iv").isTextual() && n.path("authTag").isTextual();
     }
 
     /** The outcome body of a replay (API spec 4.5). */

@@ -2,6 +2,7 @@ package io.queen.dlq;
 
 import io.queen.config.QueenConfig;
 import io.queen.push.PushFusion;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
@@ -55,10 +56,9 @@ public class DlqReplay {
         String txn = "dlq:" + row.id();
         UUID messageId = Uuid7.next();
         byte[] payload = (row.payload() == null ? "null" : row.payload()).getBytes(StandardCharsets.UTF_8);
-        // a snapshot from an encrypted queue is the stored envelope: it goes back encrypted (flag 4), so the
-        // payload is never at rest in plaintext and every read decrypts it as usual
-        boolean encrypted = DlqJson.isEnvelope(DlqJson.payload(row.payload()));
         SegmentBuilder b = new SegmentBuilder(payload.length + 128);
+        // a snapshot of an encrypted queue's message is still its envelope: it goes back with frame flag 4
+        boolean encrypted = PayloadCipher.isEnvelope(DlqJson.payload(row.payload()));
         b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), encrypted, payload));
         DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
         switch (m.verdict()) {

@@ -33,16 +33,16 @@ public class DlqResource {
     static final int MAX_LIMIT = 1000;
 
     private final DlqStore store;
+    private final PayloadCipher cipher;
     private final DlqReplay replay;
     private final ObjectMapper mapper;
-    private final PayloadCipher cipher;
     private final UUID tenant;
 
-    DlqResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, PayloadCipher cipher, QueenConfig config) {
+    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, QueenConfig config) {
+        this.cipher = cipher;
         this.store = store;
         this.replay = replay;
         this.mapper = mapper;
-        this.cipher = cipher;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 

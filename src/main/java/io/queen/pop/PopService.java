@@ -167,7 +167,7 @@ public class PopService {
                     out = new ArrayList<>(frames);
                 }
                 out.set(i, new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false,
-                        cipher.decrypt(f.payload())));
+                        cipher.plaintext(f)));
             }
         }
         return out == null ? frames : out;

@@ -87,5 +87,21 @@ class EncryptionTest {
         String stored = Sql.one(ds, "SELECT payload::text FROM queen.log_dlq WHERE transaction_id = 'd1'");
         assertFalse(stored.contains("dlq-secret"), stored);
         assertTrue(stored.contains("authTag"), stored);
+
+        // every read shows plaintext: DLQ browse, message by address, fetch, and a replayed message's pop
+        JsonNode dlq = io.queen.testing.Api.json(Http.get("/api/v1/dlq?queue=enc-dlq").body());
+        assertEquals("dlq-secret", dlq.get("messages").get(0).get("data").get("secret").asText(), dlq.toString());
+        String pid = m.get("partitionId").asText();
+        JsonNode one = io.queen.testing.Api.json(Http.get("/api/v1/messages/" + pid + "/d1").body());
+        assertEquals("dlq-secret", one.get("data").get("secret").asText(), one.toString());
+        JsonNode fetched = io.queen.testing.Api.json(Http.post("/api/v1/fetch",
+                "{\"entries\":[{\"queue\":\"enc-dlq\",\"offset\":0}]}").body());
+        assertEquals("dlq-secret", fetched.get("entries").get(0).path("records").get(0).get("payload").get("secret").asText(),
+                fetched.toString());
+        String id = dlq.get("messages").get(0).get("id").asText();
+        Http.Reply replay = Http.post("/api/v1/dlq/" + id + "/replay", "");
+        assertEquals(200, replay.status(), replay.body());
+        JsonNode again = pop("/api/v1/pop/queue/enc-dlq/partition/Default");
+        assertEquals("dlq-secret", again.get("messages").get(0).get("data").get("secret").asText());
     }
 }
