@@ -7,6 +7,7 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.ErrorMappers;
 import io.queen.api.Json;
+import io.queen.api.Times;
 import io.queen.pop.LeaseDirectory;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -14,8 +15,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 
 /**
  * {@code POST /api/v1/lease/:leaseId/extend} (API spec 3.9): extends every live lease held under the id to
@@ -24,7 +23,6 @@ import java.time.format.DateTimeFormatter;
  */
 @Path("/api/v1/lease/{leaseId}/extend")
 public class LeaseResource {
-    static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'");
     static final int MAX_SECONDS = 3600;
 
     private final AckStore store;
@@ -54,7 +52,7 @@ public class LeaseResource {
             return r.expired() > 0 ? ErrorMappers.error(409, "Lease already expired")
                     : ErrorMappers.error(404, "Lease not found");
         }
-        String at = MILLIS.format(r.newExpiry().withOffsetSameInstant(ZoneOffset.UTC));
+        String at = Times.millis(r.newExpiry());
         ObjectNode out = mapper.createObjectNode();
         out.put("leaseId", leaseId);
         out.put("success", true);

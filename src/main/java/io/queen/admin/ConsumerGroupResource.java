@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
+import io.queen.api.Times;
 import io.queen.config.QueenConfig;
 import io.queen.pop.PopService;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -17,8 +18,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.UUID;
 
@@ -152,17 +151,9 @@ public class ConsumerGroupResource {
     }
 
     private static Instant timestamp(JsonNode v, String field) {
-        if (!v.isTextual()) {
+        if (!v.isTextual() || v.textValue().isBlank()) {
             throw ApiException.badRequest(field + " must be an ISO-8601 timestamp string");
         }
-        try {
-            return OffsetDateTime.parse(v.textValue()).toInstant();
-        } catch (DateTimeParseException e) {
-            try {
-                return Instant.parse(v.textValue());
-            } catch (DateTimeParseException e2) {
-                throw ApiException.badRequest(field + " is not an ISO-8601 timestamp: " + v.textValue());
-            }
-        }
+        return Times.parse(v.textValue(), field, null);
     }
 }

@@ -1,5 +1,8 @@
 package io.queen.admin;
 
+import static io.queen.api.QueryParams.blankToNull;
+import static io.queen.api.QueryParams.intParam;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
@@ -81,24 +84,5 @@ public class MessagesResource {
             throw ApiException.notFound("Message not found");
         }
         return Json.ok(m);
-    }
-
-    static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
-    }
-
-    static int intParam(String value, String field, int def, int min) {
-        if (value == null || value.isBlank()) {
-            return def;
-        }
-        try {
-            int v = Integer.parseInt(value.strip());
-            if (v >= min) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the 400
-        }
-        throw ApiException.badRequest(field + " must be an integer >= " + min);
     }
 }

@@ -1,5 +1,8 @@
 package io.queen.dlq;
 
+import static io.queen.api.QueryParams.blankToNull;
+import static io.queen.api.QueryParams.intParam;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -87,25 +90,5 @@ public class DlqResource {
             return Json.response(404, DlqJson.notFound("Dead letter not found"));
         }
         return Json.ok(DlqJson.replayed(r));
-    }
-
-    static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
-    }
-
-    /** Optional non-negative integer query parameter; present but not an integer >= min -> 400 naming it. */
-    static int intParam(String value, String field, int def, int min) {
-        if (value == null || value.isBlank()) {
-            return def;
-        }
-        try {
-            int v = Integer.parseInt(value.strip());
-            if (v < min) {
-                throw ApiException.badRequest(field + " must be an integer >= " + min);
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest(field + " must be an integer >= " + min);
-        }
     }
 }

@@ -108,6 +108,19 @@ public class QueenTransactions {
             return push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
         }
 
+        private boolean committedBefore(String error) {
+            if (error == null) {
+                return false;
+            }
+            String prefix = input.metadata().transactionId() + ":";
+            for (PushItem item : items) {
+                if (item.transactionId().startsWith(prefix) && error.contains("Duplicate transactionId: " + item.transactionId())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
         public CompletionStage<Void> commit() {
             QueenSource source = input.source();
@@ -133,6 +146,12 @@ public class QueenTransactions {
             return source.beforeTransaction(input)
                     .thenCompose(x -> client.transaction(operations, leases))
                     .thenCompose(result -> {
+                        if (!result.success() && committedBefore(result.error())) {
+                            // The client re-sent a transaction whose first attempt committed (its answer was
+                            // lost): outputs and ack commit atomically, so an existing derived output proves the
+                            // input's ack is committed too.
+                            return source.committedByTransaction(input);
+                        }
                         if (!result.success()) {
                             return CompletableFuture.failedFuture(new IllegalStateException(
                                     "transaction for " + in.transactionId() + " rolled back: " + result.error()));

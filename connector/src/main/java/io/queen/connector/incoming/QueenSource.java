@@ -229,8 +229,9 @@ public final class QueenSource implements QueenFailureHandler.Context {
     }
 
     private boolean deliver(QueenMessage<?> m) {
-        // After a `fail` strategy stop nothing more is processed; undelivered messages return to the broker.
-        if (fatal.get() != null || !m.span.deliver(m.index)) {
+        // After a stop or a `fail` strategy stop nothing new is handed out; undelivered messages return to the
+        // broker (the stop releases their lease).
+        if (stopped || fatal.get() != null || !m.span.deliver(m.index)) {
             return false;
         }
         if (m.conversionFailure != null) {

@@ -9,7 +9,7 @@ import io.smallrye.common.annotation.Blocking;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Test consumer of channel {@code in}: records every message (payload field {@code id}, partition, processing
+ * Test consumer of channel {@code in}: records every message (payload field {@code id}, partition, lease id, processing
  * interval) after sleeping {@code app.delay.ms} ms, and throws for payloads with {@code "poison": true} so that
  * the channel's failure strategy applies. Blocking and ordered, as a typical slow consumer. Thread-safe.
  */
@@ -28,6 +28,6 @@ public class Consumer {
             throw new IllegalStateException("poison message " + payload.getValue("id"));
         }
         Recorder.record(new Recorder.Entry(String.valueOf(payload.getValue("id")), meta.partition(), start,
-                System.nanoTime(), Recorder.instance(), meta.transactionId()));
+                System.nanoTime(), Recorder.instance(), meta.leaseId()));
     }
 }

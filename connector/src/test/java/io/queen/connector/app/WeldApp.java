@@ -67,7 +67,14 @@ public final class WeldApp implements AutoCloseable {
                 QueenRetryFailure.Factory.class, QueenDeadLetterQueue.Factory.class);
         init.addBeanClasses(beans);
         init.addExtensions(new ReactiveMessagingExtension());
-        return new WeldApp(init.initialize(), keys);
+        try {
+            return new WeldApp(init.initialize(), keys);
+        } catch (RuntimeException e) {
+            // A failed start must not leave its configuration behind for the next application of this JVM.
+            keys.forEach(System::clearProperty);
+            releaseConfig();
+            throw e;
+        }
     }
 
     private static void releaseConfig() {

@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
 import io.queen.connector.QueenOutgoingMetadata;
 import io.queen.connector.app.Consumer;
 import io.queen.connector.app.Producer;
@@ -29,6 +32,8 @@ class EndToEndIT extends BrokerTest {
 
     @Test
     void producedMessagesAreConsumedInPartitionOrderAndAcked() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Metrics.globalRegistry.add(registry);
         app = WeldApp.start(merge(
                 channel("mp.messaging.outgoing.out", "queue", "e2e"),
                 channel("mp.messaging.incoming.in", "queue", "e2e", "batch-size", "7", "wait-timeout", "2000",
@@ -59,10 +64,24 @@ class EndToEndIT extends BrokerTest {
         QueenSource source = app.connector().sources().get(0);
         await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().buffered.get() == 0);
         assertEquals(90, source.metrics().acks.get(), "every message acked once");
+        // The same counters through Micrometer, tagged by channel.
+        assertEquals(90.0, registry.get("queen.messaging.received").tag("channel", "in").functionCounter().count());
+        assertEquals(90.0, registry.get("queen.messaging.pushed").tag("channel", "out").functionCounter().count());
+        Metrics.globalRegistry.remove(registry);
         app.close();
         app = null;
         // Everything was acked in queue mode: nothing is left to pop.
         assertNull(broker.call("GET", "/api/v1/pop/queue/e2e?batch=10", null));
+    }
+
+    @Test
+    void unreachableBrokerMakesTheChannelNotReadyButAlive() {
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "nowhere", "url",
+                "http://127.0.0.1:" + Broker.freePort(), "retry-backoff", "200"), Consumer.class);
+        QueenSource source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> source.metrics().pops.get() >= 2);
+        assertFalse(app.health().getReadiness().isOk(), "broker unreachable: not ready");
+        assertTrue(app.health().getLiveness().isOk(), "the poll loop keeps retrying: alive");
     }
 
     @Test
@@ -83,6 +102,28 @@ class EndToEndIT extends BrokerTest {
         assertNotNull(m.partitionId());
         assertNotNull(m.createdAt());
         assertFalse(m.leaseId().isEmpty());
+    }
+
+    @Test
+    void multiPartitionPopSharesOneLeaseAndAcksEveryPartition() {
+        for (int p = 0; p < 3; p++) {
+            List<Map<String, Object>> payloads = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                payloads.add(Map.of("id", p * 100 + i));
+            }
+            broker.push("multi", "m" + p, payloads, null);
+        }
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "multi", "partitions", "3",
+                "batch-size", "30", "wait-timeout", "500"), Consumer.class);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Recorder.ENTRIES.size() >= 30);
+        QueenSource source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().acks.get() == 30);
+        assertEquals(30, Recorder.ENTRIES.size());
+        assertEquals(1, Recorder.ENTRIES.stream().map(Recorder.Entry::extra).distinct().count(),
+                "one pop claimed the three partitions under one lease");
+        assertEquals(3, Recorder.ENTRIES.stream().map(Recorder.Entry::partition).distinct().count());
+        assertEquals(30, Recorder.ENTRIES.stream().map(Recorder.Entry::id).distinct().count());
+        assertNull(broker.call("GET", "/api/v1/pop/queue/multi?batch=10", null), "every partition acked");
     }
 
     /** Keeps the metadata of the last message. */

@@ -96,4 +96,33 @@ class FailureStrategyIT extends BrokerTest {
         assertEquals(3, again.path("messages").size());
         assertEquals(0, broker.dlq("fail-q").path("total").asInt());
     }
+
+    @Test
+    void unknownStrategyFailsAtStartupWithItsName() {
+        Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> WeldApp.start(
+                channel("mp.messaging.incoming.in", "queue", "x", "failure-strategy", "bogus"), Consumer.class));
+        Throwable t = e;
+        StringBuilder messages = new StringBuilder();
+        while (t != null) {
+            messages.append(t.getMessage()).append('\n');
+            t = t.getCause();
+        }
+        assertTrue(messages.toString().contains("Unknown failure-strategy 'bogus'"), messages.toString());
+    }
+
+    @Test
+    void immediateCommitStrategyAcksEachMessage() {
+        List<Map<String, Object>> payloads = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            payloads.add(Map.of("id", i));
+        }
+        broker.push("immediate-q", "Default", payloads, null);
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "immediate-q", "commit-strategy",
+                "immediate", "batch-size", "8", "wait-timeout", "500"), Consumer.class);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Recorder.ENTRIES.size() >= 30);
+        var source = app.connector().sources().get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> source.metrics().acks.get() == 30);
+        assertEquals(30, Recorder.ENTRIES.size());
+        assertEquals(null, broker.call("GET", "/api/v1/pop/queue/immediate-q", null), "all acked");
+    }
 }
