@@ -43,6 +43,9 @@ public class Transformer {
                 .commit()
                 .thenRun(() -> Recorder.record(new Recorder.Entry(String.valueOf(id),
                         in.getMetadata(QueenIncomingMetadata.class).map(QueenIncomingMetadata::partition).orElse("?"),
-                        start, System.nanoTime(), Recorder.instance(), "")));
+                        start, System.nanoTime(), Recorder.instance(), "")))
+                // a rolled-back transaction (e.g. the lease expired on a slow machine) wrote nothing: nack the
+                // input so it is redelivered, instead of failing the stream
+                .exceptionallyCompose(in::nack);
     }
 }
