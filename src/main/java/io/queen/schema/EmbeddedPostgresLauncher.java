@@ -58,7 +58,8 @@ public final class EmbeddedPostgresLauncher {
         System.setProperty("quarkus.datasource.jdbc.url", running.getJdbcUrl("postgres", "postgres"));
         System.setProperty("quarkus.datasource.username", "postgres");
         System.setProperty("quarkus.datasource.password", "postgres");
-        System.out.println("queen: no PostgreSQL configured or listening; started embedded PostgreSQL on port "
+        System.out.println("queen: " + (mode.equals("true") ? "QUEEN_EMBEDDED_PG=true"
+                : "no PostgreSQL configured or listening on 127.0.0.1") + "; started embedded PostgreSQL on port "
                 + port + " with data in " + dir);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
