@@ -122,9 +122,9 @@ BEGIN
         created_at := v.created_at; dup_idx := v.dup_idx; dup_off := v.dup_off; dedup_window := r.win;
         RETURN NEXT;
     END LOOP;
-    -- wake long-polling pops on every broker (delivered at commit; identical payloads are folded by PostgreSQL)
-    PERFORM pg_notify('queen_push', d.t::text || '/' || d.qn)
-       FROM (SELECT DISTINCT i.t, i.qn FROM unnest(p_tenants, p_queues) AS i(t, qn)) d;
+    -- No pg_notify here: a transaction that queues a notification takes PostgreSQL's database-wide notify
+    -- lock at commit and holds it through its WAL flush, which serializes every push commit. The broker
+    -- announces committed queues on channel queen_push after the commit instead (PopWaiters.publish).
 END $$;
 
 -- The segment covering an offset (for resolving a duplicate's original message id, browse, DLQ filing).

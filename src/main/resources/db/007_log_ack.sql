@@ -32,6 +32,13 @@ DECLARE
     v_retry_limit INT;
     v_dlq_on BOOLEAN;
     v_scan BIGINT;
+    -- per input, by ordinal: lower-cased status, resolved offset ("eff"), found below the cursor ("below").
+    -- Plain arrays, not a temp table: an ON COMMIT DELETE ROWS temp table costs a heap insert per input, an
+    -- UPDATE per resolved input and a relation truncation (file I/O) at every commit.
+    v_o INT[];
+    v_st TEXT[];
+    v_eff BIGINT[];
+    v_below BOOLEAN[];
 BEGIN
     IF cardinality(p_hashes) <> cardinality(p_statuses) THEN
         RAISE EXCEPTION 'QACK misaligned arrays';
@@ -57,37 +64,31 @@ BEGIN
     -- resolve: per input the lowest matching offset in [lo, hi] ("eff"), or whether it is below the cursor
     SELECT t.base_offset INTO v_scan FROM queen.log_txns t
      WHERE t.partition_id = p_pid AND t.base_offset <= v_lo ORDER BY t.base_offset DESC LIMIT 1;
-    -- per-session scratch table (checked first: IF NOT EXISTS would send a NOTICE on every call)
-    IF to_regclass('pg_temp.queen_ack_in') IS NULL THEN
-        CREATE TEMP TABLE queen_ack_in (o INT, h BYTEA, st TEXT, eff BIGINT, below BOOLEAN) ON COMMIT DELETE ROWS;
-    END IF;
-    DELETE FROM queen_ack_in;
-    INSERT INTO queen_ack_in (o, h, st)
-    SELECT i.o::int, i.h, lower(i.st) FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS i(h, st, o);
-    UPDATE queen_ack_in a SET eff = m.eff
-      FROM (SELECT a2.o, min(t.base_offset + u.idx) AS eff
-              FROM queen_ack_in a2
-              JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = a2.h
-             WHERE t.partition_id = p_pid AND t.base_offset >= COALESCE(v_scan, v_lo) AND t.base_offset <= v_hi
-               AND t.base_offset + u.idx BETWEEN v_lo AND v_hi
-             GROUP BY a2.o) m
-     WHERE a.o = m.o;
+    SELECT array_agg(i.o::int ORDER BY i.o), array_agg(lower(i.st) ORDER BY i.o), array_agg(m.eff ORDER BY i.o)
+      INTO v_o, v_st, v_eff
+      FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS i(h, st, o)
+      LEFT JOIN (SELECT x.o, min(t.base_offset + u.idx) AS eff
+                   FROM unnest(p_hashes) WITH ORDINALITY AS x(h, o)
+                   JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = x.h
+                  WHERE t.partition_id = p_pid AND t.base_offset >= COALESCE(v_scan, v_lo) AND t.base_offset <= v_hi
+                    AND t.base_offset + u.idx BETWEEN v_lo AND v_hi
+                  GROUP BY x.o) m ON m.o = i.o;
     -- only inputs not found above the cursor pay for the look below it (stale/duplicate acks are rare)
-    IF EXISTS (SELECT 1 FROM queen_ack_in WHERE eff IS NULL) THEN
-        UPDATE queen_ack_in a SET below = TRUE
-          FROM (SELECT DISTINCT a2.o FROM queen_ack_in a2
-                  JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = a2.h
-                 WHERE a2.eff IS NULL AND t.partition_id = p_pid AND t.base_offset <= c.committed
-                   AND t.base_offset + u.idx <= c.committed) m
-         WHERE a.o = m.o;
+    IF EXISTS (SELECT 1 FROM unnest(v_eff) AS a(eff) WHERE a.eff IS NULL) THEN
+        SELECT array_agg(b.o IS NOT NULL ORDER BY a.o) INTO v_below
+          FROM unnest(v_o) AS a(o)
+          LEFT JOIN (SELECT DISTINCT x.o FROM unnest(p_hashes, v_eff) WITH ORDINALITY AS x(h, eff, o)
+                       JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = x.h
+                      WHERE x.eff IS NULL AND t.partition_id = p_pid AND t.base_offset <= c.committed
+                        AND t.base_offset + u.idx <= c.committed) b ON b.o = a.o;
     END IF;
 
     -- the lowest explicit signal; at one offset dlq beats failed beats retry
-    SELECT a.eff, a.st INTO v_sig, v_sig_status FROM queen_ack_in a
+    SELECT a.eff, a.st INTO v_sig, v_sig_status FROM unnest(v_eff, v_st) AS a(eff, st)
      WHERE a.eff IS NOT NULL AND a.st IN ('failed', 'dlq', 'retry')
      ORDER BY a.eff, CASE a.st WHEN 'dlq' THEN 0 WHEN 'failed' THEN 1 ELSE 2 END LIMIT 1;
     -- new cursor: the highest positive below the signal (implicit ack of the silent gaps below it)
-    SELECT max(a.eff) INTO v_new FROM queen_ack_in a
+    SELECT max(a.eff) INTO v_new FROM unnest(v_eff, v_st) AS a(eff, st)
      WHERE a.eff IS NOT NULL AND a.st IN ('completed', 'success', 'acked', 'ok')
        AND (v_sig IS NULL OR a.eff < v_sig);
     v_new := GREATEST(c.committed, COALESCE(v_new, c.committed));
@@ -162,7 +163,7 @@ BEGIN
              ELSE 'superseded'
            END,
            a.eff, v_released, v_dlq
-      FROM queen_ack_in a ORDER BY a.o;
+      FROM unnest(v_o, v_st, v_eff, v_below) AS a(o, st, eff, below) ORDER BY a.o;
 END $$;
 
 -- Files one dead letter and moves the cursor past exactly that offset, in one transaction: the snapshot

@@ -135,6 +135,7 @@ public class TransactionResource {
         }
         for (String q : touchedQueues) {
             waiters.wake(tenant, q);
+            waiters.publish(tenant, q);
         }
         out.put("success", true);
         out.set("results", results);

@@ -7,10 +7,14 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,6 +29,13 @@ import org.postgresql.PGNotification;
  * {@code tenant/queue}, received by one LISTEN connection). A waiter remembers the generation it saw before its
  * last empty attempt, so a commit between the attempt and the wait is never missed; a bounded re-check interval
  * covers a lost notification. Thread-safe.
+ *
+ * <p>The NOTIFY for other brokers is sent AFTER the push committed, by one publisher thread that coalesces the
+ * queues committed meanwhile into one {@code pg_notify} call (at most one in flight). It is deliberately not
+ * part of the push transaction: PostgreSQL serializes the commits of every transaction that queued a
+ * notification on one database-wide lock held through the commit's WAL flush, which turned concurrent push
+ * commits into a single-file queue (measured: 151 of 194 sampled push backends waiting on {@code Lock:object}).
+ * A notify-only transaction writes no WAL, so it holds that lock only briefly.
  */
 @ApplicationScoped
 public class PopWaiters implements PushFusion.CommitListener {
@@ -75,6 +86,10 @@ public class PopWaiters implements PushFusion.CommitListener {
     private volatile boolean running = true;
     private volatile Thread listener;
     private volatile Connection listenConnection;
+    /** tenant/queue keys committed but not yet announced to other brokers. */
+    private final Set<String> unpublished = ConcurrentHashMap.newKeySet();
+    private final Semaphore publishSignal = new Semaphore(0);
+    private volatile Thread publisher;
 
     PopWaiters(AgroalDataSource ds) {
         this.ds = ds;
@@ -93,6 +108,41 @@ public class PopWaiters implements PushFusion.CommitListener {
     public void committed(List<PushFusion.Committed> segments) {
         for (PushFusion.Committed c : segments) {
             wake(c.tenant(), c.queue());
+            publish(c.tenant(), c.queue());
+        }
+    }
+
+    /** Announces a committed push to other brokers (NOTIFY queen_push), coalesced, after the commit. */
+    public void publish(UUID tenant, String queue) {
+        if (unpublished.add(tenant + "/" + queue)) {
+            publishSignal.release();
+        }
+    }
+
+    /** One pg_notify call per round for every queue committed since the previous round. */
+    private void publishLoop() {
+        while (running) {
+            try {
+                publishSignal.acquire();
+                publishSignal.drainPermits();
+            } catch (InterruptedException e) {
+                return;
+            }
+            List<String> keys = new ArrayList<>(unpublished);
+            unpublished.removeAll(keys);
+            if (keys.isEmpty()) {
+                continue;
+            }
+            try (Connection c = ds.getConnection();
+                 PreparedStatement ps = c.prepareStatement(
+                         "SELECT count(pg_notify('queen_push', k)) FROM unnest(?::text[]) AS k")) {
+                c.setAutoCommit(true);
+                ps.setArray(1, c.createArrayOf("text", keys.toArray()));
+                ps.execute();
+            } catch (Exception e) {
+                // other brokers fall back to their bounded re-check interval
+                LOG.debugf("NOTIFY of %d queue(s) failed: %s", keys.size(), e.getMessage());
+            }
         }
     }
 
@@ -117,6 +167,10 @@ public class PopWaiters implements PushFusion.CommitListener {
         t.setDaemon(true);
         listener = t;
         t.start();
+        Thread p = new Thread(this::publishLoop, "push-notify");
+        p.setDaemon(true);
+        publisher = p;
+        p.start();
     }
 
     @PreDestroy
@@ -125,6 +179,10 @@ public class PopWaiters implements PushFusion.CommitListener {
         Thread t = listener;
         if (t != null) {
             t.interrupt();
+        }
+        Thread p = publisher;
+        if (p != null) {
+            p.interrupt();
         }
         Connection c = listenConnection;
         if (c != null) {

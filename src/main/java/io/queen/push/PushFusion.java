@@ -21,6 +21,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -67,6 +69,20 @@ public class PushFusion {
     private final int bundleMax;
     private final int maxInflight;
     private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
+    /** Posts each shard's idle-lane sweep onto the shard's own thread. */
+    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "push-fusion-sweep");
+        t.setDaemon(true);
+        return t;
+    });
+    /**
+     * A lane with nothing pending or in flight for this long is dropped with its dedup index (its hashes leave
+     * the global budget); the next push to that partition starts cold (SQL probes the whole window once, then
+     * the index is rebuilt from the sidecar). Without this, lanes of idle or deleted partitions kept their
+     * hashes for the whole window (an hour by default) and, once they filled the budget, every push of every
+     * other partition probed its whole window in SQL.
+     */
+    static final long LANE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(60);
     private final Instance<CommitListener> listeners;
     private final AtomicLong cachedHashes = new AtomicLong();
     private final long dedupBudget;
@@ -90,6 +106,11 @@ public class PushFusion {
         for (int i = 0; i < n; i++) {
             shards[i] = new Shard(i);
         }
+        sweeper.scheduleWithFixedDelay(() -> {
+            for (Shard sh : shards) {
+                sh.loop.execute(sh::sweep);
+            }
+        }, 10, 10, TimeUnit.SECONDS);
         this.messages = Counter.builder("queen.push.messages").description("messages committed to the log")
                 .register(registry);
         this.segments = Counter.builder("queen.push.segments").description("segments committed").register(registry);
@@ -108,6 +129,7 @@ public class PushFusion {
 
     @PreDestroy
     void stop() {
+        sweeper.shutdownNow();
         for (Shard s : shards) {
             s.loop.shutdown();
         }
@@ -171,6 +193,7 @@ public class PushFusion {
         Map<ByteBuffer, Pending> leaders = new HashMap<>();
         boolean inflight;
         boolean queued;
+        long lastUsedNanos = System.nanoTime();
 
         Lane(LaneKey key) {
             this.key = key;
@@ -205,9 +228,26 @@ public class PushFusion {
 
         void arrive(LaneKey key, List<Pending> ps) {
             Lane lane = lanes.computeIfAbsent(key, Lane::new);
+            lane.lastUsedNanos = System.nanoTime();
             ps.forEach(lane::add);
             markReady(lane);
             dispatch();
+        }
+
+        /** Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index (on the shard thread). */
+        void sweep() {
+            long now = System.nanoTime();
+            var it = lanes.values().iterator();
+            while (it.hasNext()) {
+                Lane lane = it.next();
+                if (!lane.inflight && !lane.queued && lane.pending.isEmpty()
+                        && now - lane.lastUsedNanos > LANE_IDLE_NANOS) {
+                    int size = lane.dedup.size();
+                    lane.dedup.reset();
+                    cachedHashes.addAndGet(-size);
+                    it.remove();
+                }
+            }
         }
 
         void markReady(Lane lane) {
@@ -242,6 +282,7 @@ public class PushFusion {
                 Lane lane = bundle.get(i);
                 List<Pending> seg = frames.get(i);
                 lane.inflight = false;
+                lane.lastUsedNanos = System.nanoTime();
                 if (error != null) {
                     Verdict failed = Verdict.failed(describe(error));
                     seg.forEach(p -> p.complete(failed));

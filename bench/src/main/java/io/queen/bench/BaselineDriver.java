@@ -19,7 +19,9 @@ import java.util.Set;
 
 /**
  * The comparison point: a row-per-message queue of the common kind, implemented directly on PostgreSQL in
- * schema {@code bench_baseline}. Push = one row per message (one multi-row INSERT per batch); claim =
+ * schema {@code bench_baseline}. Push = one row per message (one INSERT statement per
+ * message in one JDBC batch and one transaction per push batch; {@code --baseline-insert multirow}: one multi-row
+ * INSERT per batch); claim =
  * {@code UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING ...}; ack = DELETE by id.
  * One JDBC connection per worker, autocommit (each statement is its own transaction).
  */
@@ -103,11 +105,34 @@ public final class BaselineDriver implements Driver {
     @Override
     public ProducerSession producer(int id) throws SQLException {
         Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
+        c.setAutoCommit(cfg.multiRowInsert());
         Map<Integer, PreparedStatement> byRows = new HashMap<>();
+        PreparedStatement single = cfg.multiRowInsert() ? null : c.prepareStatement(insertSql(1));
         return new ProducerSession() {
             @Override
             public List<PushOutcome> push(Target target, List<OutMessage> batch) {
+                if (!cfg.multiRowInsert()) {
+                    // one INSERT statement per message, sent as one JDBC batch, one commit per push batch
+                    try {
+                        for (OutMessage m : batch) {
+                            single.setString(1, target.key());
+                            single.setString(2, m.payload());
+                            single.setString(3, m.transactionId());
+                            single.addBatch();
+                        }
+                        single.executeBatch();
+                        c.commit();
+                        return repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                    } catch (SQLException e) {
+                        try {
+                            single.clearBatch();
+                            c.rollback();
+                        } catch (SQLException ignored) {
+                            // the connection is broken; the next push reports it
+                        }
+                        return repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    }
+                }
                 try {
                     PreparedStatement ps = byRows.get(batch.size());
                     if (ps == null) {

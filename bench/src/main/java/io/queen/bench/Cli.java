@@ -59,6 +59,10 @@ public final class Cli {
             new Flag("drain-timeout", "60", "seconds the consumers keep draining after the producers stop"),
             new Flag("time-limit", "600", "hard cap in seconds on the push phase of a --messages run"),
             new Flag("cleanup", "true", "delete the bench queues / drop the bench_baseline schema at the end"),
+            new Flag("pad", "repeat", "payload padding: repeat (x...x, compresses to almost nothing) | random"
+                    + " (random letters and digits, ~6 bits of entropy per byte: a pessimistic case for compression)"),
+            new Flag("baseline-insert", "row", "baseline push: row (one INSERT statement per message, JDBC-batched,"
+                    + " one transaction per push batch) | multirow (one multi-row INSERT per push batch)"),
             new Flag("help", "false", "print this help"));
 
     private static final Set<String> BOOLEANS = Set.of("retention", "verify", "wildcard", "phased", "cleanup", "help");
@@ -200,7 +204,17 @@ public final class Cli {
                 intIn(v, "drain-timeout", 0, 24 * 3600),
                 intIn(v, "time-limit", 1, 7 * 24 * 3600),
                 bool(v, "cleanup"),
-                bool(v, "help"));
+                bool(v, "help"),
+                switch (v.get("pad")) {
+                    case "repeat" -> false;
+                    case "random" -> true;
+                    default -> throw new UsageException("--pad must be repeat or random");
+                },
+                switch (v.get("baseline-insert")) {
+                    case "row" -> false;
+                    case "multirow" -> true;
+                    default -> throw new UsageException("--baseline-insert must be row or multirow");
+                });
         if (c.mode() != Config.Mode.QUEEN && c.groups() > 0) {
             throw new UsageException("--groups > 0 is not supported by the baseline (a row-per-message queue"
                     + " deletes on ack and has no fan-out); use --mode queen");

@@ -37,7 +37,9 @@ public record Config(
         int drainTimeout,
         int timeLimit,
         boolean cleanup,
-        boolean help) {
+        boolean help,
+        boolean randomPad,
+        boolean multiRowInsert) {
 
     public enum AckMode { EXPLICIT, AUTO }
 

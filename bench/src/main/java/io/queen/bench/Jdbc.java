@@ -14,6 +14,8 @@ public final class Jdbc {
 
     public record HostPort(String host, int port) {}
 
+    private static final Pattern DATABASE = Pattern.compile("^jdbc:postgresql://[^/?]*/([^?;]+)");
+
     private Jdbc() {}
 
     public static Connection connect(String url) throws SQLException {
@@ -34,5 +36,11 @@ public final class Jdbc {
         }
         int port = m.group(2) == null ? 5432 : Integer.parseInt(m.group(2));
         return new HostPort(m.group(1), port);
+    }
+
+    /** Database name of a {@code jdbc:postgresql://host[:port]/db} URL, or null when the URL names none. */
+    public static String database(String url) {
+        Matcher m = DATABASE.matcher(url);
+        return m.find() && !m.group(1).isEmpty() ? m.group(1) : null;
     }
 }

@@ -48,6 +48,9 @@ public final class Main {
             case BOTH -> List.of("baseline", "queen");
         };
         for (String m : order) {
+            if (order.size() > 1) {
+                settle(cfg, out);
+            }
             try (Driver d = m.equals("queen") ? new QueenDriver(cfg, runId) : new BaselineDriver(cfg)) {
                 Report.Run r = new Runner(cfg, d, runId, out).run();
                 runs.add(r);
@@ -90,6 +93,24 @@ public final class Main {
         } catch (Exception e) {
             err.println("bench: cannot write " + cfg.json() + ": " + e.getMessage());
             return false;
+        }
+    }
+
+    /**
+     * Before each run of a {@code --mode both} pair: a CHECKPOINT (best effort; needs superuser or
+     * pg_checkpoint), so the second run does not pay for flushing the first run's dirty buffers and WAL, and
+     * a short pause for the first run's autovacuum / backend exits.
+     */
+    static void settle(Config cfg, java.io.PrintStream out) {
+        try (java.sql.Connection c = Jdbc.connect(cfg.pgUrl()); java.sql.Statement st = c.createStatement()) {
+            st.execute("CHECKPOINT");
+        } catch (java.sql.SQLException e) {
+            out.println("bench: CHECKPOINT between runs skipped: " + e.getMessage());
+        }
+        try {
+            Thread.sleep(3000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

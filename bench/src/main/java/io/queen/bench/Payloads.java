@@ -18,13 +18,27 @@ public final class Payloads {
 
     private Payloads() {}
 
+    private static final char[] ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
+
     public static String payload(int producer, long seq, long nanos, int payloadBytes) {
+        return payload(producer, seq, nanos, payloadBytes, false);
+    }
+
+    /** With {@code random}, the padding is random letters and digits instead of {@code x}. */
+    public static String payload(int producer, long seq, long nanos, int payloadBytes, boolean random) {
         String head = "{\"p\":" + producer + ",\"s\":" + seq + ",\"t\":" + nanos + ",\"pad\":\"";
         String tail = "\"}";
         int pad = Math.max(0, payloadBytes - head.length() - tail.length());
         var sb = new StringBuilder(head.length() + pad + tail.length());
         sb.append(head);
-        sb.repeat('x', pad);
+        if (random) {
+            var rnd = java.util.concurrent.ThreadLocalRandom.current();
+            for (int i = 0; i < pad; i++) {
+                sb.append(ALNUM[rnd.nextInt(ALNUM.length)]);
+            }
+        } else {
+            sb.repeat('x', pad);
+        }
         sb.append(tail);
         return sb.toString();
     }

@@ -228,6 +228,59 @@ public final class ProcCpu {
         return out;
     }
 
+    /**
+     * Keeps the processes that work for {@code database}: backends whose process title names that database
+     * ({@code postgres: [cluster:] user db host(port) state}, {@code autovacuum worker db}) and the cluster's
+     * shared auxiliary processes (WAL writer, checkpointer, background writer, launchers), whose title names no
+     * database. A backend of another database is dropped, so other users of a shared PostgreSQL do not count.
+     * With a null database, or a pid whose title cannot be read, the process is kept.
+     */
+    public static Set<Long> onlyDatabase(Set<Long> pids, String database) {
+        if (database == null) {
+            return pids;
+        }
+        Set<Long> out = new LinkedHashSet<>();
+        for (long pid : pids) {
+            String title;
+            try {
+                title = new String(Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("cmdline")))
+                        .replace('\0', ' ').trim();
+            } catch (IOException | RuntimeException e) {
+                out.add(pid);
+                continue;
+            }
+            String db = databaseOfTitle(title);
+            if (db == null || db.equals(database)) {
+                out.add(pid);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The database a PostgreSQL process title names, or null for a process that serves no single database
+     * (postmaster, auxiliary processes). Client backend: the word before {@code host(port)} / {@code [local]};
+     * autovacuum worker: its last word.
+     */
+    static String databaseOfTitle(String title) {
+        if (!title.startsWith("postgres:")) {
+            return null;
+        }
+        String[] w = title.trim().split("\\s+");
+        for (int i = 1; i < w.length; i++) {
+            if (i >= 2 && (w[i].matches(".*\\(\\d+\\)") || w[i].equals("[local]"))) {
+                return w[i - 1];
+            }
+        }
+        String t = title;
+        int k = t.indexOf("autovacuum worker");
+        if (k >= 0) {
+            String rest = t.substring(k + "autovacuum worker".length()).trim();
+            return rest.isEmpty() ? null : rest.split("\\s+")[0];
+        }
+        return null;
+    }
+
     /** Samples the CPU ticks of the given pids (pids that vanished are skipped). */
     public static Sample sample(Collection<Long> pids) {
         Map<String, Long> ticks = new HashMap<>();

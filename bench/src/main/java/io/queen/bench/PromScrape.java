@@ -95,10 +95,16 @@ public final class PromScrape {
         return new SegmentFigures(m, s, c, mps, spc);
     }
 
+    /**
+     * after − before. A counter absent from the earlier scrape but present in the later one counts from 0:
+     * Micrometer registers a counter when its owner is first created, so on a fresh broker the push counters
+     * only appear with the first push, after the start-of-window scrape.
+     */
     private static Double delta(Map<String, Double> before, Map<String, Double> after, String name) {
-        if (before == null || after == null || !before.containsKey(name) || !after.containsKey(name)) {
+        if (after == null || !after.containsKey(name)) {
             return null;
         }
-        return after.get(name) - before.get(name);
+        double b = before == null ? 0.0 : before.getOrDefault(name, 0.0);
+        return after.get(name) - b;
     }
 }

@@ -27,7 +27,7 @@ public final class Runner {
     static final int QUIET_SECONDS = 10;
     static final int PROGRESS_SECONDS = 5;
 
-    private record Snap(Stats.Counts counts, ProcCpu.Sample broker, ProcCpu.Sample pg) {}
+    private record Snap(Stats.Counts counts, ProcCpu.Sample broker, ProcCpu.Sample pg, long selfTicks) {}
 
     private final Config cfg;
     private final Driver driver;
@@ -95,8 +95,13 @@ public final class Runner {
     private Snap snap(Long brokerPid, List<Long> pgRoots) {
         Stats.Counts c = stats.counts();
         ProcCpu.Sample b = brokerPid == null ? ProcCpu.Sample.EMPTY : ProcCpu.sample(List.of(brokerPid));
-        ProcCpu.Sample p = ProcCpu.sample(ProcCpu.postgresPids(pgRoots, ProcCpu.allStats()));
-        return new Snap(c, b, p);
+        Set<Long> pg = ProcCpu.postgresPids(pgRoots, ProcCpu.allStats());
+        if (cfg.pgPids().isEmpty()) {
+            pg = ProcCpu.onlyDatabase(pg, Jdbc.database(cfg.pgUrl()));
+        }
+        ProcCpu.Sample p = ProcCpu.sample(pg);
+        long self = ProcCpu.readStat(ProcessHandle.current().pid()).map(ProcCpu.Stat::cpuTicks).orElse(-1L);
+        return new Snap(c, b, p, self);
     }
 
     public Report.Run run() throws Exception {
@@ -243,6 +248,10 @@ public final class Runner {
                 notes.add("segment figures n/a: the broker's /metrics/prometheus did not expose moving "
                         + PromScrape.MESSAGES + " / " + PromScrape.SEGMENTS + " / " + PromScrape.COMMITS);
             }
+            if (cfg.consumers() == 0) {
+                notes.add("push only (--consumers 0): delivery is not checked; the verification table's lost column"
+                        + " counts undelivered messages and is not a failure");
+            }
             if (verification.lost() > 0 && !"complete".equals(drainEnd)) {
                 notes.add("lost counts every pushed message not delivered when the drain stopped (" + drainEnd
                         + "); if consumers were merely behind, raise --drain-timeout or pace producers with --rate");
@@ -255,6 +264,14 @@ public final class Runner {
                         + " (no coordinated omission)");
             }
             notes.add("CPU: processes that exited mid-run (short-lived PostgreSQL backends) are not counted");
+            if (a.selfTicks() >= 0 && c.selfTicks() >= 0) {
+                // not part of any figure: it shares the machine with the broker and PostgreSQL
+                double self = ProcCpu.ticksToSeconds(c.selfTicks() - a.selfTicks());
+                double secs = Math.max(1e-9, (c.counts().nanos() - a.counts().nanos()) / 1e9);
+                notes.add(String.format(java.util.Locale.ROOT,
+                        "load generator (this tool) CPU, steady+drain: %.2f s (%.2f cores), not counted in the figures",
+                        self, self / secs));
+            }
 
             Report.Window steady = Report.Window.between(a.counts(), b.counts());
             Report.Window drain = Report.Window.between(b.counts(), c.counts());
@@ -381,7 +398,8 @@ public final class Runner {
                 for (int i = 0; i < n; i++) {
                     long s = seq++;
                     batch.add(new Driver.OutMessage(Payloads.transactionId(runId, p, s),
-                            Payloads.payload(p, s, open ? intended : System.nanoTime(), cfg.payloadBytes())));
+                            Payloads.payload(p, s, open ? intended : System.nanoTime(), cfg.payloadBytes(),
+                                    cfg.randomPad())));
                 }
                 long start = System.nanoTime();
                 List<Driver.PushOutcome> res = session.push(target, batch);

@@ -87,4 +87,16 @@ class ProcCpuTest {
         assertEquals(new Jdbc.HostPort("127.0.0.1", 5433), Jdbc.hostPort("jdbc:postgresql://127.0.0.1:5433?user=x"));
         assertEquals(null, Jdbc.hostPort("jdbc:postgresql:postgres"));
     }
+
+    @Test
+    void databaseOfProcessTitle() {
+        assertEquals("bench1", ProcCpu.databaseOfTitle("postgres: 15/main: postgres bench1 127.0.0.1(49886) idle"));
+        assertEquals("scratch", ProcCpu.databaseOfTitle("postgres: app scratch [local] SELECT"));
+        assertEquals("bench1", ProcCpu.databaseOfTitle("postgres: 15/main: autovacuum worker bench1"));
+        assertEquals(null, ProcCpu.databaseOfTitle("postgres: 15/main: walwriter"));
+        assertEquals("bench1", Jdbc.database("jdbc:postgresql://127.0.0.1:5432/bench1?user=postgres&password=x"));
+        assertEquals(null, Jdbc.database("jdbc:postgresql://127.0.0.1:5432/"));
+        assertEquals(null, ProcCpu.databaseOfTitle("postgres: 15/main: checkpointer"));
+        assertEquals(null, ProcCpu.databaseOfTitle("/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main"));
+    }
 }

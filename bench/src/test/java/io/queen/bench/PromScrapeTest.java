@@ -40,6 +40,26 @@ class PromScrapeTest {
     }
 
     @Test
+    void countersRegisteredAfterTheFirstScrapeCountFromZero() {
+        // a fresh broker registers the push counters only with its first push (after scrape A)
+        var before = Map.of("jvm_threads_live_threads", 30.0);
+        String after = """
+                # TYPE queen_push_messages counter
+                # HELP queen_push_messages messages committed to the log
+                queen_push_messages_total 3000.0
+                queen_push_messages_created 1.7e9
+                # TYPE queen_push_segments counter
+                queen_push_segments_total 30.0
+                # TYPE queen_push_commits counter
+                queen_push_commits_total 15.0
+                # EOF
+                """;
+        var f = PromScrape.figures(before, PromScrape.parse(after));
+        assertEquals(100.0, f.messagesPerSegment());
+        assertEquals(2.0, f.segmentsPerCommit());
+    }
+
+    @Test
     void missingOrIdleCountersAreNa() {
         var f = PromScrape.figures(Map.of(), Map.of(PromScrape.MESSAGES, 1.0));
         assertNull(f.messagesPerSegment());
