@@ -39,6 +39,12 @@ BEGIN
                 SELECT lp.id FROM queen.log_partitions lp
                  WHERE lp.queue_id = q.id AND lp.oldest_live_at IS NOT NULL
                    AND lp.oldest_live_at < GREATEST(q.all_cut, q.done_cut)
+                   -- rule 2 alone can delete nothing until every group has consumed the first live offset: such
+                   -- a partition is skipped here (one PK probe) instead of costing a locked no-op step every
+                   -- cycle, and it cannot crowd deletable partitions out of the LIMIT
+                   AND (lp.oldest_live_at < q.all_cut
+                        OR (SELECT min(c.committed) FROM queen.log_consumers c WHERE c.partition_id = lp.id)
+                           >= lp.log_start)
                  ORDER BY lp.oldest_live_at LIMIT %1$s) p
          WHERE q.all_cut IS NOT NULL OR q.done_cut IS NOT NULL
         UNION ALL

@@ -11,6 +11,7 @@ import io.queen.api.Times;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
+import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -28,8 +29,9 @@ import java.util.UUID;
  * and no cursor (the SQL function is STABLE). Request {@code {entries:[{queue, partition (default "Default"),
  * offset, maxBytes (default 1 MiB)}] (at most 1024), maxWaitMs, minBytes}}; response {@code {entries:[{queue,
  * partition, records:[{offset, transactionId, payload, ts, messageId, traceId}], highWatermark, logStartOffset,
- * error?}]}} in request order. {@code maxWaitMs}/{@code minBytes} are validated and accepted, but a fetch never
- * parks (treated as 0). Stateless.
+ * error?}]}} in request order. With {@code maxWaitMs} (clamped to 30000) a read that found fewer than
+ * {@code minBytes} (default 1; 0 = never park) parks like a long-polling pop until data arrives or the time is up.
+ * Stateless.
  */
 @Path("/api/v1/fetch")
 public class FetchResource {
@@ -37,14 +39,18 @@ public class FetchResource {
     static final int DEFAULT_MAX_BYTES = 1 << 20;
     static final long CALL_BUDGET = 64L << 20;
     static final int MAX_RECORDS = 10_000;
+    static final long MAX_WAIT_MS = 30_000;
+    private static final long RECHECK_NANOS = 1_000_000_000L;
 
     private final ReadStore store;
     private final PayloadCipher cipher;
     private final ObjectMapper mapper;
+    private final PopWaiters waiters;
     private final UUID tenant;
 
-    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, QueenConfig config) {
+    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, QueenConfig config) {
         this.cipher = cipher;
+        this.waiters = waiters;
         this.store = store;
         this.mapper = mapper;
         this.tenant = UUID.fromString(config.defaultTenant());
@@ -62,8 +68,8 @@ public class FetchResource {
         if (entries.size() > MAX_ENTRIES) {
             throw ApiException.badRequest("entries: at most " + MAX_ENTRIES + " entries per fetch");
         }
-        optionalNonNegative(req, "maxWaitMs");
-        optionalNonNegative(req, "minBytes");
+        long maxWaitMs = Math.min(MAX_WAIT_MS, optionalNonNegative(req, "maxWaitMs", 0));
+        long minBytes = optionalNonNegative(req, "minBytes", 1);
         int n = entries.size();
         String[] queues = new String[n];
         String[] partitions = new String[n];
@@ -106,8 +112,7 @@ public class FetchResource {
                 maxBytes[i] = mb.intValue();
             }
         }
-        List<ReadStore.FetchRow> rows = n == 0 ? List.of()
-                : store.fetch(tenant, queues, partitions, offsets, maxBytes, CALL_BUDGET, MAX_RECORDS);
+        List<ReadStore.FetchRow> rows = read(queues, partitions, offsets, maxBytes, maxWaitMs, minBytes);
         ObjectNode out = mapper.createObjectNode();
         ArrayNode results = out.putArray("entries");
         ObjectNode[] byOrdinal = new ObjectNode[n];
@@ -152,10 +157,51 @@ public class FetchResource {
         }
     }
 
-    private static void optionalNonNegative(JsonNode req, String field) {
+    /**
+     * Reads; with {@code maxWaitMs > 0} and nothing worth returning yet (fewer than {@code minBytes} compressed
+     * bytes, no error), parks without a database connection on the same wake-up signal as a long-polling pop (a
+     * commit to the queue on this broker or, through NOTIFY, on another) and reads again, until the deadline.
+     */
+    private List<ReadStore.FetchRow> read(String[] queues, String[] partitions, Long[] offsets, Integer[] maxBytes,
+            long maxWaitMs, long minBytes) throws SQLException {
+        if (queues.length == 0) {
+            return List.of();
+        }
+        long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
+        boolean oneQueue = java.util.Arrays.stream(queues).distinct().count() == 1;
+        PopWaiters.Signal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
+        while (true) {
+            long seen = signal.generation();
+            List<ReadStore.FetchRow> rows = store.fetch(tenant, queues, partitions, offsets, maxBytes, CALL_BUDGET,
+                    MAX_RECORDS);
+            long bytes = 0;
+            boolean error = false;
+            for (ReadStore.FetchRow r : rows) {
+                bytes += r.segment() == null ? 0 : r.segment().blob().length;
+                error |= r.error() != null;
+            }
+            long left = deadline - System.nanoTime();
+            if (maxWaitMs == 0 || minBytes == 0 || bytes >= minBytes || error || left <= 0) {
+                return rows;
+            }
+            try {
+                // bounded: a lost wake-up costs at most one re-check interval
+                signal.awaitChange(seen, Math.min(left, RECHECK_NANOS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return rows;
+            }
+        }
+    }
+
+    private static long optionalNonNegative(JsonNode req, String field, long def) {
         JsonNode v = req.get(field);
-        if (v != null && !v.isNull() && (!v.isIntegralNumber() || v.asLong() < 0)) {
+        if (v == null || v.isNull()) {
+            return def;
+        }
+        if (!v.isIntegralNumber() || v.asLong() < 0) {
             throw ApiException.badRequest(field + " must be a non-negative integer");
         }
+        return v.asLong();
     }
 }

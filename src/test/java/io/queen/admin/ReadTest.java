@@ -198,4 +198,30 @@ class ReadTest {
         assertEquals(400, Http.post("/api/v1/fetch", many.append("]}").toString()).status());
         assertEquals(0, fetch("{\"entries\":[]}").size());
     }
+
+    @Test
+    void fetchWithMaxWaitParksUntilDataArrivesOrTheTimeIsUp() throws Exception {
+        pushN("m-wait", "Default", "w", 0, 1);                      // high watermark 1
+        long t0 = System.nanoTime();
+        JsonNode empty = fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":1}],\"maxWaitMs\":400}").get(0);
+        long waited = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(List.of(), recordOffsets(empty));
+        assertTrue(waited >= 350, "parked until maxWaitMs: " + waited + " ms");
+
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        long t1 = System.nanoTime();
+        java.util.concurrent.Future<JsonNode> parked = pool.submit(() ->
+                fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":1}],\"maxWaitMs\":20000}").get(0));
+        Thread.sleep(300);
+        pushN("m-wait", "Default", "w", 1, 2);
+        JsonNode got = parked.get();
+        pool.shutdown();
+        assertEquals(List.of(1L, 2L), recordOffsets(got), "the push woke the parked fetch");
+        assertTrue((System.nanoTime() - t1) / 1_000_000 < 10_000, "returned on data, long before maxWaitMs");
+        // minBytes 0 never parks; an error answers at once
+        long t2 = System.nanoTime();
+        fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":3}],\"maxWaitMs\":5000,\"minBytes\":0}");
+        fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":9}],\"maxWaitMs\":5000}");
+        assertTrue((System.nanoTime() - t2) / 1_000_000 < 4000);
+    }
 }

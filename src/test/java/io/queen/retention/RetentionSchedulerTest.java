@@ -15,7 +15,10 @@ import jakarta.inject.Inject;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The real scheduler, at a short interval: data past its retention disappears without anyone calling a cycle. */
+/**
+ * The real scheduler, at a short interval, with 4 workers and 2-row steps: data past its retention disappears from
+ * every partition without anyone calling a cycle.
+ */
 @QuarkusTest
 @TestProfile(RetentionSchedulerTest.FastRetention.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
@@ -23,7 +26,8 @@ class RetentionSchedulerTest {
     public static class FastRetention implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.retention.interval-ms", "200");
+            return Map.of("queen.retention.interval-ms", "200", "queen.retention.parallelism", "4",
+                    "queen.retention.batch-size", "2");
         }
     }
 
@@ -35,16 +39,22 @@ class RetentionSchedulerTest {
         Http.Reply c = Http.post("/api/v1/configure",
                 "{\"queue\":\"r-sched\",\"options\":{\"retentionEnabled\":true,\"retentionSeconds\":1}}");
         assertEquals(200, c.status(), c.body());
-        assertEquals(201, Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"r-sched\",\"payload\":1}]}").status());
+        for (int i = 0; i < 5; i++) {
+            for (String p : new String[] {"Default", "A", "B", "C", "D", "E"}) {
+                assertEquals(201, Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"r-sched\",\"partition\":\"" + p
+                        + "\",\"payload\":" + i + "}]}").status());
+            }
+        }
         String count = "SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id"
                 + " JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'r-sched'";
-        assertEquals(1, Sql.count(ds, count));
+        assertEquals(30, Sql.count(ds, "SELECT sum(p.last_offset + 1) FROM queen.log_partitions p JOIN queen.queues q"
+                + " ON q.id = p.queue_id WHERE q.name = 'r-sched'"), "everything was pushed");
         long deadline = System.nanoTime() + 15_000_000_000L;
         while (Sql.count(ds, count) > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertEquals(0, Sql.count(ds, count), "the scheduled cycle deleted the expired segment");
-        assertEquals(1, Sql.count(ds, "SELECT log_start FROM queen.log_partitions p JOIN queen.queues q"
-                + " ON q.id = p.queue_id WHERE q.name = 'r-sched'"));
+        assertEquals(0, Sql.count(ds, count), "the scheduled cycles deleted every expired segment");
+        assertEquals(6, Sql.count(ds, "SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q"
+                + " ON q.id = p.queue_id WHERE q.name = 'r-sched' AND p.log_start = 5 AND p.oldest_live_at IS NULL"));
     }
 }

@@ -23,10 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -188,7 +185,12 @@ class RetentionTest {
         assertEquals(3, segments(pid).size(), "no consumer rows: rule 2 deletes nothing");
         assertTrue(r.touched().stream().noneMatch(t -> t.kind().equals("retention")
                 && pid.equals(String.valueOf(t.partitionId()))));
+        String inWork = "SELECT count(*) FROM queen.log_retention_work_v1('" + later + "', 5000) WHERE kind ="
+                + " 'retention' AND partition_id = '" + pid + "'";
+        assertEquals(0, Sql.count(ds, inWork), "a partition rule 2 cannot touch is not even stepped");
 
+        consumer(pid, "g-slow", s1[0]);      // the first offset is consumed by every group: worth a step
+        assertEquals(1, Sql.count(ds, inWork));
         consumer(pid, "g-slow", s2[0]);      // consumed segment 1 and the first frame of segment 2
         consumer(pid, "g-fast", s3[2]);      // consumed everything
         cycle.runOnce(later);
@@ -204,6 +206,7 @@ class RetentionTest {
         assertEquals(s3[0], partitionLong(pid, "log_start"));
         consumer(pid, "g-new", -1);          // a new group that consumed nothing pins everything left
         consumer(pid, "g-slow", s3[2]);
+        assertEquals(0, Sql.count(ds, inWork));
         cycle.runOnce(later);
         assertEquals(1, segments(pid).size());
         assertEquals(s1[2] + 1, s2[0]);
