@@ -77,9 +77,13 @@ END $$;
 -- (the global lock order), then pushes each segment. Verdicts come back by input ordinal.
 DROP FUNCTION IF EXISTS queen.log_push_multi_v1(UUID[], TEXT[], TEXT[], INT[], BYTEA[], BIGINT[], BYTEA[]);
 DROP FUNCTION IF EXISTS queen.log_push_multi_v1(UUID[], TEXT[], TEXT[], INT[], BYTEA[], BIGINT[], INT[], BYTEA[]);
+DROP FUNCTION IF EXISTS queen.log_push_multi_v1(UUID[], TEXT[], TEXT[], INT[], BYTEA[], BIGINT[], INT[], UUID[],
+                                                BYTEA[]);
+-- p_verified_pids: the partition each vouching was built for. A partition deleted and created again under the
+-- same name (queue delete, partition cleanup) has a new id, and an old vouching must not narrow its probe.
 CREATE FUNCTION queen.log_push_multi_v1(p_tenants UUID[], p_queues TEXT[], p_partitions TEXT[], p_counts INT[],
                                         p_hashes BYTEA[], p_verified BIGINT[], p_assumed_windows INT[],
-                                        p_blobs BYTEA[])
+                                        p_verified_pids UUID[], p_blobs BYTEA[])
 RETURNS TABLE (ord INT, partition_id UUID, status TEXT, base_offset BIGINT, created_at TIMESTAMPTZ,
                dup_idx INT[], dup_off BIGINT[], dedup_window INT)
 LANGUAGE plpgsql AS $$
@@ -91,6 +95,7 @@ DECLARE
 BEGIN
     IF cardinality(p_tenants) <> n OR cardinality(p_partitions) <> n OR cardinality(p_counts) <> n
        OR cardinality(p_hashes) <> n OR cardinality(p_verified) <> n OR cardinality(p_assumed_windows) <> n
+       OR cardinality(p_verified_pids) <> n
        OR cardinality(p_blobs) <> n THEN
         RAISE EXCEPTION 'QMULTI misaligned arrays';
     END IF;
@@ -116,7 +121,9 @@ BEGIN
                JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = i.p
               ORDER BY lp.id, i.o
     LOOP
-        SELECT * INTO v FROM queen.log_push_one_v1(r.pid, p_counts[r.o], p_hashes[r.o], p_verified[r.o],
+        SELECT * INTO v FROM queen.log_push_one_v1(r.pid, p_counts[r.o], p_hashes[r.o],
+                                                   CASE WHEN p_verified_pids[r.o] = r.pid THEN p_verified[r.o]
+                                                        ELSE -1 END,
                                                    p_assumed_windows[r.o], p_blobs[r.o], r.win);
         ord := r.o; partition_id := r.pid; status := v.status; base_offset := v.base_offset;
         created_at := v.created_at; dup_idx := v.dup_idx; dup_off := v.dup_off; dedup_window := r.win;

@@ -124,8 +124,8 @@ BEGIN
         RETURN;
     END IF;
     DELETE FROM queen.log_dlq d WHERE d.id = p_id;
-    -- wake long-polling pops on every broker, exactly like a committed push (delivered at commit)
-    PERFORM pg_notify('queen_push', p_tenant::text || '/' || p_queue);
+    -- no pg_notify here (it would serialize this commit on the database-wide notify lock, see PopWaiters): the
+    -- broker tells its commit listeners after the commit, and they wake local pops and notify other brokers
     verdict := 'moved';
     base_offset := v.base_offset;
     created_at := v.created_at;

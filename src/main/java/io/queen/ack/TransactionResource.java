@@ -178,7 +178,7 @@ public class TransactionResource {
             }
             SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, zstdLevel);
             writes.add(new PushStore.SegmentWrite(tenant, g.get(0).queue(), g.get(0).partition(), packed.count(),
-                    packed.hashes(), -1L, 0, packed.blob()));
+                    packed.hashes(), -1L, 0, null, packed.blob()));
             touched.add(g.get(0).queue());
         }
         PushStore.SegmentResult[] res = pushStore.pushBundle(c, writes);

@@ -21,12 +21,18 @@ final class DedupIndex {
     private final HashSet128 set = new HashSet128(64);
     private final ArrayDeque<Span> spans = new ArrayDeque<>();
     private long verified = -1;
+    private java.util.UUID partitionId;
     private boolean valid;
     private int windowSeconds;
 
     /** Whether the index covers the window up to {@link #verified()} (false: cold or emptied). */
     boolean valid() {
         return valid;
+    }
+
+    /** The partition id the coverage belongs to (a partition recreated under the same name has a new one). */
+    java.util.UUID partitionId() {
+        return partitionId;
     }
 
     long verified() {
@@ -86,8 +92,9 @@ final class DedupIndex {
     }
 
     /** Marks the index as covering nothing yet at or below {@code lastOffset} (an empty partition). */
-    void startAt(long lastOffset, int window) {
+    void startAt(java.util.UUID pid, long lastOffset, int window) {
         reset();
+        partitionId = pid;
         windowSeconds = window;
         verified = lastOffset;
         valid = true;

@@ -413,16 +413,18 @@ public class PushFusion {
         if (window <= 0) {
             idx.reset();
         } else {
-            if (!idx.valid() || idx.windowSeconds() != window || base != idx.verified() + 1) {
+            if (!idx.valid() || idx.windowSeconds() != window || !r.partitionId().equals(idx.partitionId())
+                    || base != idx.verified() + 1) {
                 // cover what lies between the index and this segment: the gap another broker wrote, or, for a
                 // cold (or reset) index, everything inside the window below this segment
-                boolean cold = !idx.valid() || idx.windowSeconds() != window;
+                boolean cold = !idx.valid() || idx.windowSeconds() != window
+                        || !r.partitionId().equals(idx.partitionId());
                 if (cold) {
                     idx.reset();
                 }
                 List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
                 if (cold) {
-                    idx.startAt(gap.isEmpty() ? base - 1 : gap.get(0).baseOffset() - 1, window);
+                    idx.startAt(r.partitionId(), gap.isEmpty() ? base - 1 : gap.get(0).baseOffset() - 1, window);
                 }
                 for (PushStore.TxnSpan t : gap) {
                     if (!idx.append(t.baseOffset(), t.endOffset(), t.createdAt().toInstant().toEpochMilli(),
@@ -458,7 +460,7 @@ public class PushFusion {
         long verified = lane.dedup.vouchFor(packed.hashes());
         (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
-                packed.hashes(), verified, lane.dedup.windowSeconds(), packed.blob());
+                packed.hashes(), verified, lane.dedup.windowSeconds(), lane.dedup.partitionId(), packed.blob());
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */

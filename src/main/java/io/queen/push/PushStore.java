@@ -25,8 +25,9 @@ public class PushStore {
     }
 
     /** One segment of a bundle, for one partition. */
+    /** {@code verified} is vouched for partition {@code verifiedPid} (null with verified -1). */
     public record SegmentWrite(UUID tenant, String queue, String partition, int count, byte[] hashes, long verified,
-            int assumedWindow, byte[] blob) {
+            int assumedWindow, UUID verifiedPid, byte[] blob) {
     }
 
     /** Verdict of one segment, by input ordinal (0-based). */
@@ -53,6 +54,7 @@ public class PushStore {
         byte[][] hashes = new byte[n][];
         Long[] verified = new Long[n];
         Integer[] windows = new Integer[n];
+        UUID[] verifiedPids = new UUID[n];
         byte[][] blobs = new byte[n][];
         for (int i = 0; i < n; i++) {
             SegmentWrite s = segments.get(i);
@@ -63,11 +65,12 @@ public class PushStore {
             hashes[i] = s.hashes();
             verified[i] = s.verified();
             windows[i] = s.assumedWindow();
+            verifiedPids[i] = s.verifiedPid();
             blobs[i] = s.blob();
         }
         SegmentResult[] out = new SegmentResult[n];
         try (PreparedStatement ps = c.prepareStatement("SELECT ord, partition_id, status, base_offset, created_at,"
-                        + " dup_idx, dup_off, dedup_window FROM queen.log_push_multi_v1(?, ?, ?, ?, ?, ?, ?, ?)")) {
+                        + " dup_idx, dup_off, dedup_window FROM queen.log_push_multi_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setArray(1, c.createArrayOf("uuid", tenants));
             ps.setArray(2, c.createArrayOf("text", queues));
             ps.setArray(3, c.createArrayOf("text", partitions));
@@ -75,7 +78,8 @@ public class PushStore {
             ps.setArray(5, c.createArrayOf("bytea", hashes));
             ps.setArray(6, c.createArrayOf("int8", verified));
             ps.setArray(7, c.createArrayOf("int4", windows));
-            ps.setArray(8, c.createArrayOf("bytea", blobs));
+            ps.setArray(8, c.createArrayOf("uuid", verifiedPids));
+            ps.setArray(9, c.createArrayOf("bytea", blobs));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int ord = rs.getInt(1) - 1;

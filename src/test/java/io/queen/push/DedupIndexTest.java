@@ -50,7 +50,7 @@ class DedupIndexTest {
     void vouchesOnlyForWhatItCoversAndNeverForAKnownHash() {
         DedupIndex idx = new DedupIndex();
         assertEquals(-1, idx.vouchFor(hashes("a")), "cold: no vouching");
-        idx.startAt(-1, 60);
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
         assertTrue(idx.append(0, 1, 1_000, hashes("a", "b"), 60));
         assertEquals(1, idx.vouchFor(hashes("c")));
         assertEquals(-1, idx.vouchFor(hashes("c", "b")), "a local hit sends -1: SQL decides");
@@ -62,7 +62,7 @@ class DedupIndexTest {
     @Test
     void expiresByTheWindowButKeepsARepeatAcceptedLater() {
         DedupIndex idx = new DedupIndex();
-        idx.startAt(-1, 10);
+        idx.startAt(java.util.UUID.randomUUID(), -1, 10);
         idx.append(0, 0, 0, hashes("x"), 10);
         idx.append(1, 1, 5_000, hashes("y"), 10);
         idx.append(2, 2, 11_000, hashes("x"), 10);   // x accepted again beyond the window; the first x expires
@@ -75,7 +75,7 @@ class DedupIndexTest {
     @Test
     void aGrownWindowInvalidatesTheIndex() {
         DedupIndex idx = new DedupIndex();
-        idx.startAt(-1, 10);
+        idx.startAt(java.util.UUID.randomUUID(), -1, 10);
         idx.append(0, 0, 0, hashes("x"), 10);
         assertFalse(idx.append(1, 1, 1, hashes("y"), 20));
         assertEquals(-1, idx.vouchFor(hashes("z")));

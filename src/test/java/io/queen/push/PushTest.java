@@ -261,6 +261,34 @@ class PushTest {
     }
 
     @Test
+    void aRecreatedPartitionIsNotVouchedForByTheOldIndex() throws Exception {
+        assertEquals("queued", push("{\"items\":[" + item("p-recreate", null, "r-0", "0") + "]}").getString("[0].status"));
+        assertEquals(200, Http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(Http.base()
+                + "/api/v1/resources/queues/p-recreate")).DELETE().build()).status());
+        // "another broker" recreates the partition and writes txn r-x at offset 0, unseen by this broker's index
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT status FROM queen.log_push_multi_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", new Object[] {java.util.UUID.fromString("00000000-0000-0000-0000-000000000001")}));
+            ps.setArray(2, c.createArrayOf("text", new Object[] {"p-recreate"}));
+            ps.setArray(3, c.createArrayOf("text", new Object[] {"Default"}));
+            ps.setArray(4, c.createArrayOf("int4", new Object[] {1}));
+            ps.setArray(5, c.createArrayOf("bytea", new byte[][] {io.queen.segment.TransactionHash.of("r-x")}));
+            ps.setArray(6, c.createArrayOf("int8", new Object[] {-1L}));
+            ps.setArray(7, c.createArrayOf("int4", new Object[] {0}));
+            ps.setArray(8, c.createArrayOf("uuid", new Object[] {null}));
+            ps.setArray(9, c.createArrayOf("bytea", new byte[][] {SegmentCodec.encode(List.of(
+                    Frame.of(io.queen.segment.Uuid7.next(), "r-x", "1".getBytes(StandardCharsets.UTF_8))))}));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertEquals("queued", rs.getString(1));
+            }
+        }
+        assertEquals("duplicate", push("{\"items\":[" + item("p-recreate", null, "r-x", "2") + "]}").getString("[0].status"),
+                "the index of the deleted partition must not narrow the new partition's probe");
+        assertEquals(1, frames("p-recreate", "Default").size());
+    }
+
+    @Test
     void dedupWindowBoundsTheProbe() throws Exception {
         given().contentType(ContentType.JSON).body("{\"queue\":\"p-win\",\"options\":{\"dedupWindowSeconds\":1}}")
                 .post("/api/v1/configure").then().statusCode(200);
