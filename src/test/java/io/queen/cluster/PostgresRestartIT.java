@@ -29,6 +29,16 @@ class PostgresRestartIT {
         return EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(false).setPort(port).start();
     }
 
+    static int listeners(int port) throws Exception {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port
+                + "/postgres", "postgres", "postgres"); java.sql.Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE query = 'LISTEN queen_push'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     @Test
     void brokerSurvivesAPostgresRestart() throws Exception {
         Path dir = Files.createTempDirectory("queen-pg-restart");
@@ -62,11 +72,25 @@ class PostgresRestartIT {
                     "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"during\",\"payload\":{\"n\":3}}]}");
             assertEquals(201, retry.status(), retry.body());
 
-            // B's LISTEN connection died with the server: after it re-listens, a push on A wakes B's long poll
-            Thread.sleep(3000);
+            // B's LISTEN connection died with the server: wait until both brokers listen again (their listener
+            // connections show up in pg_stat_activity), then a push on A must wake B's long poll
+            long listenDeadline = System.nanoTime() + 30_000_000_000L;
+            while (listeners(port) < 2 && System.nanoTime() < listenDeadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(2, listeners(port), "both brokers LISTEN again");
             ExecutorService pool = Executors.newSingleThreadExecutor();
             List<Integer> got = new ArrayList<>();
-            JsonNode drained = Api.json(Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10").body());
+            // B's pooled connections died with the server; its first pops may still meet a broken connection and
+            // answer "nothing" (a pop never surfaces a 5xx), so poll until B delivers
+            Http.Reply first = Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10");
+            long until = System.nanoTime() + 30_000_000_000L;
+            while (first.status() == 204 && System.nanoTime() < until) {
+                Thread.sleep(200);
+                first = Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10");
+            }
+            assertEquals(200, first.status(), "broker B serves pops again after the restart");
+            JsonNode drained = Api.json(first.body());
             drained.get("messages").forEach(m -> got.add(m.get("data").get("n").asInt()));
             assertEquals(List.of(0, 1, 2, 3), got, "everything acknowledged before and after the outage is there");
             Http.Reply acked = Http.post(b.url(), "/api/v1/ack", "{\"transactionId\":\"during\",\"partitionId\":\""
