@@ -2,7 +2,17 @@
 -- retention never touches it; the only removals are the DELETE route (every group's row for one address), the two
 -- replay routes (one row, in the same transaction as its push) and queue deletion.
 
--- Rows matching the browse filters (all optional), joined to their queue for the tenant check and the names.
+-- A dead letter with its source names and tenant: the one row shape every DLQ read returns.
+CREATE OR REPLACE VIEW queen.log_dlq_rows_v1 AS
+    SELECT d.id, d.partition_id, d.consumer_group, d."offset", d.message_id, d.transaction_id, d.payload::text AS payload,
+           d.error, d.retry_count, d.failed_at, d.trace_id, d.producer_sub, d.message_created_at,
+           q.name::text AS queue_name, lp.name AS partition_name, q.namespace::text AS namespace, q.task::text AS task,
+           q.tenant_id
+      FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id;
+
+-- Rows matching the browse filters (all optional), tenant-checked.
 CREATE OR REPLACE FUNCTION queen.log_dlq_filtered_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
                                                      p_from TIMESTAMPTZ, p_to TIMESTAMPTZ)
 RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
@@ -10,18 +20,16 @@ RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT,
                trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
                partition_name TEXT, namespace TEXT, task TEXT)
 LANGUAGE sql STABLE AS $$
-    SELECT d.id, d.partition_id, d.consumer_group, d."offset", d.message_id, d.transaction_id, d.payload::text,
-           d.error, d.retry_count, d.failed_at, d.trace_id, d.producer_sub, d.message_created_at, q.name::text,
-           lp.name, q.namespace::text, q.task::text
-      FROM queen.log_dlq d
-      JOIN queen.log_partitions lp ON lp.id = d.partition_id
-      JOIN queen.queues q ON q.id = lp.queue_id
-     WHERE q.tenant_id = p_tenant
-       AND (p_queue IS NULL OR q.name = p_queue)
-       AND (p_partition IS NULL OR lp.name = p_partition)
-       AND (p_group IS NULL OR d.consumer_group = p_group)
-       AND (p_from IS NULL OR d.failed_at >= p_from)
-       AND (p_to IS NULL OR d.failed_at <= p_to)
+    SELECT r.id, r.partition_id, r.consumer_group, r."offset", r.message_id, r.transaction_id, r.payload, r.error,
+           r.retry_count, r.failed_at, r.trace_id, r.producer_sub, r.message_created_at, r.queue_name,
+           r.partition_name, r.namespace, r.task
+      FROM queen.log_dlq_rows_v1 r
+     WHERE r.tenant_id = p_tenant
+       AND (p_queue IS NULL OR r.queue_name = p_queue)
+       AND (p_partition IS NULL OR r.partition_name = p_partition)
+       AND (p_group IS NULL OR r.consumer_group = p_group)
+       AND (p_from IS NULL OR r.failed_at >= p_from)
+       AND (p_to IS NULL OR r.failed_at <= p_to)
 $$;
 
 -- One page, newest failure first; total = every matching row, ignoring limit/offset.
@@ -77,13 +85,11 @@ RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT,
                trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
                partition_name TEXT, namespace TEXT, task TEXT)
 LANGUAGE sql STABLE AS $$
-    SELECT d.id, d.partition_id, d.consumer_group, d."offset", d.message_id, d.transaction_id, d.payload::text,
-           d.error, d.retry_count, d.failed_at, d.trace_id, d.producer_sub, d.message_created_at, q.name::text,
-           lp.name, q.namespace::text, q.task::text
-      FROM queen.log_dlq d
-      JOIN queen.log_partitions lp ON lp.id = d.partition_id
-      JOIN queen.queues q ON q.id = lp.queue_id
-     WHERE d.id = p_id AND q.tenant_id = p_tenant
+    SELECT r.id, r.partition_id, r.consumer_group, r."offset", r.message_id, r.transaction_id, r.payload, r.error,
+           r.retry_count, r.failed_at, r.trace_id, r.producer_sub, r.message_created_at, r.queue_name,
+           r.partition_name, r.namespace, r.task
+      FROM queen.log_dlq_rows_v1 r
+     WHERE r.id = p_id AND r.tenant_id = p_tenant
 $$;
 
 -- Moves ONE dead letter back into the log, exactly once: lock the DLQ row (concurrent replays of the same row
