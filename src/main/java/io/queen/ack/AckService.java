@@ -1,5 +1,6 @@
 package io.queen.ack;
 
+import io.queen.api.Ids;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -58,7 +59,7 @@ public class AckService {
         TreeMap<GroupKey, List<AckItem>> groups = new TreeMap<>();
         Set<UUID> pids = new HashSet<>();
         for (AckItem it : items) {
-            UUID pid = parseUuid(it.partitionId());
+            UUID pid = Ids.uuidOrNull(it.partitionId());
             if (pid == null) {
                 results[it.index()] = fail(it, NOT_FOUND);
                 continue;
@@ -141,13 +142,5 @@ public class AckService {
 
     private static AckResult fail(AckItem it, String error) {
         return fail(it, null, error);
-    }
-
-    static UUID parseUuid(String s) {
-        try {
-            return s == null ? null : UUID.fromString(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 }

@@ -5,6 +5,7 @@ import static io.queen.api.QueryParams.intParam;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
+import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
@@ -73,10 +74,8 @@ public class MessagesResource {
     @RunOnVirtualThread
     public Response one(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
-        UUID partitionId;
-        try {
-            partitionId = UUID.fromString(pid);
-        } catch (IllegalArgumentException e) {
+        UUID partitionId = Ids.uuidOrNull(pid);
+        if (partitionId == null) {
             throw ApiException.notFound("Message not found");
         }
         ObjectNode m = browser.one(tenant, partitionId, txn);

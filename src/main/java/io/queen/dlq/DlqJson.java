@@ -94,14 +94,6 @@ final class DlqJson {
         return o;
     }
 
-    /** A path id that is not a UUID cannot name a row: the same 404 as a missing one. */
-    static UUID uuidOrNull(String s) {
-        try {
-            return s == null ? null : UUID.fromString(s);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
 
     static String optionalName(JsonNode body, String field) {
         JsonNode v = body.get(field);

@@ -3,6 +3,7 @@ package io.queen.dlq;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Bodies;
+import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -41,7 +42,7 @@ public class DlqMessageResource {
     @RunOnVirtualThread
     public Response delete(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
-        UUID partitionId = DlqJson.uuidOrNull(pid);
+        UUID partitionId = Ids.uuidOrNull(pid);
         int n = partitionId == null ? 0 : store.delete(tenant, partitionId, txn);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", n > 0);
@@ -63,7 +64,7 @@ public class DlqMessageResource {
     public Response retry(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn, byte[] body)
             throws SQLException {
         Bodies.objectOrEmpty(mapper, body); // body ignored, but broken JSON is still a 400
-        UUID partitionId = DlqJson.uuidOrNull(pid);
+        UUID partitionId = Ids.uuidOrNull(pid);
         UUID id = partitionId == null ? null : store.find(tenant, partitionId, txn);
         if (id == null) {
             return Json.response(404, DlqJson.notFound("Message not found in the dead letter queue"));

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
+import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
@@ -81,7 +82,7 @@ public class DlqResource {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
         String queue = DlqJson.optionalName(req, "queue");
         String partition = DlqJson.optionalName(req, "partition");
-        UUID id = DlqJson.uuidOrNull(idParam);
+        UUID id = Ids.uuidOrNull(idParam);
         if (id == null) {
             return Json.response(404, DlqJson.notFound("Dead letter not found"));
         }

@@ -1,11 +1,10 @@
 package io.queen.pop;
 
 import io.queen.api.ApiException;
+import io.queen.api.Times;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 
 /**
  * The parameters of a pop, parsed with the API's tolerance rules (spec 1.6): booleans are {@code true}/{@code 1},
@@ -61,16 +60,12 @@ public record PopRequest(String queue, String partition, String namespace, Strin
         return v == null || v.isBlank();
     }
 
-    /** ISO-8601 with an offset or Z; an unparseable value silently falls back to the default (spec 3.4). */
+    /** ISO-8601 as {@link Times#parse}; an unparseable value silently falls back to the default (spec 3.4). */
     static Instant timestamp(String v) {
         try {
-            return OffsetDateTime.parse(v).toInstant();
-        } catch (DateTimeParseException e) {
-            try {
-                return Instant.parse(v);
-            } catch (DateTimeParseException e2) {
-                return null;
-            }
+            return Times.parse(v, "subscriptionFrom", null);
+        } catch (ApiException e) {
+            return null;
         }
     }
 

@@ -43,7 +43,7 @@ final class PopResponseWriter {
             g.writeArrayFieldStart("messages");
             for (Delivered d : delivered) {
                 PopStore.ClaimedSegment s = d.segment();
-                String createdAt = MICROS.format(s.createdAt().withOffsetSameInstant(ZoneOffset.UTC));
+                String createdAt = micros(s.createdAt());
                 String pid = s.partitionId().toString();
                 for (int i = 0; i < d.frames().size(); i++) {
                     Frame f = d.frames().get(i);

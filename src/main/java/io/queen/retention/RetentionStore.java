@@ -108,23 +108,13 @@ public class RetentionStore {
     }
 
     public StepResult evictStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT deleted, messages, new_log_start, done FROM queen.log_evict_max_wait_step_v1(?, ?, ?)")) {
-            ps.setObject(1, pid);
-            ps.setObject(2, cutoff);
-            ps.setInt(3, maxRows);
-            return readStep(ps);
-        }
+        return step("SELECT deleted, messages, new_log_start, done FROM queen.log_evict_max_wait_step_v1(?, ?, ?)",
+                pid, cutoff, maxRows);
     }
 
     public StepResult txnsPurgeStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT deleted, deleted::bigint, new_txns_start, done FROM queen.log_txns_purge_step_v1(?, ?, ?)")) {
-            ps.setObject(1, pid);
-            ps.setObject(2, cutoff);
-            ps.setInt(3, maxRows);
-            return readStep(ps);
-        }
+        return step("SELECT deleted, deleted::bigint, new_txns_start, done FROM queen.log_txns_purge_step_v1(?, ?, ?)",
+                pid, cutoff, maxRows);
     }
 
     public CleanupResult cleanupStep(OffsetDateTime cutoff, int maxRows, UUID after) throws SQLException {
@@ -140,21 +130,16 @@ public class RetentionStore {
         }
     }
 
-    private StepResult step(String sql, UUID pid, OffsetDateTime a, OffsetDateTime b, int maxRows)
-            throws SQLException {
+    /** Runs one step function (arguments bound in order) and reads its (deleted, messages, watermark, done). */
+    private StepResult step(String sql, Object... args) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, pid);
-            ps.setObject(2, a);
-            ps.setObject(3, b);
-            ps.setInt(4, maxRows);
-            return readStep(ps);
-        }
-    }
-
-    private static StepResult readStep(PreparedStatement ps) throws SQLException {
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new StepResult(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBoolean(4));
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new StepResult(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBoolean(4));
+            }
         }
     }
 
