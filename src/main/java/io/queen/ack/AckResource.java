@@ -12,21 +12,21 @@ import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code POST /api/v1/ack} and {@code /api/v1/ack/batch} (API spec 3.6, 3.7). One transaction per call. */
+/**
+ * {@code POST /api/v1/ack} and {@code /api/v1/ack/batch} (API spec 3.6, 3.7), applied by
+ * {@link AckService#acknowledge}.
+ */
 @Path("/api/v1/ack")
 public class AckResource {
     private final AckService service;
-    private final AckStore store;
     private final ObjectMapper mapper;
 
-    AckResource(AckService service, AckStore store, ObjectMapper mapper) {
+    AckResource(AckService service, ObjectMapper mapper) {
         this.service = service;
-        this.store = store;
         this.mapper = mapper;
     }
 
@@ -44,7 +44,7 @@ public class AckResource {
         }
         AckService.AckItem item = new AckService.AckItem(0, txn, pid, optional(req, "status"), optional(req, "leaseId"),
                 optional(req, "error"));
-        return Json.ok(results(run(List.of(item), group(req))));
+        return Json.ok(results(service.acknowledge(List.of(item), group(req))));
     }
 
     @POST
@@ -75,21 +75,9 @@ public class AckResource {
         if (items.isEmpty()) {
             return Json.ok(mapper.createArrayNode());
         }
-        return Json.ok(results(run(items, group(req))));
+        return Json.ok(results(service.acknowledge(items, group(req))));
     }
 
-    private List<AckService.AckResult> run(List<AckService.AckItem> items, String group) throws SQLException {
-        try (Connection c = store.transaction()) {
-            try {
-                List<AckService.AckResult> out = service.apply(c, items, group, false);
-                c.commit();
-                return out;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        }
-    }
 
     private ArrayNode results(List<AckService.AckResult> results) {
         ArrayNode out = mapper.createArrayNode();

@@ -9,12 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /**
  * Applies acknowledgements: groups items by (partition, lease), runs the ack decision procedure
@@ -27,10 +29,16 @@ import java.util.UUID;
 public class AckService {
     public static final String NOT_FOUND = "Message not found";
 
-    private final AckStore store;
+    private static final Logger LOG = Logger.getLogger(AckService.class);
 
-    AckService(AckStore store) {
+    private final AckStore store;
+    private final AckRegistry registry;
+    private final AckFusion fusion;
+
+    AckService(AckStore store, AckRegistry registry, AckFusion fusion) {
         this.store = store;
+        this.registry = registry;
+        this.fusion = fusion;
     }
 
     public record AckItem(int index, String transactionId, String partitionId, String status, String leaseId,
@@ -51,11 +59,99 @@ public class AckService {
     }
 
     /**
+     * An ack call ({@code /ack}, {@code /ack/batch}): (partition, lease) groups that name exactly a batch this
+     * broker delivered, all positive, commit positionally through {@link AckFusion} (shared transactions, no sidecar
+     * lookup); everything else, and any group the positional commit refuses, runs the decision procedure in one
+     * transaction of its own. Per-item answers are the same either way.
+     */
+    public List<AckResult> acknowledge(List<AckItem> items, String group) throws SQLException {
+        AckResult[] results = new AckResult[items.size()];
+        List<AckItem> rest = items;
+        if (registry.enabled()) {
+            rest = new ArrayList<>();
+            Map<GroupKey, List<AckItem>> byLease = new HashMap<>();
+            for (AckItem it : items) {
+                UUID pid = Ids.uuidOrNull(it.partitionId());
+                if (pid == null || it.leaseId() == null || it.leaseId().isEmpty() || !positive(it.status())) {
+                    rest.add(it);
+                } else {
+                    byLease.computeIfAbsent(new GroupKey(pid.toString(), it.leaseId()), k -> new ArrayList<>()).add(it);
+                }
+            }
+            List<AckFusion.Positional> positional = new ArrayList<>();
+            List<List<AckItem>> positionalItems = new ArrayList<>();
+            List<AckRegistry.Batch> positionalBatches = new ArrayList<>();
+            for (Map.Entry<GroupKey, List<AckItem>> e : byLease.entrySet()) {
+                UUID pid = UUID.fromString(e.getKey().pid());
+                AckRegistry.Digest d = new AckRegistry.Digest();
+                for (AckItem it : e.getValue()) {
+                    d.add(TransactionHash.of(it.transactionId()));
+                }
+                AckRegistry.Batch b = registry.take(e.getKey().lease(), pid, group, d);
+                if (b == null) {
+                    rest.addAll(e.getValue());
+                } else {
+                    positional.add(new AckFusion.Positional(pid, group, b.lastOffset(), e.getKey().lease()));
+                    positionalItems.add(e.getValue());
+                    positionalBatches.add(b);
+                }
+            }
+            if (!positional.isEmpty()) {
+                List<AckFusion.Verdict> verdicts = null;
+                try {
+                    verdicts = fusion.commit(positional);
+                } catch (SQLException ex) {
+                    LOG.debugf("ack fusion failed (%s); the decision procedure answers instead", ex.getMessage());
+                }
+                for (int i = 0; i < positional.size(); i++) {
+                    AckFusion.Verdict v = verdicts == null ? null : verdicts.get(i);
+                    if (v == null || !v.ok()) {
+                        rest.addAll(positionalItems.get(i));
+                        continue;
+                    }
+                    AckRegistry.Batch b = positionalBatches.get(i);
+                    AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue());
+                    for (AckItem it : positionalItems.get(i)) {
+                        results[it.index()] = ok(it, pi, v.released(), false);
+                    }
+                }
+            }
+        }
+        if (!rest.isEmpty()) {
+            try (Connection c = store.transaction()) {
+                try {
+                    applyInto(c, rest, group, false, results);
+                    c.commit();
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            }
+        }
+        return List.of(results);
+    }
+
+    static boolean positive(String status) {
+        if (status == null || status.isBlank()) {
+            return true;
+        }
+        String s = status.toLowerCase();
+        return s.equals("completed") || s.equals("success") || s.equals("acked") || s.equals("ok");
+    }
+
+    /**
      * @param failuresDeadLetter true inside a transaction: a failed ack dead-letters at once (no retry budget).
      */
     public List<AckResult> apply(Connection c, List<AckItem> items, String group, boolean failuresDeadLetter)
             throws SQLException {
         AckResult[] results = new AckResult[items.size()];
+        applyInto(c, items, group, failuresDeadLetter, results);
+        return List.of(results);
+    }
+
+    /** The decision procedure for {@code items}; answers land in {@code results} at each item's index. */
+    private void applyInto(Connection c, List<AckItem> items, String group, boolean failuresDeadLetter,
+            AckResult[] results) throws SQLException {
         TreeMap<GroupKey, List<AckItem>> groups = new TreeMap<>();
         Set<UUID> pids = new HashSet<>();
         for (AckItem it : items) {
@@ -113,7 +209,6 @@ public class AckService {
                 };
             }
         }
-        return List.of(results);
     }
 
     /** Snapshot of the poison frame (payload copy, no pointer) into queen.log_dlq; moves the cursor past it. */

@@ -56,6 +56,47 @@ public class AckStore {
         }
     }
 
+    /** Positional acks in one transaction of their own (ack fusion); one verdict per input, in input order. */
+    public List<AckFusion.Verdict> ackMulti(List<AckFusion.Positional> acks) throws SQLException {
+        int n = acks.size();
+        UUID[] pids = new UUID[n];
+        String[] groups = new String[n];
+        Long[] ends = new Long[n];
+        String[] workers = new String[n];
+        for (int i = 0; i < n; i++) {
+            AckFusion.Positional a = acks.get(i);
+            pids[i] = a.partitionId();
+            groups[i] = a.group();
+            ends[i] = a.upTo();
+            workers[i] = a.worker();
+        }
+        try (Connection c = transaction()) {
+            try {
+                List<AckFusion.Verdict> out = new ArrayList<>(n);
+                try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT ord, ok, lease_released FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
+                    ps.setArray(1, c.createArrayOf("uuid", pids));
+                    ps.setArray(2, c.createArrayOf("text", groups));
+                    ps.setArray(3, c.createArrayOf("bigint", ends));
+                    ps.setArray(4, c.createArrayOf("text", workers));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            out.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3)));
+                        }
+                    }
+                }
+                c.commit();
+                if (out.size() != n) {
+                    throw new SQLException("log_ack_multi_v1 answered " + out.size() + " rows for " + n + " inputs");
+                }
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
     public record Segment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
     }
 

@@ -31,6 +31,8 @@ public interface QueenConfig {
 
     Pop pop();
 
+    Ack ack();
+
     Retention retention();
 
     interface Push {
@@ -62,6 +64,14 @@ public interface QueenConfig {
         int recheckIntervalMs();
 
         int maxBatch();
+    }
+
+    interface Ack {
+        /** (lease, partition) batches remembered for positional acks; 0 = every ack takes the decision procedure. */
+        int registryEntries();
+
+        /** Concurrent ack-fusion transactions; acks arriving meanwhile wait and share the next one. */
+        int fusionMaxInflight();
     }
 
     interface Retention {

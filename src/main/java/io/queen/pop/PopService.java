@@ -3,11 +3,13 @@ package io.queen.pop;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.ack.AckRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -49,14 +51,16 @@ public class PopService {
     private final PayloadCipher cipher;
     private final PopWaiters waiters;
     private final LeaseDirectory leases;
+    private final AckRegistry ackRegistry;
     private final QueenConfig config;
     private final UUID tenant;
     private final ConcurrentHashMap<String, Floor> floors = new ConcurrentHashMap<>();
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
 
-    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, PayloadCipher cipher, QueenConfig config,
-            MeterRegistry registry) {
+    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry,
+            PayloadCipher cipher, QueenConfig config, MeterRegistry registry) {
+        this.ackRegistry = ackRegistry;
         this.store = store;
         this.cipher = cipher;
         this.waiters = waiters;
@@ -179,12 +183,32 @@ public class PopService {
         }
         List<PopResponseWriter.Delivered> out = new ArrayList<>(segments.size());
         Set<UUID> partitions = new LinkedHashSet<>();
+        boolean remember = !leaseId.isEmpty() && ackRegistry.enabled();
+        UUID current = null;
+        AckRegistry.Digest digest = null;
         int n = 0;
-        for (PopStore.ClaimedSegment s : segments) {
+        for (int k = 0; k < segments.size(); k++) {
+            PopStore.ClaimedSegment s = segments.get(k);
             List<Frame> frames = plaintext(SegmentCodec.decode(s.blob(), s.startIdx(), s.take()));
             out.add(new PopResponseWriter.Delivered(s, frames));
             partitions.add(s.partitionId());
             n += frames.size();
+            if (remember) {
+                // segments of one partition arrive together, in offset order; the lease covers up to the last one
+                if (!s.partitionId().equals(current)) {
+                    current = s.partitionId();
+                    digest = new AckRegistry.Digest();
+                }
+                for (Frame f : frames) {
+                    digest.add(TransactionHash.of(f.transactionId()));
+                }
+                boolean lastOfPartition = k + 1 == segments.size()
+                        || !segments.get(k + 1).partitionId().equals(current);
+                if (lastOfPartition) {
+                    ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(group, queue, s.partitionName(),
+                            s.baseOffset() + s.startIdx() + s.take() - 1, digest.count(), digest.hi(), digest.lo()));
+                }
+            }
         }
         if (!leaseId.isEmpty()) {
             leases.granted(leaseId, new ArrayList<>(partitions));

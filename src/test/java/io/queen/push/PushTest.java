@@ -1,5 +1,6 @@
 package io.queen.push;
 
+import static io.queen.testing.Api.metric;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasSize;
@@ -337,12 +338,6 @@ class PushTest {
         JsonPath retry = push("{\"items\":[" + item("p-fail", "boom", "f-1", "1") + "," + item("p-fail", "boom", "f-2", "2") + "]}");
         assertEquals(1, retry.getLong("[0].offset"), "no hole: the retry continues at the next offset");
         assertEquals(2, retry.getLong("[1].offset"));
-    }
-
-    /** A counter from /metrics/prometheus (0 when absent). */
-    static double metric(String name) {
-        return Http.get("/metrics/prometheus").body().lines().filter(l -> l.startsWith(name + " "))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
     }
 
     private static void bad(String body, String message) {

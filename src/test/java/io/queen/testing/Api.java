@@ -104,4 +104,10 @@ public final class Api {
         assertEquals(200, r.status(), r.body());
         return json(r.body()).get(0);
     }
+
+    /** A counter from /metrics/prometheus (0 when absent); compare deltas, the registry outlives one test class. */
+    public static double metric(String name) {
+        return Http.get("/metrics/prometheus").body().lines().filter(l -> l.startsWith(name + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
+    }
 }

@@ -1,0 +1,113 @@
+package io.queen.ack;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.config.QueenConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Commits positional acks of many concurrent requests in one transaction ({@code queen.log_ack_multi_v1}): group
+ * commit without a timer. A request queues its acks; if fewer than {@code queen.ack.fusion-max-inflight} flushes
+ * are running, the calling thread becomes a flusher and commits everything queued so far, then keeps draining
+ * until the queue is empty or another flusher holds the slot. While a flush waits on its commit (fsync), the next
+ * requests accumulate, so the number of acks per commit grows with load and a lone ack still commits in one round
+ * trip. The re-check after releasing a slot guarantees nothing queued is left behind.
+ * Thread-safe; called on virtual threads (a flusher blocks on JDBC).
+ */
+@ApplicationScoped
+public class AckFusion {
+    /** Inputs per transaction at most (one UPDATE over them). */
+    static final int MAX_ROWS = 2000;
+
+    /** One positional ack: commit (partition, group) up to {@code upTo} under lease {@code worker}. */
+    public record Positional(UUID partitionId, String group, long upTo, String worker) {
+    }
+
+    /** ok: committed; released: the lease ended with it. Not ok: nothing changed (take the decision procedure). */
+    public record Verdict(boolean ok, boolean released) {
+    }
+
+    private record Pending(List<Positional> acks, CompletableFuture<List<Verdict>> done) {
+    }
+
+    private final AckStore store;
+    private final Semaphore slots;
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private final Counter commits;
+    private final Counter rows;
+
+    AckFusion(AckStore store, QueenConfig config, MeterRegistry registry) {
+        this.store = store;
+        this.slots = new Semaphore(Math.max(1, config.ack().fusionMaxInflight()));
+        this.commits = Counter.builder("queen.ack.fused.commits").description("ack fusion transactions")
+                .register(registry);
+        this.rows = Counter.builder("queen.ack.fused.batches")
+                .description("positional (partition, lease) acks committed by ack fusion").register(registry);
+    }
+
+    /** Blocks until the acks are committed (or refused); one verdict per input, in input order. */
+    public List<Verdict> commit(List<Positional> acks) throws SQLException {
+        Pending p = new Pending(acks, new CompletableFuture<>());
+        queue.add(p);
+        drain();
+        try {
+            return p.done().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while waiting for the ack commit", "57014", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException s) {
+                throw s;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private void drain() {
+        while (!queue.isEmpty() && slots.tryAcquire()) {
+            try {
+                List<Pending> batch = new ArrayList<>();
+                int n = 0;
+                Pending p;
+                while (n < MAX_ROWS && (p = queue.poll()) != null) {
+                    batch.add(p);
+                    n += p.acks().size();
+                }
+                if (!batch.isEmpty()) {
+                    flush(batch, n);
+                }
+            } finally {
+                slots.release();
+            }
+        }
+    }
+
+    private void flush(List<Pending> batch, int n) {
+        List<Positional> all = new ArrayList<>(n);
+        for (Pending p : batch) {
+            all.addAll(p.acks());
+        }
+        try {
+            List<Verdict> verdicts = store.ackMulti(all);
+            commits.increment();
+            rows.increment(verdicts.stream().filter(Verdict::ok).count());
+            int at = 0;
+            for (Pending p : batch) {
+                p.done().complete(verdicts.subList(at, at + p.acks().size()));
+                at += p.acks().size();
+            }
+        } catch (SQLException | RuntimeException e) {
+            for (Pending p : batch) {
+                p.done().completeExceptionally(e);
+            }
+        }
+    }
+}
