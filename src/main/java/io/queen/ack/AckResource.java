@@ -2,15 +2,14 @@ package io.queen.ack;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
-import io.queen.api.Json;
+import io.queen.api.JsonBytes;
 import io.queen.queue.Names;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -44,7 +43,7 @@ public class AckResource {
         }
         AckService.AckItem item = new AckService.AckItem(0, txn, pid, optional(req, "status"), optional(req, "leaseId"),
                 optional(req, "error"));
-        return Json.ok(results(service.acknowledge(List.of(item), group(req))));
+        return results(service.acknowledge(List.of(item), group(req)));
     }
 
     @POST
@@ -73,30 +72,28 @@ public class AckResource {
                     optional(a, "error")));
         }
         if (items.isEmpty()) {
-            return Json.ok(mapper.createArrayNode());
+            return results(List.of());
         }
-        return Json.ok(results(service.acknowledge(items, group(req))));
+        return results(service.acknowledge(items, group(req)));
     }
 
 
-    private ArrayNode results(List<AckService.AckResult> results) {
-        ArrayNode out = mapper.createArrayNode();
-        for (AckService.AckResult r : results) {
-            ObjectNode o = out.addObject();
-            o.put("index", r.index());
-            o.put("transactionId", r.transactionId());
-            o.put("success", r.success());
-            if (r.error() == null) {
-                o.putNull("error");
-            } else {
-                o.put("error", r.error());
-            }
-            o.put("queueName", r.queueName());
-            o.put("partitionName", r.partitionName());
-            o.put("leaseReleased", r.leaseReleased());
-            o.put("dlq", r.dlq());
+    /** The per-item answers, written as bytes (an ack batch answers one object per acknowledged message). */
+    private static Response results(List<AckService.AckResult> results) {
+        JsonBytes out = new JsonBytes(64 + results.size() * 200);
+        out.raw("[");
+        for (int i = 0; i < results.size(); i++) {
+            AckService.AckResult r = results.get(i);
+            out.raw(i == 0 ? "{\"index\":" : ",{\"index\":").number(r.index())
+                    .raw(",\"transactionId\":").string(r.transactionId())
+                    .raw(",\"success\":").bool(r.success())
+                    .raw(",\"error\":").string(r.error())
+                    .raw(",\"queueName\":").string(r.queueName())
+                    .raw(",\"partitionName\":").string(r.partitionName())
+                    .raw(",\"leaseReleased\":").bool(r.leaseReleased())
+                    .raw(",\"dlq\":").bool(r.dlq()).raw("}");
         }
-        return out;
+        return Response.ok(out.raw("]").toByteArray(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 
     static String group(JsonNode req) {

@@ -1,24 +1,19 @@
 package io.queen.pop;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
+import io.queen.api.JsonBytes;
 import io.queen.segment.Frame;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 /**
- * Writes the pop response (API spec 3.4) straight from decoded frames: payload bytes go out as the raw JSON the
- * producer sent, never re-parsed. Stateless, thread-safe.
+ * Writes the pop response (API spec 3.4) straight from decoded frames as bytes: payload bytes go out as the raw
+ * JSON the producer sent, never re-parsed or re-encoded; the fields every message of a segment shares are encoded
+ * once per segment. Stateless, thread-safe.
  */
 final class PopResponseWriter {
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
     /** Pop timestamps carry microseconds (spec 1.8), always true UTC. */
     static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
@@ -29,55 +24,47 @@ final class PopResponseWriter {
     }
 
     static byte[] write(String queue, String group, String leaseId, List<Delivered> delivered, int partitionsClaimed) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
-        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-            PopStore.ClaimedSegment first = delivered.get(0).segment();
-            g.writeStartObject();
-            g.writeBooleanField("success", true);
-            g.writeStringField("queue", queue);
-            g.writeStringField("partition", first.partitionName());
-            g.writeStringField("partitionId", first.partitionId().toString());
-            g.writeStringField("leaseId", leaseId);
-            g.writeStringField("consumerGroup", group);
-            g.writeNumberField("partitionsClaimed", partitionsClaimed);
-            g.writeArrayFieldStart("messages");
-            for (Delivered d : delivered) {
-                PopStore.ClaimedSegment s = d.segment();
-                String createdAt = micros(s.createdAt());
-                String pid = s.partitionId().toString();
-                for (int i = 0; i < d.frames().size(); i++) {
-                    Frame f = d.frames().get(i);
-                    g.writeStartObject();
-                    g.writeStringField("id", f.messageId().toString());
-                    g.writeStringField("transactionId", f.transactionId());
-                    g.writeStringField("partitionId", pid);
-                    g.writeStringField("leaseId", leaseId);
-                    g.writeFieldName("data");
-                    g.writeRawValue(new String(f.payload(), StandardCharsets.UTF_8));
-                    g.writeStringField("createdAt", createdAt);
-                    if (f.traceId() == null) {
-                        g.writeNullField("traceId");
-                    } else {
-                        g.writeStringField("traceId", f.traceId().toString());
-                    }
-                    if (f.producerSub() == null) {
-                        g.writeNullField("producerSub");
-                    } else {
-                        g.writeStringField("producerSub", f.producerSub());
-                    }
-                    g.writeStringField("partition", s.partitionName());
-                    g.writeStringField("consumerGroup", group);
-                    g.writeStringField("queue", queue);
-                    g.writeNumberField("offset", s.baseOffset() + s.startIdx() + i);
-                    g.writeEndObject();
-                }
+        int estimate = 256;
+        for (Delivered d : delivered) {
+            for (Frame f : d.frames()) {
+                estimate += f.payload().length + f.transactionId().length() + 400;
             }
-            g.writeEndArray();
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-        return out.toByteArray();
+        JsonBytes out = new JsonBytes(estimate);
+        PopStore.ClaimedSegment first = delivered.get(0).segment();
+        byte[] queueJson = JsonBytes.quoted(queue);
+        byte[] groupJson = JsonBytes.quoted(group);
+        byte[] leaseJson = JsonBytes.quoted(leaseId);
+        out.raw("{\"success\":true,\"queue\":").raw(queueJson)
+                .raw(",\"partition\":").string(first.partitionName())
+                .raw(",\"partitionId\":").uuid(first.partitionId())
+                .raw(",\"leaseId\":").raw(leaseJson)
+                .raw(",\"consumerGroup\":").raw(groupJson)
+                .raw(",\"partitionsClaimed\":").number(partitionsClaimed)
+                .raw(",\"messages\":[");
+        boolean firstMessage = true;
+        for (Delivered d : delivered) {
+            PopStore.ClaimedSegment s = d.segment();
+            // fragments shared by every message of the segment, prepared once
+            byte[] afterTxn = new JsonBytes(128).raw(",\"partitionId\":").uuid(s.partitionId())
+                    .raw(",\"leaseId\":").raw(leaseJson).raw(",\"data\":").toByteArray();
+            byte[] afterData = new JsonBytes(64).raw(",\"createdAt\":\"").raw(micros(s.createdAt()))
+                    .raw("\",\"traceId\":").toByteArray();
+            byte[] beforeOffset = new JsonBytes(128).raw(",\"partition\":").string(s.partitionName())
+                    .raw(",\"consumerGroup\":").raw(groupJson).raw(",\"queue\":").raw(queueJson)
+                    .raw(",\"offset\":").toByteArray();
+            long offset = s.baseOffset() + s.startIdx();
+            for (Frame f : d.frames()) {
+                out.raw(firstMessage ? "{\"id\":" : ",{\"id\":").uuid(f.messageId())
+                        .raw(",\"transactionId\":").string(f.transactionId())
+                        .raw(afterTxn).raw(f.payload().length == 0 ? NULL : f.payload())
+                        .raw(afterData).uuid(f.traceId())
+                        .raw(",\"producerSub\":").string(f.producerSub())
+                        .raw(beforeOffset).number(offset++).raw("}");
+                firstMessage = false;
+            }
+        }
+        return out.raw("]}").toByteArray();
     }
 
     static String micros(OffsetDateTime t) {

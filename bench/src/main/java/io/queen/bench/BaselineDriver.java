@@ -285,7 +285,8 @@ public final class BaselineDriver implements Driver {
                 note += "; consumers ran concurrently, so the size also holds the dead tuples of acked rows"
                         + " (use --phased for a clean figure)";
             }
-            return new Storage(bytes, rows, rows > 0 ? bytes / (double) rows : null, note);
+            Double per = rows > 0 ? bytes / (double) rows : null;
+            return new Storage(bytes, rows, per, per, note);
         } catch (SQLException e) {
             return Storage.unavailable("n/a: " + e.getMessage());
         }

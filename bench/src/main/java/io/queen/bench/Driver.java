@@ -64,10 +64,15 @@ public interface Driver extends AutoCloseable {
         default void close() {}
     }
 
-    /** Figures about bytes stored, measured by the driver. */
-    record Storage(Long bytes, Long messages, Double bytesPerMessage, String note) {
+    /**
+     * Figures about bytes stored, measured by the driver. {@code bytesPerMessage}: what the store holds for the
+     * run's messages (Queen: segment blobs + sidecar hashes after compression; baseline: its whole table);
+     * {@code diskBytesPerMessage}: on-disk bytes (heap, TOAST, indexes) per message, the baseline's only measure and
+     * Queen's relation growth during the run (row headers, TOAST chunking and page fill included).
+     */
+    record Storage(Long bytes, Long messages, Double bytesPerMessage, Double diskBytesPerMessage, String note) {
         static Storage unavailable(String note) {
-            return new Storage(null, null, null, note);
+            return new Storage(null, null, null, null, note);
         }
     }
 

@@ -20,9 +20,11 @@ public enum Preset {
             "queues", "1", "partitions", "200", "payload-bytes", "256", "push-batch", "100",
             "pop-batch", "1000", "ack", "explicit", "dedup-window", "60", "retention", "true",
             "duration", "300"),
-    LATENCY("latency", "open loop at 5,000 msg/s, 10 partitions, push batch 10 from 16 producers, pop batch 100, 120 s",
-            "rate", "5000", "partitions", "10", "push-batch", "10", "producers", "16", "pop-batch", "100",
-            "duration", "120"),
+    LATENCY("latency", "the soak shape (1 queue, 200 partitions, 256 B, push batch 100, pop batch 1000, explicit acks,"
+            + " dedup window 60 s, retention on) at a steady 5,000 msg/s, consumers popping the queue (wildcard), 120 s",
+            "queues", "1", "partitions", "200", "payload-bytes", "256", "push-batch", "100",
+            "pop-batch", "1000", "ack", "explicit", "dedup-window", "60", "retention", "true",
+            "rate", "5000", "wildcard", "true", "duration", "120"),
     DRAIN("drain", "push 100k messages (50 partitions, batch 100, 8 producers), then drain with 8 consumers"
             + " batch 100; push and pop+ack rates reported separately",
             "messages", "100000", "partitions", "50", "push-batch", "100", "producers", "8",

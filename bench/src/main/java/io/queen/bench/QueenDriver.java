@@ -86,6 +86,9 @@ public final class QueenDriver implements Driver {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     }
 
+    /** Size of the message tables when the run starts (null: not measurable). */
+    private Long diskBefore;
+
     @Override
     public void setup(List<Target> targets) throws Exception {
         try {
@@ -123,6 +126,7 @@ public final class QueenDriver implements Driver {
                 throw new IllegalStateException("configure " + q + " did not answer configured:true: " + res);
             }
         }
+        diskBefore = diskBytes();
     }
 
     @Override
@@ -402,6 +406,18 @@ public final class QueenDriver implements Driver {
         return null;
     }
 
+    /** On-disk size of the two tables that hold messages (heap + TOAST + indexes + free space maps). */
+    private Long diskBytes() {
+        try (Connection c = Jdbc.connect(cfg.pgUrl()); PreparedStatement ps = c.prepareStatement(
+                "SELECT pg_total_relation_size('queen.log_segments') + pg_total_relation_size('queen.log_txns')");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     /** Escapes LIKE wildcards so the prefix is matched literally. */
     static String likePrefix(String prefix) {
         return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
@@ -431,7 +447,15 @@ public final class QueenDriver implements Driver {
                 if (cfg.retention()) {
                     note += "; retention was on, so segments it deleted are not counted";
                 }
-                return new Storage(bytes, pushed, pushed > 0 ? bytes / (double) pushed : null, note);
+                Long after = diskBytes();
+                Double disk = null;
+                if (diskBefore != null && after != null && pushed > 0) {
+                    disk = (after - diskBefore) / (double) pushed;
+                    note += "; on disk: growth of log_segments + log_txns (heap, TOAST, indexes) during the run, "
+                            + (after - diskBefore) + " B (exact only when nothing else writes to the database and no"
+                            + " space freed earlier is reused: use a fresh database)";
+                }
+                return new Storage(bytes, pushed, pushed > 0 ? bytes / (double) pushed : null, disk, note);
             }
         } catch (Exception e) {
             return Storage.unavailable("n/a: " + e.getMessage());

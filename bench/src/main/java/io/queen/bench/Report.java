@@ -85,7 +85,8 @@ public final class Report {
     }
 
     /** queen / baseline. */
-    public record Ratios(Double pushPerSec, Double popAckPerSec, Double bytesPerMessage, Double cpuMicrosPerMessage) {}
+    public record Ratios(Double pushPerSec, Double popAckPerSec, Double bytesPerMessage, Double diskBytesPerMessage,
+                         Double cpuMicrosPerMessage) {}
 
     /** The whole JSON document. */
     public record Document(String tool, List<Run> runs, Ratios ratios, int exitCode, String closing) {}
@@ -108,6 +109,7 @@ public final class Report {
         return new Ratios(ratio(queen.pushRate(), baseline.pushRate()),
                 ratio(queen.consumeRate(), baseline.consumeRate()),
                 ratio(queen.storage().bytesPerMessage(), baseline.storage().bytesPerMessage()),
+                ratio(queen.storage().diskBytesPerMessage(), baseline.storage().diskBytesPerMessage()),
                 ratio(queen.cpu().microsPerMessage(), baseline.cpu().microsPerMessage()));
     }
 
@@ -218,8 +220,8 @@ public final class Report {
         sb.append(String.format("cpu pids: broker %s, postgres %s%n", cpu.brokerPid() == null ? "n/a" : cpu.brokerPid(),
                 cpu.pgPids()));
         Driver.Storage st = r.storage();
-        sb.append(String.format("storage: %s bytes / %s messages = %s B/msg (%s)%n", l(st.bytes()), l(st.messages()),
-                n(st.bytesPerMessage()), st.note()));
+        sb.append(String.format("storage: %s bytes / %s messages = %s B/msg, on disk %s B/msg (%s)%n", l(st.bytes()),
+                l(st.messages()), n(st.bytesPerMessage()), n(st.diskBytesPerMessage()), st.note()));
         sb.append(String.format("broker RSS: start %s kB, end %s kB%n", l(r.brokerRss().startKb()),
                 l(r.brokerRss().endKb())));
         for (String note : r.notes()) {
@@ -229,7 +231,8 @@ public final class Report {
     }
 
     public static String ratiosTable(Ratios x) {
-        return String.format("ratios queen/baseline: push/s %s, pop+ack/s %s, bytes/msg %s, cpu us/msg %s%n",
-                n2(x.pushPerSec()), n2(x.popAckPerSec()), n2(x.bytesPerMessage()), n2(x.cpuMicrosPerMessage()));
+        return String.format("ratios queen/baseline: push/s %s, pop+ack/s %s, bytes/msg %s (on disk %s), cpu us/msg %s%n",
+                n2(x.pushPerSec()), n2(x.popAckPerSec()), n2(x.bytesPerMessage()), n2(x.diskBytesPerMessage()),
+                n2(x.cpuMicrosPerMessage()));
     }
 }

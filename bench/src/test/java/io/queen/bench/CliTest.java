@@ -103,7 +103,10 @@ class CliTest {
 
         Config latency = Cli.parse("--preset", "latency");
         assertEquals(5000.0, latency.rate());
-        assertEquals(10, latency.pushBatch());
+        assertEquals(100, latency.pushBatch());
+        assertEquals(200, latency.partitions());
+        assertEquals(1000, latency.popBatch());
+        assertTrue(latency.wildcard());
         assertEquals(120, latency.duration());
 
         Config drain = Cli.parse("--preset", "drain");

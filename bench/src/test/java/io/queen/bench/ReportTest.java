@@ -30,7 +30,7 @@ class ReportTest {
                 new Report.Verification(true, List.of(g), 3000 - lost, lost, 0, 0, 0, lost == 0),
                 PromScrape.figures(Map.of(), Map.of()),
                 new Report.Cpu(null, List.of(1L), null, 0.5, null, 0.6, cpuPerMsg, 3000, "acked"),
-                new Driver.Storage(1000L, 10L, bytesPerMsg, "test"), new Report.Rss(null, null), List.of("n"));
+                new Driver.Storage(1000L, 10L, bytesPerMsg, bytesPerMsg * 1.1, "test"), new Report.Rss(null, null), List.of("n"));
     }
 
     @Test
@@ -68,6 +68,7 @@ class ReportTest {
         assertEquals(4.0, root.get("ratios").get("pushPerSec").asDouble());
         assertEquals(2.5, root.get("ratios").get("popAckPerSec").asDouble());
         assertEquals(0.25, root.get("ratios").get("bytesPerMessage").asDouble());
+        assertEquals(0.25, root.get("ratios").get("diskBytesPerMessage").asDouble());
         assertEquals(0.5, root.get("ratios").get("cpuMicrosPerMessage").asDouble());
         assertTrue(r.get("passed").asBoolean());
     }

@@ -1,0 +1,105 @@
+package io.queen.api;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * A growable UTF-8 buffer for writing hot JSON answers (pop, ack) directly as bytes: no tree, no generator state
+ * checks per value, constant fragments copied as prepared bytes. The caller is responsible for well-formedness;
+ * every string that is not a prepared constant goes through {@link #string}, which quotes and escapes it.
+ * Not thread-safe (one per answer).
+ */
+public final class JsonBytes {
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+
+    private byte[] buf;
+    private int len;
+
+    public JsonBytes(int initialCapacity) {
+        this.buf = new byte[Math.max(64, initialCapacity)];
+    }
+
+    /** {@code s} quoted and escaped as a JSON string, as UTF-8 bytes (for fragments prepared once). */
+    public static byte[] quoted(String s) {
+        byte[] inner = JsonStringEncoder.getInstance().quoteAsUTF8(s);
+        byte[] out = new byte[inner.length + 2];
+        out[0] = '"';
+        System.arraycopy(inner, 0, out, 1, inner.length);
+        out[out.length - 1] = '"';
+        return out;
+    }
+
+    /** ASCII text written as is (field names, punctuation: never user data). */
+    public JsonBytes raw(String ascii) {
+        int n = ascii.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) {
+            buf[len++] = (byte) ascii.charAt(i);
+        }
+        return this;
+    }
+
+    /** Bytes written as is: a prepared fragment or a JSON value stored verbatim (a message payload). */
+    public JsonBytes raw(byte[] bytes) {
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, buf, len, bytes.length);
+        len += bytes.length;
+        return this;
+    }
+
+    /** A JSON string (quoted, escaped), or null. */
+    public JsonBytes string(String s) {
+        return s == null ? raw(NULL) : raw(quoted(s));
+    }
+
+    /** A UUID as a quoted JSON string, or null. */
+    public JsonBytes uuid(UUID u) {
+        if (u == null) {
+            return raw(NULL);
+        }
+        ensure(38);
+        buf[len++] = '"';
+        hex(u.getMostSignificantBits() >>> 32, 8);
+        buf[len++] = '-';
+        hex(u.getMostSignificantBits() >>> 16, 4);
+        buf[len++] = '-';
+        hex(u.getMostSignificantBits(), 4);
+        buf[len++] = '-';
+        hex(u.getLeastSignificantBits() >>> 48, 4);
+        buf[len++] = '-';
+        hex(u.getLeastSignificantBits(), 12);
+        buf[len++] = '"';
+        return this;
+    }
+
+    public JsonBytes number(long v) {
+        return raw(Long.toString(v));
+    }
+
+    public JsonBytes bool(boolean v) {
+        return raw(v ? TRUE : FALSE);
+    }
+
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, len);
+    }
+
+    private void hex(long v, int digits) {
+        for (int i = digits - 1; i >= 0; i--) {
+            buf[len + i] = HEX[(int) (v & 0xF)];
+            v >>>= 4;
+        }
+        len += digits;
+    }
+
+    private void ensure(int extra) {
+        if (len + extra > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+        }
+    }
+}
