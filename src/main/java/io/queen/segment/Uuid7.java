@@ -6,7 +6,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Mints RFC 9562 version-7 UUIDs: 48-bit Unix-epoch milliseconds, version 7, 12 bits {@code rand_a},
- * variant {@code 10}, 62 random bits {@code rand_b}.
+ * variant {@code 10}, 62 bits {@code rand_b} from a randomly seeded counter that advances by one per id
+ * (RFC 9562 section 6.2, method 2 with increment 1, allowed where guessability is not an issue). Why a counter:
+ * the ids of one push land in one segment and then differ only in their last bytes, so zstd stores a message id
+ * in about 3 bytes instead of about 10 (62 random bits do not compress); the segment blob shrinks by ~4% for
+ * 256-byte messages. Two brokers minting in the same millisecond still differ through their random seeds.
  *
  * <p>Invariant: within one JVM every id is strictly greater than the one minted before it (comparing
  * the 128 bits as unsigned, see {@link #compare}); ids minted by one thread are therefore strictly
@@ -16,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * borrows the next millisecond (RFC 9562 section 6.2, method 3). The id may therefore run a few
  * milliseconds ahead of the clock under a burst of more than ~2k ids per millisecond.
  *
- * <p>Thread-safe and lock-free: one {@link AtomicLong} CAS per id plus {@link ThreadLocalRandom} for
- * the random bits (ids need to be unique and ordered, not unguessable).
+ * <p>Thread-safe and lock-free: one {@link AtomicLong} CAS per id for the high bits and one increment for
+ * {@code rand_b} (ids need to be unique and ordered, not unguessable).
  */
 public final class Uuid7 {
 
@@ -28,6 +32,8 @@ public final class Uuid7 {
 
     /** High 64 bits of the last id minted; 0 before the first. */
     private static final AtomicLong LAST_MSB = new AtomicLong();
+    /** {@code rand_b} source: random seed, +1 per id. */
+    private static final AtomicLong RAND_B = new AtomicLong(new java.security.SecureRandom().nextLong());
 
     private Uuid7() {}
 
@@ -50,7 +56,7 @@ public final class Uuid7 {
                 break;
             }
         }
-        long lsb = VARIANT_BITS | (ThreadLocalRandom.current().nextLong() & RAND_B_MASK);
+        long lsb = VARIANT_BITS | (RAND_B.getAndIncrement() & RAND_B_MASK);
         return new UUID(msb, lsb);
     }
 
