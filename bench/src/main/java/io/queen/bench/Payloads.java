@@ -47,6 +47,33 @@ public final class Payloads {
         return runId + "-" + producer + "-" + seq;
     }
 
+    /**
+     * The stamp of a delivered payload read from a parser positioned on the payload's START_OBJECT (consumes the
+     * object), or {@code null} when it is not one of ours.
+     */
+    public static Stamp stampOf(com.fasterxml.jackson.core.JsonParser p) throws java.io.IOException {
+        Long producer = null;
+        Long seq = null;
+        Long nanos = null;
+        com.fasterxml.jackson.core.JsonToken t;
+        while ((t = p.nextToken()) == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            com.fasterxml.jackson.core.JsonToken v = p.nextToken();
+            Long n = v == com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+            switch (f) {
+                case "p" -> producer = n;
+                case "s" -> seq = n;
+                case "t" -> nanos = n;
+                default -> p.skipChildren();
+            }
+        }
+        if (producer == null || seq == null || nanos == null || producer < Integer.MIN_VALUE
+                || producer > Integer.MAX_VALUE) {
+            return null;
+        }
+        return new Stamp(producer.intValue(), seq, nanos);
+    }
+
     /** The stamp of a delivered payload, or {@code null} when it is not one of ours. */
     public static Stamp stamp(JsonNode data) {
         if (data == null || !data.isObject()) {

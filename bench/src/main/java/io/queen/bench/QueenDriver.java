@@ -1,6 +1,8 @@
 package io.queen.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -272,31 +274,62 @@ public final class QueenDriver implements Driver {
         return parsePopResponse(r.body(), queue, target);
     }
 
+    /**
+     * Streaming parse (no tree): the tool shares the machine with the broker and PostgreSQL, so it reads only what
+     * it needs: transactionId, partitionId, leaseId, partition and the stamp fields of {@code data}.
+     */
     PopResult parsePopResponse(byte[] body, String queue, Target target) {
         if (body.length == 0) {
             return PopResult.EMPTY;
         }
-        JsonNode root;
-        try {
-            root = mapper.readTree(body);
+        List<Delivery> out = new ArrayList<>();
+        try (JsonParser p = json.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return PopResult.error("pop-bad-response");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken v = p.nextToken();
+                if (!"messages".equals(field) || v != JsonToken.START_ARRAY) {
+                    p.skipChildren();
+                    continue;
+                }
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    out.add(message(p, queue, target));
+                }
+            }
         } catch (IOException e) {
             return PopResult.error("pop-bad-response");
         }
-        JsonNode msgs = root == null ? null : root.get("messages");
-        if (msgs == null || !msgs.isArray() || msgs.isEmpty()) {
-            return PopResult.EMPTY;
+        return out.isEmpty() ? PopResult.EMPTY : new PopResult(out, null);
+    }
+
+    private static Delivery message(JsonParser p, String queue, Target target) throws IOException {
+        String txn = null;
+        String pid = null;
+        String lease = "";
+        String partition = null;
+        Payloads.Stamp stamp = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken v = p.nextToken();
+            switch (f) {
+                case "transactionId" -> txn = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                case "partitionId" -> pid = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                case "leaseId" -> lease = v == JsonToken.VALUE_STRING ? p.getText() : "";
+                case "partition" -> partition = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                case "data" -> stamp = v == JsonToken.START_OBJECT ? Payloads.stampOf(p) : skip(p);
+                default -> p.skipChildren();
+            }
         }
-        List<Delivery> out = new ArrayList<>(msgs.size());
-        for (JsonNode m : msgs) {
-            String txn = m.path("transactionId").asText(null);
-            String pid = m.path("partitionId").asText(null);
-            String lease = m.path("leaseId").asText("");
-            String partKey = pid != null ? pid
-                    : (m.hasNonNull("partition") ? queue + "/" + m.get("partition").asText()
-                    : (target != null ? target.key() : queue));
-            out.add(new Delivery(txn, partKey, Payloads.stamp(m.get("data")), new AckHandle(txn, pid, lease)));
-        }
-        return new PopResult(out, null);
+        String partKey = pid != null ? pid
+                : (partition != null ? queue + "/" + partition : (target != null ? target.key() : queue));
+        return new Delivery(txn, partKey, stamp, new AckHandle(txn, pid, lease));
+    }
+
+    private static Payloads.Stamp skip(JsonParser p) throws IOException {
+        p.skipChildren();
+        return null;
     }
 
     byte[] ackBody(String group, List<Delivery> deliveries) {
@@ -348,9 +381,29 @@ public final class QueenDriver implements Driver {
         if (r.statusCode() / 100 != 2) {
             return allAcks(deliveries.size(), "ack-http-" + r.statusCode());
         }
-        JsonNode arr;
-        try {
-            arr = mapper.readTree(r.body());
+        // streaming parse of the per-item answers: success, and error when it failed
+        List<AckOutcome> answers = new ArrayList<>(ackable.size());
+        try (JsonParser p = json.createParser(r.body())) {
+            if (p.nextToken() != JsonToken.START_ARRAY) {
+                return allAcks(deliveries.size(), "ack-bad-response");
+            }
+            while (p.nextToken() == JsonToken.START_OBJECT) {
+                boolean success = false;
+                String err = "unknown";
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String f = p.currentName();
+                    JsonToken v = p.nextToken();
+                    if (f.equals("success")) {
+                        success = v == JsonToken.VALUE_TRUE;
+                    } else if (f.equals("error") && v == JsonToken.VALUE_STRING) {
+                        err = p.getText();
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                answers.add(success ? new AckOutcome(true, null)
+                        : new AckOutcome(false, "ack-failed: " + (err.length() > 60 ? err.substring(0, 60) : err)));
+            }
         } catch (IOException e) {
             return allAcks(deliveries.size(), "ack-bad-response");
         }
@@ -362,16 +415,8 @@ public final class QueenDriver implements Driver {
                 out.add(new AckOutcome(false, "ack-missing-address"));
                 continue;
             }
-            JsonNode item = arr != null && arr.isArray() ? arr.get(j) : null;
+            out.add(j < answers.size() ? answers.get(j) : new AckOutcome(false, "ack-response-short"));
             j++;
-            if (item == null) {
-                out.add(new AckOutcome(false, "ack-response-short"));
-            } else if (item.path("success").asBoolean(false)) {
-                out.add(new AckOutcome(true, null));
-            } else {
-                String err = item.path("error").asText("unknown");
-                out.add(new AckOutcome(false, "ack-failed: " + (err.length() > 60 ? err.substring(0, 60) : err)));
-            }
         }
         return out;
     }
