@@ -91,7 +91,11 @@ DECLARE
     n   INT := cardinality(p_queues);
     r   RECORD;
     v   RECORD;
-    v_missing INT;
+    v_pid UUID;
+    v_win INT;
+    v_pids UUID[] := '{}';
+    v_wins INT[] := '{}';
+    v_provisioned BOOLEAN := FALSE;
 BEGIN
     IF cardinality(p_tenants) <> n OR cardinality(p_partitions) <> n OR cardinality(p_counts) <> n
        OR cardinality(p_hashes) <> n OR cardinality(p_verified) <> n OR cardinality(p_assumed_windows) <> n
@@ -99,34 +103,41 @@ BEGIN
        OR cardinality(p_blobs) <> n THEN
         RAISE EXCEPTION 'QMULTI misaligned arrays';
     END IF;
-    -- cheap count first: provisioning inserts only when something is missing
-    SELECT count(*) INTO v_missing
-      FROM unnest(p_tenants, p_queues, p_partitions) AS i(t, qn, p)
-     WHERE NOT EXISTS (SELECT 1 FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
-                        WHERE q.tenant_id = i.t AND q.name = i.qn AND lp.name = i.p);
-    IF v_missing > 0 THEN
-        PERFORM queen.provision_partitions_v1(p_tenants, p_queues, p_partitions);
-    END IF;
+    -- Resolve every target by its unique keys, one equality lookup each (queues (tenant_id, name), then
+    -- log_partitions (queue_id, name)). Deliberately not one join of unnest() against the tables: right after a
+    -- queue's partitions are deleted and recreated (or on a fresh table) the statistics say "no rows", and the
+    -- planner then scans log_partitions once per input: measured 17 ms and 6,800 buffer hits per bundle with
+    -- 200 partitions. A lookup by a unique key is an index probe whatever the statistics say.
+    FOR i IN 1 .. n LOOP
+        SELECT lp.id, q.dedup_window_seconds INTO v_pid, v_win
+          FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partitions[i]
+         WHERE q.tenant_id = p_tenants[i] AND q.name = p_queues[i];
+        IF NOT FOUND THEN
+            IF NOT v_provisioned THEN
+                PERFORM queen.provision_partitions_v1(p_tenants, p_queues, p_partitions);
+                v_provisioned := TRUE;
+            END IF;
+            SELECT lp.id, q.dedup_window_seconds INTO STRICT v_pid, v_win
+              FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partitions[i]
+             WHERE q.tenant_id = p_tenants[i] AND q.name = p_queues[i];
+        END IF;
+        v_pids[i] := v_pid;
+        v_wins[i] := v_win;
+    END LOOP;
 
-    -- ONE set-based pre-lock in ascending partition id: the global lock order (deadlock freedom).
-    PERFORM 1 FROM queen.log_partitions lp
-     WHERE lp.id IN (SELECT lp2.id FROM unnest(p_tenants, p_queues, p_partitions) AS i(t, qn, p)
-                       JOIN queen.queues q ON q.tenant_id = i.t AND q.name = i.qn
-                       JOIN queen.log_partitions lp2 ON lp2.queue_id = q.id AND lp2.name = i.p)
-     ORDER BY lp.id FOR UPDATE;
+    -- Lock every target partition row in ascending id, the global lock order (deadlock freedom), one primary-key
+    -- probe per row; then push the segments in that same order.
+    FOR r IN SELECT x.pid, x.o::int AS o FROM unnest(v_pids) WITH ORDINALITY AS x(pid, o) ORDER BY x.pid, x.o LOOP
+        PERFORM 1 FROM queen.log_partitions lp WHERE lp.id = r.pid FOR UPDATE;
+    END LOOP;
 
-    FOR r IN SELECT i.o, lp.id AS pid, q.dedup_window_seconds AS win
-               FROM unnest(p_tenants, p_queues, p_partitions) WITH ORDINALITY AS i(t, qn, p, o)
-               JOIN queen.queues q ON q.tenant_id = i.t AND q.name = i.qn
-               JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = i.p
-              ORDER BY lp.id, i.o
-    LOOP
+    FOR r IN SELECT x.pid, x.o::int AS o FROM unnest(v_pids) WITH ORDINALITY AS x(pid, o) ORDER BY x.pid, x.o LOOP
         SELECT * INTO v FROM queen.log_push_one_v1(r.pid, p_counts[r.o], p_hashes[r.o],
                                                    CASE WHEN p_verified_pids[r.o] = r.pid THEN p_verified[r.o]
                                                         ELSE -1 END,
-                                                   p_assumed_windows[r.o], p_blobs[r.o], r.win);
+                                                   p_assumed_windows[r.o], p_blobs[r.o], v_wins[r.o]);
         ord := r.o; partition_id := r.pid; status := v.status; base_offset := v.base_offset;
-        created_at := v.created_at; dup_idx := v.dup_idx; dup_off := v.dup_off; dedup_window := r.win;
+        created_at := v.created_at; dup_idx := v.dup_idx; dup_off := v.dup_off; dedup_window := v_wins[r.o];
         RETURN NEXT;
     END LOOP;
     -- No pg_notify here: a transaction that queues a notification takes PostgreSQL's database-wide notify

@@ -170,9 +170,9 @@ END $$;
 -- (partition, group) lease is still p_workers[i]'s and live; reaching batch_end releases the lease and resets the
 -- retry/attempt counters exactly like a full positive ack through log_ack_by_hash_v1. The broker sends an input
 -- here only when it delivered that batch itself and the ack names every delivered message positive (its ack
--- registry checked count and hash digest): no sidecar lookup, one UPDATE for the whole call. Cursor rows are locked
--- in (partition_id, group) order, the global lock order, so fused flushes never deadlock each other or the by-hash
--- path. Per input: ok = committed; not ok = nothing changed (the caller falls back to the decision procedure).
+-- registry checked count and hash digest): no sidecar lookup, one UPDATE by primary key per input. Cursor rows are
+-- locked in (partition_id, group) order, the global lock order, so fused flushes never deadlock each other or the
+-- by-hash path. Per input: ok = committed; not ok = nothing changed (the caller falls back to the decision procedure).
 DROP FUNCTION IF EXISTS queen.log_ack_multi_v1(UUID[], TEXT[], BIGINT[], TEXT[]);
 CREATE FUNCTION queen.log_ack_multi_v1(p_pids UUID[], p_groups TEXT[], p_ends BIGINT[], p_workers TEXT[])
 RETURNS TABLE (ord INT, ok BOOLEAN, lease_released BOOLEAN)
@@ -180,35 +180,38 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     v_now TIMESTAMPTZ := clock_timestamp();
+    r RECORD;
+    v_released BOOLEAN;
+    v_ok BOOLEAN[] := array_fill(FALSE, ARRAY[cardinality(p_pids)]);
+    v_rel BOOLEAN[] := array_fill(FALSE, ARRAY[cardinality(p_pids)]);
 BEGIN
     IF cardinality(p_pids) <> cardinality(p_groups) OR cardinality(p_pids) <> cardinality(p_ends)
        OR cardinality(p_pids) <> cardinality(p_workers) THEN
         RAISE EXCEPTION 'QACKM misaligned arrays';
     END IF;
-    PERFORM 1 FROM queen.log_consumers cc
-      JOIN (SELECT DISTINCT x.pid, x.grp FROM unnest(p_pids, p_groups) AS x(pid, grp)) k
-        ON cc.partition_id = k.pid AND cc.consumer_group = k.grp
-     ORDER BY cc.partition_id, cc.consumer_group
-       FOR UPDATE OF cc;
-    RETURN QUERY
-    WITH i AS (SELECT x.pid, x.grp, x.upto, x.worker, x.o::int AS o
-                 FROM unnest(p_pids, p_groups, p_ends, p_workers) WITH ORDINALITY AS x(pid, grp, upto, worker, o)),
-    upd AS (
+    -- One primary-key probe and one UPDATE per input, in (partition_id, group) order: lock order, and an index
+    -- probe whatever the statistics say (a join of unnest() against log_consumers can turn into a scan of the
+    -- table when its statistics are stale).
+    FOR r IN SELECT x.pid, x.grp, x.upto, x.worker, x.o::int AS o
+               FROM unnest(p_pids, p_groups, p_ends, p_workers) WITH ORDINALITY AS x(pid, grp, upto, worker, o)
+              ORDER BY x.pid, x.grp, x.o LOOP
         UPDATE queen.log_consumers cc
-           SET committed = i.upto,
-               batch_end = CASE WHEN i.upto >= cc.batch_end THEN NULL ELSE cc.batch_end END,
-               worker_id = CASE WHEN i.upto >= cc.batch_end THEN NULL ELSE cc.worker_id END,
-               lease_expires_at = CASE WHEN i.upto >= cc.batch_end THEN NULL ELSE cc.lease_expires_at END,
-               batch_retry_count = CASE WHEN i.upto >= cc.batch_end THEN 0 ELSE cc.batch_retry_count END,
-               attempt_count = CASE WHEN i.upto >= cc.batch_end THEN 0 ELSE cc.attempt_count END,
-               attempt_offset = CASE WHEN i.upto >= cc.batch_end THEN NULL ELSE i.upto + 1 END,
-               total_consumed = cc.total_consumed + (i.upto - cc.committed)
-          FROM i
-         WHERE cc.partition_id = i.pid AND cc.consumer_group = i.grp AND cc.worker_id = i.worker
+           SET committed = r.upto,
+               batch_end = CASE WHEN r.upto >= cc.batch_end THEN NULL ELSE cc.batch_end END,
+               worker_id = CASE WHEN r.upto >= cc.batch_end THEN NULL ELSE cc.worker_id END,
+               lease_expires_at = CASE WHEN r.upto >= cc.batch_end THEN NULL ELSE cc.lease_expires_at END,
+               batch_retry_count = CASE WHEN r.upto >= cc.batch_end THEN 0 ELSE cc.batch_retry_count END,
+               attempt_count = CASE WHEN r.upto >= cc.batch_end THEN 0 ELSE cc.attempt_count END,
+               attempt_offset = CASE WHEN r.upto >= cc.batch_end THEN NULL ELSE r.upto + 1 END,
+               total_consumed = cc.total_consumed + (r.upto - cc.committed)
+         WHERE cc.partition_id = r.pid AND cc.consumer_group = r.grp AND cc.worker_id = r.worker
            AND cc.batch_end IS NOT NULL AND cc.lease_expires_at > v_now
-           AND i.upto > cc.committed AND i.upto <= cc.batch_end
-        RETURNING i.o, cc.batch_end IS NULL AS released)
-    SELECT i.o, u.o IS NOT NULL, COALESCE(u.released, FALSE) FROM i LEFT JOIN upd u ON u.o = i.o ORDER BY i.o;
+           AND r.upto > cc.committed AND r.upto <= cc.batch_end
+        RETURNING cc.batch_end IS NULL INTO v_released;
+        v_ok[r.o] := FOUND;
+        v_rel[r.o] := FOUND AND v_released;
+    END LOOP;
+    RETURN QUERY SELECT x.o::int, x.ok, x.rel FROM unnest(v_ok, v_rel) WITH ORDINALITY AS x(ok, rel, o) ORDER BY x.o;
 END $$;
 
 -- Files one dead letter and moves the cursor past exactly that offset, in one transaction: the snapshot
