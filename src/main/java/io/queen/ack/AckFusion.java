@@ -16,15 +16,14 @@ import java.util.concurrent.Semaphore;
 /**
  * Commits positional acks of many concurrent requests in one transaction ({@code queen.log_ack_multi_v1}): group
  * commit without a timer. A request queues its acks; if fewer than {@code queen.ack.fusion-max-inflight} flushes
- * are running, the calling thread becomes a flusher and commits everything queued so far, then keeps draining
- * until the queue is empty or another flusher holds the slot. While a flush waits on its commit (fsync), the next
- * requests accumulate, so the number of acks per commit grows with load and a lone ack still commits in one round
- * trip. The re-check after releasing a slot guarantees nothing queued is left behind.
+ * are running, the calling thread becomes a flusher and commits everything queued so far (see {@link #drain}).
+ * While a flush waits on its commit (fsync), the next requests accumulate, so the number of acks per commit grows
+ * with load and a lone ack still commits in one round trip.
  * Thread-safe; called on virtual threads (a flusher blocks on JDBC).
  */
 @ApplicationScoped
 public class AckFusion {
-    /** Inputs per transaction at most (one UPDATE over them). */
+    /** Inputs per transaction at most. */
     static final int MAX_ROWS = 2000;
 
     /** One positional ack: commit (partition, group) up to {@code upTo} under lease {@code worker}. */
@@ -57,7 +56,7 @@ public class AckFusion {
     public List<Verdict> commit(List<Positional> acks) throws SQLException {
         Pending p = new Pending(acks, new CompletableFuture<>());
         queue.add(p);
-        drain();
+        drain(p);
         try {
             return p.done().get();
         } catch (InterruptedException e) {
@@ -71,22 +70,45 @@ public class AckFusion {
         }
     }
 
-    private void drain() {
-        while (!queue.isEmpty() && slots.tryAcquire()) {
+    /**
+     * The caller flushes while its own acks are pending and a slot is free. It leaves once they are committed,
+     * so a request never keeps serving others; whatever is still queued then goes to a fresh virtual thread.
+     * Every slot holder looks at the queue after releasing, so an ack queued while all slots were busy is
+     * always picked up.
+     */
+    private void drain(Pending mine) {
+        while (!mine.done().isDone() && !queue.isEmpty() && slots.tryAcquire()) {
             try {
-                List<Pending> batch = new ArrayList<>();
-                int n = 0;
-                Pending p;
-                while (n < MAX_ROWS && (p = queue.poll()) != null) {
-                    batch.add(p);
-                    n += p.acks().size();
-                }
-                if (!batch.isEmpty()) {
-                    flush(batch, n);
-                }
+                flushQueued();
             } finally {
                 slots.release();
             }
+        }
+        if (!queue.isEmpty() && slots.availablePermits() > 0) {
+            Thread.ofVirtual().name("ack-fusion").start(this::drainAll);
+        }
+    }
+
+    private void drainAll() {
+        while (!queue.isEmpty() && slots.tryAcquire()) {
+            try {
+                flushQueued();
+            } finally {
+                slots.release();
+            }
+        }
+    }
+
+    private void flushQueued() {
+        List<Pending> batch = new ArrayList<>();
+        int n = 0;
+        Pending p;
+        while (n < MAX_ROWS && (p = queue.poll()) != null) {
+            batch.add(p);
+            n += p.acks().size();
+        }
+        if (!batch.isEmpty()) {
+            flush(batch, n);
         }
     }
 
