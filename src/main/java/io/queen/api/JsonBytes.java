@@ -52,9 +52,25 @@ public final class JsonBytes {
         return this;
     }
 
-    /** A JSON string (quoted, escaped), or null. */
+    /** A JSON string (quoted, escaped as Jackson escapes), or null. Printable ASCII is copied without a detour. */
     public JsonBytes string(String s) {
-        return s == null ? raw(NULL) : raw(quoted(s));
+        if (s == null) {
+            return raw(NULL);
+        }
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+                return raw(quoted(s));
+            }
+        }
+        ensure(n + 2);
+        buf[len++] = '"';
+        for (int i = 0; i < n; i++) {
+            buf[len++] = (byte) s.charAt(i);
+        }
+        buf[len++] = '"';
+        return this;
     }
 
     /** A UUID as a quoted JSON string, or null. */
@@ -78,7 +94,20 @@ public final class JsonBytes {
     }
 
     public JsonBytes number(long v) {
-        return raw(Long.toString(v));
+        if (v < 0) {
+            return raw(Long.toString(v));
+        }
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        ensure(digits);
+        for (int i = len + digits - 1; i >= len; i--) {
+            buf[i] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        len += digits;
+        return this;
     }
 
     public JsonBytes bool(boolean v) {
