@@ -25,7 +25,7 @@ public class PushBodyReader {
 
     void init(@Observes Router router) {
         router.post("/api/v1/push").order(Integer.MIN_VALUE + 1)
-                .handler(BodyHandler.create(false).setBodyLimit(limit).setHandleFileUploads(false)
+                .handler(BodyHandler.create(false).setBodyLimit(limit).setHandleFileUploads(false).setPreallocateBodyBuffer(true)
                         .setMergeFormAttributes(false));
         // an empty body leaves no buffer behind, and the resource would then wait for body events that were
         // already consumed: hand it an empty one

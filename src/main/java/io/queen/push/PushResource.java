@@ -38,6 +38,14 @@ public class PushResource {
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 
+    /** A (queue, partition) of the request; names hold no control characters, so this equals the old 0x1F-joined key. */
+    private record Lane(String queue, String partition) {
+    }
+
+    /** Layer-1 dedup key: (queue, partition, transactionId). */
+    private record ItemKey(Lane lane, String transactionId) {
+    }
+
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -47,12 +55,12 @@ public class PushResource {
         @SuppressWarnings("unchecked")
         CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];
         int[] leaderOf = new int[n];
-        Map<String, Integer> firstByKey = new HashMap<>();
-        Map<String, List<PushItem>> byPartition = new LinkedHashMap<>();
+        Map<ItemKey, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
+        Map<Lane, List<PushItem>> byPartition = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
-            String lane = it.queue() + '\u001f' + it.partition();
-            Integer first = firstByKey.putIfAbsent(lane + '\u001f' + it.transactionId(), i);
+            Lane lane = new Lane(it.queue(), it.partition());
+            Integer first = firstByKey.putIfAbsent(new ItemKey(lane, it.transactionId()), i);
             leaderOf[i] = first == null ? i : first;
             if (first == null) {
                 byPartition.computeIfAbsent(lane, k -> new ArrayList<>()).add(it);
