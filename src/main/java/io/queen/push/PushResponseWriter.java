@@ -51,7 +51,20 @@ final class PushResponseWriter {
     }
 
     PushResponseWriter number(long v) {
-        return raw(Long.toString(v));
+        if (v < 0) {
+            return raw(Long.toString(v));
+        }
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        ensure(digits);
+        for (int i = size + digits - 1; i >= size; i--) {
+            buf[i] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        size += digits;
+        return this;
     }
 
     /** A JSON string value (quoted), or {@code null} for a null reference. */

@@ -36,7 +36,12 @@ class PushResponseWriterTest {
 
     private static void check(String s, Random rnd) throws Exception {
         UUID u = new UUID(rnd.nextLong(), rnd.nextLong());
-        long off = rnd.nextBoolean() ? rnd.nextLong() : rnd.nextInt(1000);
+        long off = switch (rnd.nextInt(4)) {
+            case 0 -> rnd.nextLong();
+            case 1 -> rnd.nextInt(1000);
+            case 2 -> rnd.nextBoolean() ? Long.MAX_VALUE : Long.MIN_VALUE;
+            default -> rnd.nextBoolean() ? 0 : (long) Math.pow(10, rnd.nextInt(19)) - rnd.nextInt(2);
+        };
         ArrayNode tree = MAPPER.createArrayNode();
         ObjectNode r = tree.addObject();
         r.put("index", 7);
