@@ -87,25 +87,24 @@ public final class PushRequestParser {
         String trace = null;
         boolean queueSeen = false;
         byte[] payload = null;
-        String at = "items[" + index + "].";
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken v = p.nextToken();
             switch (field) {
                 case "queue" -> {
                     queueSeen = true;
-                    queue = stringOrNull(p, v, "Queue must be a string (" + at + "queue)");
+                    queue = stringOrNull(p, v, "Queue must be a string (", index, "queue)");
                 }
-                case "partition" -> partition = stringOrNull(p, v, "Partition must be a string (" + at + "partition)");
+                case "partition" -> partition = stringOrNull(p, v, "Partition must be a string (", index, "partition)");
                 case "transactionId" ->
-                    txn = stringOrNull(p, v, "TransactionId must be a string (" + at + "transactionId)");
-                case "traceId" -> trace = stringOrNull(p, v, "TraceId must be a string (" + at + "traceId)");
+                    txn = stringOrNull(p, v, "TransactionId must be a string (", index, "transactionId)");
+                case "traceId" -> trace = stringOrNull(p, v, "TraceId must be a string (", index, "traceId)");
                 case "payload" -> payload = rawValue(p, v, body);
                 default -> p.skipChildren();
             }
         }
         if (!queueSeen || queue == null) {
-            throw ApiException.badRequest("Queue must be a string (" + at + "queue is required)");
+            throw ApiException.badRequest("Queue must be a string (" + at(index) + "queue is required)");
         }
         return item(index, queue, partition, txn, trace, payload);
     }
@@ -115,36 +114,47 @@ public final class PushRequestParser {
      * the transaction wire. {@code payload} null means the JSON literal null.
      */
     public static PushItem item(int index, String queue, String partition, String txn, String trace, byte[] payload) {
-        String at = "items[" + index + "].";
-        Names.requireName(queue, at + "queue");
+        // the field paths ("items[3].queue") are built only for an error: a valid item allocates none of them
+        if (!Names.isValidName(queue)) {
+            Names.requireName(queue, at(index) + "queue");
+        }
         if (partition == null) {
             partition = Names.DEFAULT_PARTITION;
-        } else {
-            Names.requireName(partition, at + "partition");
+        } else if (!Names.isValidName(partition)) {
+            Names.requireName(partition, at(index) + "partition");
         }
         UUID traceId = null;
         if (trace != null && !trace.isEmpty()) {
             try {
                 traceId = UUID.fromString(trace);
             } catch (IllegalArgumentException e) {
-                throw ApiException.badRequest("TraceId must be a valid UUID (" + at + "traceId)");
+                throw ApiException.badRequest("TraceId must be a valid UUID (" + at(index) + "traceId)");
             }
         }
         UUID messageId = Uuid7.next();
         if (txn == null || txn.isEmpty()) {
             txn = messageId.toString();
         }
-        byte[] txnUtf8 = Names.requireTransactionId(txn, at + "transactionId");
+        byte[] txnUtf8 = Names.validTransactionIdUtf8(txn);
+        if (txnUtf8 == null) {
+            txnUtf8 = Names.requireTransactionId(txn, at(index) + "transactionId");
+        }
         return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload,
                 false);
     }
 
-    private static String stringOrNull(JsonParser p, JsonToken v, String message) throws IOException {
+    private static String at(int index) {
+        return "items[" + index + "].";
+    }
+
+    /** The error message is {@code before + "items[i]." + after}, built only when the value is not a string. */
+    private static String stringOrNull(JsonParser p, JsonToken v, String before, int index, String after)
+            throws IOException {
         if (v == JsonToken.VALUE_NULL) {
             return null;
         }
         if (v != JsonToken.VALUE_STRING) {
-            throw ApiException.badRequest(message);
+            throw ApiException.badRequest(before + at(index) + after);
         }
         return p.getText();
     }

@@ -1,9 +1,5 @@
 package io.queen.push;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -30,18 +26,24 @@ import java.util.concurrent.CompletableFuture;
 @Path("/api/v1/push")
 public class PushResource {
     private final PushFusion fusion;
-    private final ObjectMapper mapper;
     private final PushRequestParser parser;
     private final UUID tenant;
 
     private final PushEncryption encryption;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, ObjectMapper mapper, QueenConfig config) {
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config) {
         this.fusion = fusion;
         this.encryption = encryption;
-        this.mapper = mapper;
         this.parser = new PushRequestParser(config.push().maxItems());
         this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    /** A (queue, partition) of the request; names hold no control characters, so this equals the old 0x1F-joined key. */
+    private record Lane(String queue, String partition) {
+    }
+
+    /** Layer-1 dedup key: (queue, partition, transactionId). */
+    private record ItemKey(Lane lane, String transactionId) {
     }
 
     @POST
@@ -53,12 +55,12 @@ public class PushResource {
         @SuppressWarnings("unchecked")
         CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];
         int[] leaderOf = new int[n];
-        Map<String, Integer> firstByKey = new HashMap<>();
-        Map<String, List<PushItem>> byPartition = new LinkedHashMap<>();
+        Map<ItemKey, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
+        Map<Lane, List<PushItem>> byPartition = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
-            String lane = it.queue() + '\u001f' + it.partition();
-            Integer first = firstByKey.putIfAbsent(lane + '\u001f' + it.transactionId(), i);
+            Lane lane = new Lane(it.queue(), it.partition());
+            Integer first = firstByKey.putIfAbsent(new ItemKey(lane, it.transactionId()), i);
             leaderOf[i] = first == null ? i : first;
             if (first == null) {
                 byPartition.computeIfAbsent(lane, k -> new ArrayList<>()).add(it);
@@ -75,7 +77,8 @@ public class PushResource {
                 futures[group.get(k).index()] = fs.get(k);
             }
         }
-        ArrayNode out = mapper.createArrayNode();
+        PushResponseWriter out = new PushResponseWriter(n);
+        out.raw('[');
         String firstError = null;
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
@@ -83,57 +86,67 @@ public class PushResource {
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
             }
-            ObjectNode r = out.addObject();
-            r.put("index", i);
+            if (i > 0) {
+                out.raw(',');
+            }
+            out.raw("{\"index\":").number(i);
             switch (v.status()) {
                 case QUEUED -> {
-                    r.put("status", "queued");
-                    ids(r, it, v);
-                    r.put("partition_id", v.partitionId().toString());
+                    out.raw(",\"status\":\"queued\"");
+                    ids(out, it, v);
+                    out.raw(",\"partition_id\":").uuid(v.partitionId());
+                    out.raw(",\"trace_id\":");
                     if (it.traceId() == null) {
-                        r.putNull("trace_id");
+                        out.raw("null");
                     } else {
-                        r.put("trace_id", it.traceId().toString());
+                        out.uuid(it.traceId());
                     }
-                    r.put("offset", v.offset());
+                    out.raw(",\"offset\":").number(v.offset());
                 }
                 case DUPLICATE -> {
-                    r.put("status", "duplicate");
-                    ids(r, it, v);
+                    out.raw(",\"status\":\"duplicate\"");
+                    ids(out, it, v);
                     if (v.partitionId() != null) {
-                        r.put("partition_id", v.partitionId().toString());
+                        out.raw(",\"partition_id\":").uuid(v.partitionId());
                     }
                 }
                 case FAILED -> {
-                    r.put("status", "failed");
-                    r.put("transaction_id", it.transactionId());
-                    r.put("transactionId", it.transactionId());
-                    r.put("queue", it.queue());
-                    r.put("partition", it.partition());
-                    r.put("error", v.error());
+                    out.raw(",\"status\":\"failed\"");
+                    out.raw(",\"transaction_id\":").string(it.transactionId());
+                    out.raw(",\"transactionId\":").string(it.transactionId());
+                    out.raw(",\"queue\":").string(it.queue());
+                    out.raw(",\"partition\":").string(it.partition());
+                    out.raw(",\"error\":").string(v.error());
                     if (firstError == null) {
                         firstError = v.error();
                     }
                 }
             }
+            out.raw('}');
         }
+        out.raw(']');
         if (firstError != null) {
             // Clients retry a 5xx with the same transaction ids; dedup turns the items that did commit into
             // "duplicate", so a retry is safe. Each item still says what happened to it.
-            ObjectNode err = mapper.createObjectNode();
-            err.put("error", "push failed for some items: " + firstError);
-            err.set("items", out);
-            return Json.response(500, err);
+            byte[] itemsJson = out.toByteArray();
+            PushResponseWriter err = new PushResponseWriter(0);
+            err.raw("{\"error\":").string("push failed for some items: " + firstError).raw(",\"items\":");
+            return bytes(500, err.raw(itemsJson).raw('}').toByteArray());
         }
-        return Json.response(201, out);
+        return bytes(201, out.toByteArray());
     }
 
-    private static void ids(ObjectNode r, PushItem it, PushFusion.Verdict v) {
-        r.put("transaction_id", it.transactionId());
-        r.put("transactionId", it.transactionId());
-        r.put("message_id", v.messageId().toString());
-        r.put("queueName", it.queue());
-        r.put("queue", it.queue());
-        r.put("partition", it.partition());
+    private static Response bytes(int status, byte[] json) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(json).build();
+    }
+
+    /** Same key order and values as the tree this replaced: transaction_id, transactionId, message_id, queueName, queue, partition. */
+    private static void ids(PushResponseWriter out, PushItem it, PushFusion.Verdict v) {
+        out.raw(",\"transaction_id\":").string(it.transactionId());
+        out.raw(",\"transactionId\":").string(it.transactionId());
+        out.raw(",\"message_id\":").uuid(v.messageId());
+        out.raw(",\"queueName\":").string(it.queue());
+        out.raw(",\"queue\":").string(it.queue());
+        out.raw(",\"partition\":").string(it.partition());
     }
 }

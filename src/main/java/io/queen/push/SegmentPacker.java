@@ -16,7 +16,13 @@ public final class SegmentPacker {
 
     /** {@code hashes.get(i)} is the 16-byte transaction hash of {@code items.get(i)}. */
     public static Packed pack(List<PushItem> items, List<byte[]> hashes, int zstdLevel) {
-        SegmentBuilder b = new SegmentBuilder(items.size() * 128);
+        long raw = 0;
+        for (PushItem it : items) {
+            // u32 prefix + flags + message id + trace id + u16 txn_len + txn + payload: an upper bound, so the
+            // builder never regrows (and recopies) its buffer
+            raw += 4 + 1 + 16 + 16 + 2 + it.transactionIdUtf8().length + it.payload().length;
+        }
+        SegmentBuilder b = new SegmentBuilder((int) Math.min(raw, Integer.MAX_VALUE - 64));
         byte[] sidecar = new byte[16 * items.size()];
         for (int k = 0; k < items.size(); k++) {
             PushItem it = items.get(k);

@@ -37,6 +37,37 @@ public final class Names {
         return value;
     }
 
+    /** True when {@link #requireName} accepts {@code value} (no message is built). */
+    public static boolean isValidName(String value) {
+        if (value == null || value.isEmpty() || value.length() > MAX_NAME_CHARS) {
+            return false;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isISOControl(c) || c == '/') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The UTF-8 bytes of a transaction id {@link #requireTransactionId} accepts, or null when it would reject it
+     * (the caller then calls it for the error, so the field path is built only for a bad id).
+     */
+    public static byte[] validTransactionIdUtf8(String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                return null;
+            }
+        }
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        return utf8.length > MAX_TXN_BYTES ? null : utf8;
+    }
+
     /** Validates a transaction id and returns its UTF-8 bytes. */
     public static byte[] requireTransactionId(String value, String field) {
         if (value == null || value.isEmpty()) {

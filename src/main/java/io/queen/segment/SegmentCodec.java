@@ -2,6 +2,7 @@ package io.queen.segment;
 
 import com.github.luben.zstd.RecyclingBufferPool;
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import io.queen.segment.SegmentFormatException.Kind;
 import java.io.ByteArrayInputStream;
@@ -10,6 +11,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Encodes lists of {@link Frame}s into segment blobs and decodes them back, in full or by frame range.
@@ -64,16 +67,70 @@ public final class SegmentCodec {
         return b.compress(level);
     }
 
-    static byte[] compressRaw(byte[] raw, int len, int level) {
-        if (level < Zstd.minCompressionLevel() || level > Zstd.maxCompressionLevel()) {
-            throw new IllegalArgumentException("zstd level " + level + " outside ["
-                    + Zstd.minCompressionLevel() + ", " + Zstd.maxCompressionLevel() + "]");
+    private static final int MIN_LEVEL = Zstd.minCompressionLevel();
+    private static final int MAX_LEVEL = Zstd.maxCompressionLevel();
+    /** Idle compression contexts kept for reuse; more than this many idle ones are closed. */
+    private static final int MAX_POOLED_CONTEXTS = 16;
+    /** Scratch output buffers larger than this are not kept with a pooled context. */
+    private static final int MAX_POOLED_SCRATCH = 4 << 20;
+    private static final ConcurrentLinkedDeque<Compressor> POOL = new ConcurrentLinkedDeque<>();
+    private static final AtomicInteger POOLED = new AtomicInteger();
+
+    /**
+     * A reusable zstd compression context with its scratch output buffer. Creating a context per segment (what
+     * the one-shot {@code Zstd.compressByteArray} does) allocates and initialises zstd's tables every time;
+     * a reused context only resets its session, and {@code ZSTD_compress2} output is the same either way.
+     */
+    private static final class Compressor {
+        final ZstdCompressCtx ctx = new ZstdCompressCtx();
+        int level = Integer.MIN_VALUE;
+        byte[] scratch = new byte[0];
+
+        Compressor() {
+            ctx.setChecksum(true);
+            ctx.setContentSize(true);
         }
-        byte[] dst = new byte[(int) Zstd.compressBound(len)];
-        // One-shot compression records the content size in the frame header (the decoder sizes its
-        // output from it); the checksum lets a full decode detect bit rot in stored segments.
-        long n = Zstd.compressByteArray(dst, 0, dst.length, raw, 0, len, level, true);
-        return Arrays.copyOf(dst, (int) n);
+    }
+
+    static byte[] compressRaw(byte[] raw, int len, int level) {
+        if (level < MIN_LEVEL || level > MAX_LEVEL) {
+            throw new IllegalArgumentException("zstd level " + level + " outside [" + MIN_LEVEL + ", " + MAX_LEVEL + "]");
+        }
+        Compressor c = POOL.pollFirst();
+        if (c == null) {
+            c = new Compressor();
+        } else {
+            POOLED.decrementAndGet();
+        }
+        boolean reusable = false;
+        try {
+            if (c.level != level) {
+                c.ctx.setLevel(level);
+                c.level = level;
+            }
+            int bound = (int) Zstd.compressBound(len);
+            if (c.scratch.length < bound) {
+                c.scratch = new byte[bound];
+            }
+            // One-shot compression records the content size in the frame header (the decoder sizes its
+            // output from it); the checksum lets a full decode detect bit rot in stored segments.
+            int n = c.ctx.compressByteArray(c.scratch, 0, bound, raw, 0, len);
+            byte[] out = Arrays.copyOf(c.scratch, n);
+            reusable = true;
+            return out;
+        } finally {
+            if (c.scratch.length > MAX_POOLED_SCRATCH) {
+                c.scratch = new byte[0];
+            }
+            if (reusable && POOLED.incrementAndGet() <= MAX_POOLED_CONTEXTS) {
+                POOL.offerFirst(c);
+            } else {
+                if (reusable) {
+                    POOLED.decrementAndGet();
+                }
+                c.ctx.close();
+            }
+        }
     }
 
     // ------------------------------------------------------------------ decoding
