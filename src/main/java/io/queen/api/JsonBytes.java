@@ -1,6 +1,6 @@
 package io.queen.api;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.UUID;
@@ -24,14 +24,16 @@ public final class JsonBytes {
         this.buf = new byte[Math.max(64, initialCapacity)];
     }
 
-    /** {@code s} quoted and escaped as a JSON string, as UTF-8 bytes (for fragments prepared once). */
+    /**
+     * {@code s} quoted and escaped as a JSON string, as UTF-8 bytes: exactly the bytes Jackson writes for it (also
+     * for lone surrogates), so answers are byte-for-byte what the JSON trees used to produce.
+     */
     public static byte[] quoted(String s) {
-        byte[] inner = JsonStringEncoder.getInstance().quoteAsUTF8(s);
-        byte[] out = new byte[inner.length + 2];
-        out[0] = '"';
-        System.arraycopy(inner, 0, out, 1, inner.length);
-        out[out.length - 1] = '"';
-        return out;
+        try {
+            return Json.MAPPER.writeValueAsBytes(s);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize a JSON string", e);
+        }
     }
 
     /** ASCII text written as is (field names, punctuation: never user data). */
@@ -41,6 +43,13 @@ public final class JsonBytes {
         for (int i = 0; i < n; i++) {
             buf[len++] = (byte) ascii.charAt(i);
         }
+        return this;
+    }
+
+    /** One ASCII character (punctuation). */
+    public JsonBytes raw(char c) {
+        ensure(1);
+        buf[len++] = (byte) c;
         return this;
     }
 

@@ -1,5 +1,6 @@
 package io.queen.push;
 
+import io.queen.api.JsonBytes;
 import io.queen.config.QueenConfig;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -77,7 +78,7 @@ public class PushResource {
                 futures[group.get(k).index()] = fs.get(k);
             }
         }
-        PushResponseWriter out = new PushResponseWriter(n);
+        JsonBytes out = new JsonBytes(64 + n * 400);
         out.raw('[');
         String firstError = null;
         for (int i = 0; i < n; i++) {
@@ -129,7 +130,7 @@ public class PushResource {
             // Clients retry a 5xx with the same transaction ids; dedup turns the items that did commit into
             // "duplicate", so a retry is safe. Each item still says what happened to it.
             byte[] itemsJson = out.toByteArray();
-            PushResponseWriter err = new PushResponseWriter(0);
+            JsonBytes err = new JsonBytes(256);
             err.raw("{\"error\":").string("push failed for some items: " + firstError).raw(",\"items\":");
             return bytes(500, err.raw(itemsJson).raw('}').toByteArray());
         }
@@ -141,7 +142,7 @@ public class PushResource {
     }
 
     /** Same key order and values as the tree this replaced: transaction_id, transactionId, message_id, queueName, queue, partition. */
-    private static void ids(PushResponseWriter out, PushItem it, PushFusion.Verdict v) {
+    private static void ids(JsonBytes out, PushItem it, PushFusion.Verdict v) {
         out.raw(",\"transaction_id\":").string(it.transactionId());
         out.raw(",\"transactionId\":").string(it.transactionId());
         out.raw(",\"message_id\":").uuid(v.messageId());

@@ -1,4 +1,4 @@
-package io.queen.push;
+package io.queen.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -10,8 +10,8 @@ import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The hand-written push response must be byte-for-byte what Jackson writes for the same tree. */
-class PushResponseWriterTest {
+/** Hand-written answers (push, pop, ack) must be byte-for-byte what Jackson writes for the same tree. */
+class JsonBytesJacksonTest {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Test
@@ -49,7 +49,7 @@ class PushResponseWriterTest {
         r.put("id", u.toString());
         r.putNull("n");
         r.put("offset", off);
-        PushResponseWriter w = new PushResponseWriter(1);
+        JsonBytes w = new JsonBytes(16);
         w.raw('[').raw("{\"index\":").number(7).raw(",\"s\":").string(s).raw(",\"id\":").uuid(u)
                 .raw(",\"n\":").string(null).raw(",\"offset\":").number(off).raw('}').raw(']');
         assertEquals(new String(MAPPER.writeValueAsBytes(tree), StandardCharsets.ISO_8859_1),
@@ -58,7 +58,7 @@ class PushResponseWriterTest {
 
     @Test
     void growsPastItsInitialBuffer() throws Exception {
-        PushResponseWriter w = new PushResponseWriter(0);
+        JsonBytes w = new JsonBytes(0);
         StringBuilder expect = new StringBuilder();
         for (int i = 0; i < 5000; i++) {
             w.string("x" + i);
