@@ -494,7 +494,10 @@ public final class QueenDriver implements Driver {
                 }
                 Long after = diskBytes();
                 Double disk = null;
-                if (diskBefore != null && after != null && pushed > 0) {
+                // relation growth means something only when nothing was deleted meanwhile (vacuum can truncate)
+                if (cfg.retention()) {
+                    note += "; on disk: n/a (retention deleted rows during the run)";
+                } else if (diskBefore != null && after != null && after >= diskBefore && pushed > 0) {
                     disk = (after - diskBefore) / (double) pushed;
                     note += "; on disk: growth of log_segments + log_txns (heap, TOAST, indexes) during the run, "
                             + (after - diskBefore) + " B (exact only when nothing else writes to the database and no"
