@@ -2,6 +2,7 @@ package io.queen.push;
 
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,13 +25,21 @@ public class PushBodyReader {
     }
 
     void init(@Observes Router router) {
-        router.post("/api/v1/push").order(Integer.MIN_VALUE + 1)
-                .handler(BodyHandler.create(false).setBodyLimit(limit).setHandleFileUploads(false).setPreallocateBodyBuffer(true)
-                        .setMergeFormAttributes(false));
+        BodyHandler whole = BodyHandler.create(false).setBodyLimit(limit).setHandleFileUploads(false)
+                .setPreallocateBodyBuffer(true).setMergeFormAttributes(false);
+        // HTTP/1.x only: RESTEasy Reactive pauses the request when it starts, which an HTTP/2 stream refuses once
+        // its body has been read ("Request has already been read", a 500); HTTP/2 pushes take the standard path
+        router.post("/api/v1/push").order(Integer.MIN_VALUE + 1).handler(rc -> {
+            if (rc.request().version() == HttpVersion.HTTP_2) {
+                rc.next();
+            } else {
+                whole.handle(rc);
+            }
+        });
         // an empty body leaves no buffer behind, and the resource would then wait for body events that were
         // already consumed: hand it an empty one
         router.post("/api/v1/push").order(Integer.MIN_VALUE + 2).handler(rc -> {
-            if (rc.body().buffer() == null) {
+            if (rc.request().version() != HttpVersion.HTTP_2 && rc.body().buffer() == null) {
                 rc.setBody(Buffer.buffer());
             }
             rc.next();

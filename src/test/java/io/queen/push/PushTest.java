@@ -344,4 +344,30 @@ class PushTest {
         given().contentType(ContentType.JSON).body(body).post("/api/v1/push").then().statusCode(400)
                 .body("error", containsString(message));
     }
+
+    /** The push body is read whole on the event loop for HTTP/1.x; HTTP/2 (h2c, what a JDK client speaks by
+     *  default) takes the standard path and must work just the same, empty body included. */
+    @Test
+    void pushOverHttp2() throws Exception {
+        java.net.http.HttpClient h2 = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_2).build();
+        // the first request upgrades the connection (h2c); the pushes then travel as HTTP/2 streams
+        h2.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(Http.base() + "/health")).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        for (int i = 0; i < 3; i++) {
+            String body = "{\"items\":[{\"queue\":\"h2\",\"transactionId\":\"h2-" + i + "\",\"payload\":{\"n\":" + i
+                    + "}}]}";
+            var r = h2.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(Http.base() + "/api/v1/push"))
+                    .header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(java.net.http.HttpClient.Version.HTTP_2, r.version(), "the push went over HTTP/2");
+            assertEquals(201, r.statusCode(), r.body());
+            assertTrue(r.body().contains("\"queued\""), r.body());
+        }
+        var empty = h2.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(Http.base() + "/api/v1/push"))
+                .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, empty.statusCode(), empty.body());
+    }
 }
