@@ -39,6 +39,8 @@ public class PopService {
     private static final Duration FLOOR_SLACK = Duration.ofMinutes(2);
     /** A wildcard scan floor is trusted this long; then one full scan (covers seeks made on other brokers). */
     private static final Duration FLOOR_TTL = Duration.ofSeconds(30);
+    /** Targeted claims a queue-level pop tries on recently written partitions before the discovery scan. */
+    private static final int HOT_TRIES = 2;
 
     /** What a pop delivered: the JSON body, or null for "nothing". */
     public record Result(byte[] body, int messages) {
@@ -52,15 +54,21 @@ public class PopService {
     private final PopWaiters waiters;
     private final LeaseDirectory leases;
     private final AckRegistry ackRegistry;
+    private final HotPartitions hot;
+    private final Counter hotClaims;
     private final QueenConfig config;
     private final UUID tenant;
     private final ConcurrentHashMap<String, Floor> floors = new ConcurrentHashMap<>();
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
 
-    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry,
+    PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry, HotPartitions hot,
             PayloadCipher cipher, QueenConfig config, MeterRegistry registry) {
         this.ackRegistry = ackRegistry;
+        this.hot = hot;
+        this.hotClaims = Counter.builder("queen.pop.hot.claims")
+                .description("queue-level pops served by a targeted claim on a recently written partition")
+                .register(registry);
         this.store = store;
         this.cipher = cipher;
         this.waiters = waiters;
@@ -138,6 +146,20 @@ public class PopService {
     }
 
     private Result popQueue(String queue, PopRequest r, PopStore.Claim claim, String leaseId) throws SQLException {
+        if (r.partitions() == 1 && !hot.scanTurn(tenant, queue, r.group())) {
+            // targeted claims on partitions this broker just wrote, before ranking the whole queue
+            for (int i = 0; i < HOT_TRIES; i++) {
+                String partition = hot.take(tenant, queue, r.group());
+                if (partition == null) {
+                    break;
+                }
+                Result res = deliver(queue, r.group(), leaseId, store.popPartition(tenant, queue, partition, claim));
+                if (res != null) {
+                    hotClaims.increment();
+                    return res;
+                }
+            }
+        }
         String key = queue + '\u001f' + r.group();
         Instant started = Instant.now();
         Floor f = floors.get(key);
