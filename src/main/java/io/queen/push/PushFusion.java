@@ -23,6 +23,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -125,6 +128,27 @@ public class PushFusion {
                 .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
+    }
+
+    /**
+     * A deleted queue's lanes leave at once with their dedup indexes (otherwise their hashes hold the global budget
+     * until the idle sweep, and a busy queue deleted and recreated, as every benchmark run does, pushes the next
+     * one over it). Lanes with work in flight are left to the idle sweep.
+     */
+    public void forgetQueue(UUID tenant, String queue) {
+        List<Future<?>> done = new ArrayList<>(shards.length);
+        for (Shard sh : shards) {
+            done.add(sh.loop.submit(() -> sh.sweep(tenant, queue)));
+        }
+        try {
+            for (Future<?> f : done) {
+                f.get(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the idle sweep drops them later
+        }
     }
 
     @PreDestroy
@@ -236,12 +260,18 @@ public class PushFusion {
 
         /** Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index (on the shard thread). */
         void sweep() {
+            sweep(null, null);
+        }
+
+        /** Drops idle lanes; with a queue given, every lane of that queue with nothing pending or in flight. */
+        void sweep(UUID tenant, String queue) {
             long now = System.nanoTime();
             var it = lanes.values().iterator();
             while (it.hasNext()) {
                 Lane lane = it.next();
-                if (!lane.inflight && !lane.queued && lane.pending.isEmpty()
-                        && now - lane.lastUsedNanos > LANE_IDLE_NANOS) {
+                boolean target = queue == null ? now - lane.lastUsedNanos > LANE_IDLE_NANOS
+                        : lane.key.tenant().equals(tenant) && lane.key.queue().equals(queue);
+                if (!lane.inflight && !lane.queued && lane.pending.isEmpty() && target) {
                     int size = lane.dedup.size();
                     lane.dedup.reset();
                     cachedHashes.addAndGet(-size);
@@ -421,6 +451,13 @@ public class PushFusion {
                         || !r.partitionId().equals(idx.partitionId());
                 if (cold) {
                     idx.reset();
+                    if (cachedHashes.get() >= dedupBudget) {
+                        // the budget is spent: rebuilding would read the whole window from the sidecar only to
+                        // be dropped again at the end of this method, on every push; stay cold (SQL probes the
+                        // whole window, the documented fallback) until the budget has room
+                        cachedHashes.addAndGet(-before);
+                        return;
+                    }
                 }
                 List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
                 if (cold) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
+import io.queen.push.PushFusion;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.Path;
@@ -22,11 +23,13 @@ import java.util.UUID;
 @Path("/api/v1/resources/queues/{queue}")
 public class QueueDeleteResource {
     private final QueueStore store;
+    private final PushFusion fusion;
     private final ObjectMapper mapper;
     private final UUID tenant;
 
-    QueueDeleteResource(QueueStore store, ObjectMapper mapper, QueenConfig config) {
+    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, QueenConfig config) {
         this.store = store;
+        this.fusion = fusion;
         this.mapper = mapper;
         this.tenant = UUID.fromString(config.defaultTenant());
     }
@@ -37,6 +40,7 @@ public class QueueDeleteResource {
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
         boolean existed = store.delete(tenant, name);
+        fusion.forgetQueue(tenant, name);
         ObjectNode out = mapper.createObjectNode();
         out.put("deleted", true);
         out.put("queue", name);

@@ -34,6 +34,10 @@ public final class Http {
         return get(base(), path);
     }
 
+    public static Reply delete(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base() + path)).DELETE().timeout(Duration.ofSeconds(60)).build());
+    }
+
     /** Against another broker (multi-broker tests). */
     public static Reply post(String baseUrl, String path, String json) {
         return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("Content-Type", "application/json")
