@@ -118,25 +118,24 @@ public class AckService {
             }
         }
         if (!rest.isEmpty()) {
-            try (Connection c = store.transaction()) {
-                try {
-                    applyInto(c, rest, group, false, results);
-                    c.commit();
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
-                }
-            }
+            List<AckItem> decided = rest;
+            store.inTransaction(c -> {
+                applyInto(c, decided, group, false, results);
+                return null;
+            });
         }
         return List.of(results);
     }
 
+    private static final Set<String> POSITIVE = Set.of("completed", "success", "acked", "ok");
+
+    /** A status as the decision procedure reads it: lower case, absent or blank meaning {@code completed}. */
+    static String normalized(String status) {
+        return status == null || status.isBlank() ? "completed" : status.toLowerCase();
+    }
+
     static boolean positive(String status) {
-        if (status == null || status.isBlank()) {
-            return true;
-        }
-        String s = status.toLowerCase();
-        return s.equals("completed") || s.equals("success") || s.equals("acked") || s.equals("ok");
+        return POSITIVE.contains(normalized(status));
     }
 
     /**
@@ -173,8 +172,7 @@ public class AckService {
             String[] statuses = new String[g.size()];
             for (int i = 0; i < g.size(); i++) {
                 hashes[i] = TransactionHash.of(g.get(i).transactionId());
-                String st = g.get(i).status() == null || g.get(i).status().isBlank() ? "completed"
-                        : g.get(i).status().toLowerCase();
+                String st = normalized(g.get(i).status());
                 statuses[i] = failuresDeadLetter && st.equals("failed") ? "dlq" : st;
             }
             List<AckStore.AckRow> rows = store.ackByHash(c, pid, group, e.getKey().lease(), hashes, statuses);

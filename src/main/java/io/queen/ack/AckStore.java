@@ -32,6 +32,25 @@ public class AckStore {
         return c;
     }
 
+    /** SQL work on one connection. */
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code work} in a transaction of its own: committed when it returns, rolled back when it throws. */
+    public <T> T inTransaction(Work<T> work) throws SQLException {
+        try (Connection c = transaction()) {
+            try {
+                T out = work.run(c);
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+    }
+
     /** One input's verdict; {@code ord} is 1-based input position. */
     public record AckRow(int ord, String outcome, Long offset, boolean leaseReleased, Long dlqOffset) {
     }
@@ -70,31 +89,26 @@ public class AckStore {
             ends[i] = a.upTo();
             workers[i] = a.worker();
         }
-        try (Connection c = transaction()) {
-            try {
-                List<AckFusion.Verdict> out = new ArrayList<>(n);
-                try (PreparedStatement ps = c.prepareStatement(
-                        "SELECT ord, ok, lease_released FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
-                    ps.setArray(1, c.createArrayOf("uuid", pids));
-                    ps.setArray(2, c.createArrayOf("text", groups));
-                    ps.setArray(3, c.createArrayOf("bigint", ends));
-                    ps.setArray(4, c.createArrayOf("text", workers));
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            out.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3)));
-                        }
+        List<AckFusion.Verdict> out = inTransaction(c -> {
+            List<AckFusion.Verdict> verdicts = new ArrayList<>(n);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT ord, ok, lease_released FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
+                ps.setArray(1, c.createArrayOf("uuid", pids));
+                ps.setArray(2, c.createArrayOf("text", groups));
+                ps.setArray(3, c.createArrayOf("bigint", ends));
+                ps.setArray(4, c.createArrayOf("text", workers));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        verdicts.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3)));
                     }
                 }
-                c.commit();
-                if (out.size() != n) {
-                    throw new SQLException("log_ack_multi_v1 answered " + out.size() + " rows for " + n + " inputs");
-                }
-                return out;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
             }
+            return verdicts;
+        });
+        if (out.size() != n) {
+            throw new SQLException("log_ack_multi_v1 answered " + out.size() + " rows for " + n + " inputs");
         }
+        return out;
     }
 
     public record Segment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
