@@ -87,13 +87,17 @@ BEGIN
         RETURN;
     END IF;
 
+    -- "committed < v_last": a cursor with nothing pending is not locked at all (FOR UPDATE only locks the rows
+    -- that pass the WHERE). A row lock gives the transaction an id and makes its commit flush WAL, so an empty
+    -- pop would otherwise cost an fsync; it now falls into the EXISTS below and leaves read-only.
     SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
      WHERE c.partition_id = p_pid AND c.consumer_group = p_group
        AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
+       AND c.committed < v_last
        FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
         IF EXISTS (SELECT 1 FROM queen.log_consumers c WHERE c.partition_id = p_pid AND c.consumer_group = p_group) THEN
-            RETURN;  -- leased by someone else, or being claimed right now
+            RETURN;  -- leased by someone else, being claimed right now, or nothing pending
         END IF;
         IF NOT pg_try_advisory_xact_lock(hashtextextended(p_pid::text || '/' || p_group, 42)) THEN
             RETURN;
@@ -196,13 +200,15 @@ DECLARE
     q RECORD;
     v_pid UUID;
 BEGIN
-    SELECT qq.id, qq.lease_time, qq.delayed_processing, qq.window_buffer INTO q FROM queen.queues qq
+    -- queue config and partition id in one read (per-statement setup costs PostgreSQL more than the lookups)
+    SELECT qq.id, qq.lease_time, qq.delayed_processing, qq.window_buffer, lp.id AS pid INTO q
+      FROM queen.queues qq LEFT JOIN queen.log_partitions lp ON lp.queue_id = qq.id AND lp.name = p_partition
      WHERE qq.tenant_id = p_tenant AND qq.name = p_queue;
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    SELECT lp.id INTO v_pid FROM queen.log_partitions lp WHERE lp.queue_id = q.id AND lp.name = p_partition;
-    IF NOT FOUND THEN
+    v_pid := q.pid;
+    IF v_pid IS NULL THEN
         IF p_group <> '__QUEUE_MODE__' THEN
             -- an early subscription still records its start point, so 'new' means "from now"
             PERFORM queen.log_subscription_v1(p_tenant, q.id, p_group, p_sub_mode, p_sub_from);

@@ -107,6 +107,8 @@ CREATE FUNCTION queen.log_dlq_move_v1(p_tenant UUID, p_id UUID, p_queue TEXT, p_
 LANGUAGE plpgsql AS $$
 DECLARE
     v_win INT;
+    v_last BIGINT;
+    v_tstart BIGINT;
     v     RECORD;
 BEGIN
     PERFORM 1 FROM queen.log_dlq d
@@ -119,11 +121,11 @@ BEGIN
         RETURN;
     END IF;
     PERFORM queen.provision_partitions_v1(ARRAY[p_tenant], ARRAY[p_queue], ARRAY[p_partition]);
-    SELECT lp.id, q.dedup_window_seconds INTO partition_id, v_win
+    SELECT lp.id, q.dedup_window_seconds, lp.last_offset, lp.txns_start INTO partition_id, v_win, v_last, v_tstart
       FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
      WHERE q.tenant_id = p_tenant AND q.name = p_queue AND lp.name = p_partition
        FOR UPDATE OF lp;
-    SELECT * INTO v FROM queen.log_push_one_v1(partition_id, 1, p_hash, -1, v_win, p_blob, v_win);
+    v := queen.log_push_one_v1(partition_id, v_last, v_tstart, 1, p_hash, -1, v_win, p_blob, v_win);
     IF v.status = 'duplicate' THEN
         verdict := 'duplicate';
         dup_offset := v.dup_off[1];

@@ -64,6 +64,9 @@ public interface QueenConfig {
         int recheckIntervalMs();
 
         int maxBatch();
+
+        /** Minimum spacing of this broker's NOTIFY rounds announcing commits to other brokers' parked pops. */
+        int notifyIntervalMs();
     }
 
     interface Ack {

@@ -1,8 +1,11 @@
 package io.queen.pop;
 
 import io.agroal.api.AgroalDataSource;
-import io.queen.push.PushFusion;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
+import io.queen.config.QueenConfig;
+import io.queen.push.PushFusion;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -36,6 +39,13 @@ import org.postgresql.PGNotification;
  * notification on one database-wide lock held through the commit's WAL flush, which turned concurrent push
  * commits into a single-file queue (measured: 151 of 194 sampled push backends waiting on {@code Lock:object}).
  * A notify-only transaction writes no WAL, so it holds that lock only briefly.
+ *
+ * <p>Rounds are at least {@code QUEEN_NOTIFY_INTERVAL_MS} apart (default 10 ms): every notification costs a
+ * PostgreSQL backend, the listening backend of every broker and that broker's listener thread, and at 60k msg/s a
+ * round per push commit was ~470 rounds/s (about 7% of broker + PostgreSQL CPU). Only other brokers' parked pops
+ * wait for it (local ones are woken directly), so they wake at most one interval later. The publisher keeps one
+ * connection, and the listener skips notifications sent from that backend (its own echo would wake the local
+ * pops a second time).
  */
 @ApplicationScoped
 public class PopWaiters implements PushFusion.CommitListener {
@@ -90,9 +100,16 @@ public class PopWaiters implements PushFusion.CommitListener {
     private final Set<String> unpublished = ConcurrentHashMap.newKeySet();
     private final Semaphore publishSignal = new Semaphore(0);
     private volatile Thread publisher;
+    /** Backend pid of the publisher's connection (0 = none): notifications from it are this broker's own echo. */
+    private volatile int publisherPid;
+    private final long notifyIntervalNanos;
+    private final Counter notifyRounds;
 
-    PopWaiters(AgroalDataSource ds) {
+    PopWaiters(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
         this.ds = ds;
+        this.notifyIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.pop().notifyIntervalMs()));
+        this.notifyRounds = Counter.builder("queen.pop.notify.rounds")
+                .description("pg_notify calls announcing commits to other brokers").register(registry);
     }
 
     public Signal queue(UUID tenant, String queue) {
@@ -119,29 +136,62 @@ public class PopWaiters implements PushFusion.CommitListener {
         }
     }
 
-    /** One pg_notify call per round for every queue committed since the previous round. */
+    /**
+     * One pg_notify call per round for every queue committed since the previous round; rounds at least
+     * {@link #notifyIntervalNanos} apart.
+     */
     private void publishLoop() {
+        Connection c = null;
+        PreparedStatement ps = null;
         while (running) {
             try {
                 publishSignal.acquire();
                 publishSignal.drainPermits();
             } catch (InterruptedException e) {
-                return;
+                break;
             }
+            long started = System.nanoTime();
             List<String> keys = new ArrayList<>(unpublished);
             unpublished.removeAll(keys);
             if (keys.isEmpty()) {
                 continue;
             }
-            try (Connection c = ds.getConnection();
-                 PreparedStatement ps = c.prepareStatement(
-                         "SELECT count(pg_notify('queen_push', k)) FROM unnest(?::text[]) AS k")) {
-                c.setAutoCommit(true);
+            try {
+                if (c == null) {
+                    c = ds.getConnection();
+                    c.setAutoCommit(true);
+                    ps = c.prepareStatement("SELECT count(pg_notify('queen_push', k)) FROM unnest(?::text[]) AS k");
+                    publisherPid = c.unwrap(PGConnection.class).getBackendPID();
+                }
                 ps.setArray(1, c.createArrayOf("text", keys.toArray()));
                 ps.execute();
+                notifyRounds.increment();
             } catch (Exception e) {
                 // other brokers fall back to their bounded re-check interval
                 LOG.debugf("NOTIFY of %d queue(s) failed: %s", keys.size(), e.getMessage());
+                publisherPid = 0;
+                closeQuietly(c);
+                c = null;
+            }
+            long rest = notifyIntervalNanos - (System.nanoTime() - started);
+            if (rest > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(rest);
+                } catch (InterruptedException e) {
+                    break;
+                }
+            }
+        }
+        publisherPid = 0;
+        closeQuietly(c);
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // broken or shutting down
             }
         }
     }
@@ -213,6 +263,9 @@ public class PopWaiters implements PushFusion.CommitListener {
                         continue;
                     }
                     for (PGNotification n : ns) {
+                        if (n.getPID() == publisherPid) {
+                            continue;  // our own announcement: the local pops were woken at commit
+                        }
                         String p = n.getParameter();
                         int slash = p.indexOf('/');
                         if (slash > 0) {

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -79,6 +80,44 @@ class PopAckTest {
         assertNull(pop("/api/v1/pop/queue/shape/partition/P1"), "the lease is held: nothing for anyone else");
         assertEquals(204, Http.get("/api/v1/pop/queue/shape/partition/P1?wait=true&timeout=300").status(),
                 "a held lease is not an early empty answer: the long poll runs to its timeout");
+    }
+
+    /**
+     * A pop that finds nothing pending leaves read-only: it does not lock the cursor row, so it takes no
+     * transaction id and its commit flushes no WAL (an fsync per empty pop before). Transaction ids are
+     * cluster-wide, so the bound leaves room for background work; 40 empty pops used to take 40.
+     */
+    @Test
+    void emptyPopsTakeNoTransactionId() {
+        pushN("empty-pop", "Default", "e", 0, 3);
+        JsonNode got = pop("/api/v1/pop/queue/empty-pop/partition/Default?batch=10");
+        ackAll(got, "completed", null);
+        long before = Sql.count(ds, "SELECT txid_current()");
+        for (int i = 0; i < 40; i++) {
+            assertNull(pop("/api/v1/pop/queue/empty-pop/partition/Default?batch=10"));
+        }
+        long after = Sql.count(ds, "SELECT txid_current()");
+        assertTrue(after - before < 20, (after - before) + " transaction ids for 40 empty pops");
+    }
+
+    /**
+     * Commits announced to other brokers are coalesced into NOTIFY rounds at least QUEEN_NOTIFY_INTERVAL_MS (10 ms)
+     * apart: back-to-back pushes cannot produce more rounds than the elapsed time allows.
+     */
+    @Test
+    void notifyRoundsAreSpacedByTheInterval() throws InterruptedException {
+        double before = Api.metric("queen_pop_notify_rounds_total");
+        long started = System.nanoTime();
+        for (int i = 0; i < 60; i++) {
+            pushN("notify-spacing", "P" + (i % 3), "ns" + i, 0, 1);
+        }
+        double elapsedMs = (System.nanoTime() - started) / 1e6;
+        for (int i = 0; i < 100 && Api.metric("queen_pop_notify_rounds_total") <= before; i++) {
+            Thread.sleep(20);
+        }
+        double rounds = Api.metric("queen_pop_notify_rounds_total") - before;
+        assertTrue(rounds >= 1, "the commits were announced");
+        assertTrue(rounds <= elapsedMs / 10 + 2, rounds + " rounds in " + elapsedMs + " ms");
     }
 
     @Test
