@@ -12,7 +12,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -50,50 +49,41 @@ public class AckResource {
     @Path("/batch")
     @RunOnVirtualThread
     public Response batch(byte[] body) throws SQLException {
-        JsonNode req = Bodies.requireObject(mapper, body);
-        JsonNode acks = req.get("acknowledgments");
-        if (acks == null || !acks.isArray()) {
-            throw ApiException.badRequest("acknowledgments array is required");
-        }
-        List<AckService.AckItem> items = new ArrayList<>(acks.size());
-        for (int i = 0; i < acks.size(); i++) {
-            JsonNode a = acks.get(i);
-            String txn = a == null ? null : text(a, "transactionId");
-            if (txn == null) {
-                throw ApiException.badRequest("Each acknowledgment must have a valid transactionId string"
-                        + " (acknowledgments[" + i + "].transactionId)");
-            }
-            String pid = text(a, "partitionId");
-            if (pid == null) {
-                throw ApiException.badRequest("Each acknowledgment must have a valid partitionId string to ensure"
-                        + " message uniqueness (acknowledgments[" + i + "].partitionId)");
-            }
-            items.add(new AckService.AckItem(i, txn, pid, optional(a, "status"), optional(a, "leaseId"),
-                    optional(a, "error")));
-        }
-        if (items.isEmpty()) {
+        AckBatchParser.Batch batch = AckBatchParser.parse(mapper, body);
+        if (batch.items().isEmpty()) {
             return results(List.of());
         }
-        return results(service.acknowledge(items, group(req)));
+        return results(service.acknowledge(batch.items(), batch.group()));
     }
 
+    private static final byte[] INDEX_FIRST = JsonBytes.ascii("{\"index\":");
+    private static final byte[] INDEX_NEXT = JsonBytes.ascii(",{\"index\":");
+    private static final byte[] TXN = JsonBytes.ascii(",\"transactionId\":");
+    private static final byte[] SUCCESS = JsonBytes.ascii(",\"success\":");
+    private static final byte[] ERROR = JsonBytes.ascii(",\"error\":");
+    private static final byte[] QUEUE_NAME = JsonBytes.ascii(",\"queueName\":");
+    private static final byte[] PARTITION_NAME = JsonBytes.ascii(",\"partitionName\":");
+    private static final byte[] LEASE_RELEASED = JsonBytes.ascii(",\"leaseReleased\":");
+    private static final byte[] DLQ = JsonBytes.ascii(",\"dlq\":");
 
     /** The per-item answers, written as bytes (an ack batch answers one object per acknowledged message). */
     private static Response results(List<AckService.AckResult> results) {
         JsonBytes out = new JsonBytes(64 + results.size() * 200);
-        out.raw("[");
+        JsonBytes.Memo queues = new JsonBytes.Memo();
+        JsonBytes.Memo partitions = new JsonBytes.Memo();
+        out.raw('[');
         for (int i = 0; i < results.size(); i++) {
             AckService.AckResult r = results.get(i);
-            out.raw(i == 0 ? "{\"index\":" : ",{\"index\":").number(r.index())
-                    .raw(",\"transactionId\":").string(r.transactionId())
-                    .raw(",\"success\":").bool(r.success())
-                    .raw(",\"error\":").string(r.error())
-                    .raw(",\"queueName\":").string(r.queueName())
-                    .raw(",\"partitionName\":").string(r.partitionName())
-                    .raw(",\"leaseReleased\":").bool(r.leaseReleased())
-                    .raw(",\"dlq\":").bool(r.dlq()).raw("}");
+            out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(r.index())
+                    .raw(TXN).string(r.transactionId())
+                    .raw(SUCCESS).bool(r.success())
+                    .raw(ERROR).string(r.error())
+                    .raw(QUEUE_NAME).raw(queues.of(r.queueName()))
+                    .raw(PARTITION_NAME).raw(partitions.of(r.partitionName()))
+                    .raw(LEASE_RELEASED).bool(r.leaseReleased())
+                    .raw(DLQ).bool(r.dlq()).raw('}');
         }
-        return Response.ok(out.raw("]").toByteArray(), MediaType.APPLICATION_JSON_TYPE).build();
+        return Response.ok(out.raw(']').toByteArray(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 
     static String group(JsonNode req) {

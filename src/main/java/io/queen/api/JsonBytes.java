@@ -61,25 +61,56 @@ public final class JsonBytes {
         return this;
     }
 
-    /** A JSON string (quoted, escaped as Jackson escapes), or null. Printable ASCII is copied without a detour. */
+    /**
+     * A JSON string (quoted, escaped as Jackson escapes), or null. Printable ASCII is copied in the same pass that
+     * checks it; anything else (escapes, non-ASCII) takes the Jackson detour.
+     */
     public JsonBytes string(String s) {
         if (s == null) {
             return raw(NULL);
         }
         int n = s.length();
+        ensure(n + 2);
+        byte[] b = buf;
+        int at = len;
+        b[at++] = '"';
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
-                return raw(quoted(s));
+                return raw(quoted(s));   // nothing written yet: len has not moved
             }
+            b[at++] = (byte) c;
         }
-        ensure(n + 2);
-        buf[len++] = '"';
-        for (int i = 0; i < n; i++) {
-            buf[len++] = (byte) s.charAt(i);
-        }
-        buf[len++] = '"';
+        b[at++] = '"';
+        len = at;
         return this;
+    }
+
+    /** {@code s} as it {@link #string} writes it, for a value written many times (a queue name per message). */
+    public static byte[] stringBytes(String s) {
+        return new JsonBytes(s == null ? 4 : s.length() + 2).string(s).toByteArray();
+    }
+
+    /**
+     * The last string it encoded and its bytes: for a value an answer repeats item after item (the queue and
+     * partition of a push or an ack batch are almost always the same). Not thread-safe (one per answer).
+     */
+    public static final class Memo {
+        private String last;
+        private byte[] bytes = {'n', 'u', 'l', 'l'};
+
+        public byte[] of(String s) {
+            if (s == null ? last != null : !s.equals(last)) {
+                last = s;
+                bytes = stringBytes(s);
+            }
+            return bytes;
+        }
+    }
+
+    /** A constant ASCII fragment prepared once as bytes (field names, punctuation). */
+    public static byte[] ascii(String fragment) {
+        return fragment.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A UUID as a quoted JSON string, or null. */
@@ -121,6 +152,20 @@ public final class JsonBytes {
 
     public JsonBytes bool(boolean v) {
         return raw(v ? TRUE : FALSE);
+    }
+
+    /** Bytes written so far (a mark for {@link #again}). */
+    public int size() {
+        return len;
+    }
+
+    /** Writes the bytes already written at [from, to) once more (a value the answer repeats under two keys). */
+    public JsonBytes again(int from, int to) {
+        int n = to - from;
+        ensure(n);
+        System.arraycopy(buf, from, buf, len, n);
+        len += n;
+        return this;
     }
 
     public byte[] toByteArray() {

@@ -14,6 +14,10 @@ import java.util.List;
  */
 final class PopResponseWriter {
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] ID_FIRST = JsonBytes.ascii("{\"id\":");
+    private static final byte[] ID_NEXT = JsonBytes.ascii(",{\"id\":");
+    private static final byte[] TXN = JsonBytes.ascii(",\"transactionId\":");
+    private static final byte[] PRODUCER_SUB = JsonBytes.ascii(",\"producerSub\":");
     /** Pop timestamps carry microseconds (spec 1.8), always true UTC. */
     static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
@@ -55,12 +59,12 @@ final class PopResponseWriter {
                     .raw(",\"offset\":").toByteArray();
             long offset = s.baseOffset() + s.startIdx();
             for (Frame f : d.frames()) {
-                out.raw(firstMessage ? "{\"id\":" : ",{\"id\":").uuid(f.messageId())
-                        .raw(",\"transactionId\":").string(f.transactionId())
+                out.raw(firstMessage ? ID_FIRST : ID_NEXT).uuid(f.messageId())
+                        .raw(TXN).string(f.transactionId())
                         .raw(afterTxn).raw(f.payload().length == 0 ? NULL : f.payload())
                         .raw(afterData).uuid(f.traceId())
-                        .raw(",\"producerSub\":").string(f.producerSub())
-                        .raw(beforeOffset).number(offset++).raw("}");
+                        .raw(PRODUCER_SUB).string(f.producerSub())
+                        .raw(beforeOffset).number(offset++).raw('}');
                 firstMessage = false;
             }
         }

@@ -81,34 +81,33 @@ public class PushResource {
         JsonBytes out = new JsonBytes(64 + n * 400);
         out.raw('[');
         String firstError = null;
+        JsonBytes.Memo queues = new JsonBytes.Memo();
+        JsonBytes.Memo partitions = new JsonBytes.Memo();
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
             PushFusion.Verdict v = futures[leaderOf[i]].join();
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
             }
-            if (i > 0) {
-                out.raw(',');
-            }
-            out.raw("{\"index\":").number(i);
+            out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(i);
             switch (v.status()) {
                 case QUEUED -> {
-                    out.raw(",\"status\":\"queued\"");
-                    ids(out, it, v);
-                    out.raw(",\"partition_id\":").uuid(v.partitionId());
-                    out.raw(",\"trace_id\":");
+                    out.raw(QUEUED);
+                    ids(out, it, v, queues, partitions);
+                    out.raw(PARTITION_ID).uuid(v.partitionId());
+                    out.raw(TRACE_ID);
                     if (it.traceId() == null) {
-                        out.raw("null");
+                        out.raw(NULL);
                     } else {
                         out.uuid(it.traceId());
                     }
-                    out.raw(",\"offset\":").number(v.offset());
+                    out.raw(OFFSET).number(v.offset());
                 }
                 case DUPLICATE -> {
-                    out.raw(",\"status\":\"duplicate\"");
-                    ids(out, it, v);
+                    out.raw(DUPLICATE);
+                    ids(out, it, v, queues, partitions);
                     if (v.partitionId() != null) {
-                        out.raw(",\"partition_id\":").uuid(v.partitionId());
+                        out.raw(PARTITION_ID).uuid(v.partitionId());
                     }
                 }
                 case FAILED -> {
@@ -141,13 +140,32 @@ public class PushResource {
         return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(json).build();
     }
 
+    private static final byte[] INDEX_FIRST = JsonBytes.ascii("{\"index\":");
+    private static final byte[] INDEX_NEXT = JsonBytes.ascii(",{\"index\":");
+    private static final byte[] QUEUED = JsonBytes.ascii(",\"status\":\"queued\"");
+    private static final byte[] DUPLICATE = JsonBytes.ascii(",\"status\":\"duplicate\"");
+    private static final byte[] PARTITION_ID = JsonBytes.ascii(",\"partition_id\":");
+    private static final byte[] TRACE_ID = JsonBytes.ascii(",\"trace_id\":");
+    private static final byte[] OFFSET = JsonBytes.ascii(",\"offset\":");
+    private static final byte[] NULL = JsonBytes.ascii("null");
+    private static final byte[] TXN_SNAKE = JsonBytes.ascii(",\"transaction_id\":");
+    private static final byte[] TXN_CAMEL = JsonBytes.ascii(",\"transactionId\":");
+    private static final byte[] MESSAGE_ID = JsonBytes.ascii(",\"message_id\":");
+    private static final byte[] QUEUE_NAME = JsonBytes.ascii(",\"queueName\":");
+    private static final byte[] QUEUE = JsonBytes.ascii(",\"queue\":");
+    private static final byte[] PARTITION = JsonBytes.ascii(",\"partition\":");
+
     /** Same key order and values as the tree this replaced: transaction_id, transactionId, message_id, queueName, queue, partition. */
-    private static void ids(JsonBytes out, PushItem it, PushFusion.Verdict v) {
-        out.raw(",\"transaction_id\":").string(it.transactionId());
-        out.raw(",\"transactionId\":").string(it.transactionId());
-        out.raw(",\"message_id\":").uuid(v.messageId());
-        out.raw(",\"queueName\":").string(it.queue());
-        out.raw(",\"queue\":").string(it.queue());
-        out.raw(",\"partition\":").string(it.partition());
+    private static void ids(JsonBytes out, PushItem it, PushFusion.Verdict v, JsonBytes.Memo queues,
+                            JsonBytes.Memo partitions) {
+        byte[] queue = queues.of(it.queue());
+        out.raw(TXN_SNAKE);
+        int from = out.size();
+        int to = out.string(it.transactionId()).size();
+        out.raw(TXN_CAMEL).again(from, to);
+        out.raw(MESSAGE_ID).uuid(v.messageId());
+        out.raw(QUEUE_NAME).raw(queue);
+        out.raw(QUEUE).raw(queue);
+        out.raw(PARTITION).raw(partitions.of(it.partition()));
     }
 }

@@ -34,6 +34,28 @@ class JsonBytesTest {
         }
     }
 
+    /** A memo answers the bytes of the string it is asked for, also after a change and for null; again() repeats. */
+    @Test
+    void memoAndAgain() throws Exception {
+        JsonBytes.Memo memo = new JsonBytes.Memo();
+        String[] values = {"q1", "q1", "q\"2", null, null, "ünï", "q1"};
+        JsonBytes out = new JsonBytes(8).raw('[');
+        for (int i = 0; i < values.length; i++) {
+            out.raw(i == 0 ? "" : ",");
+            int from = out.size();
+            int to = out.raw(memo.of(values[i])).size();
+            out.raw(',').again(from, to);
+        }
+        JsonNode back = M.readTree(out.raw(']').toByteArray());
+        assertEquals(values.length * 2, back.size());
+        for (int i = 0; i < values.length; i++) {
+            for (int k = 0; k < 2; k++) {
+                JsonNode v = back.get(2 * i + k);
+                assertEquals(values[i], v.isNull() ? null : v.textValue());
+            }
+        }
+    }
+
     private static String randomString(Random rnd) {
         StringBuilder sb = new StringBuilder();
         int n = rnd.nextInt(20);
