@@ -3,6 +3,7 @@ package io.queen.segment;
 import com.github.luben.zstd.RecyclingBufferPool;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import io.queen.segment.SegmentFormatException.Kind;
 import java.io.ByteArrayInputStream;
@@ -21,12 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code decode(blob, s, t)} equals {@code decode(blob).subList(s, s + t)} for every valid range. Any
  * input that is not a well-formed segment, or a range the segment does not cover, ends in a
  * {@link SegmentFormatException} with the matching {@link Kind}; nothing is skipped silently and no
- * bounds or zstd-jni exception escapes. The ranged decoder streams: frames before {@code startIndex} are
- * skipped by their u32 length prefix alone and decompression stops once the last wanted frame is read,
- * so it cannot verify zstd's content checksum, which follows the data: corruption that still inflates
- * to structurally valid frames, or that lies after the requested range, is not reported by it. A full
- * {@link #decode(byte[])}, {@link #decompress(byte[])} or {@link #countFrames(byte[])} checks the whole
- * blob, checksum included.
+ * bounds or zstd-jni exception escapes. The ranged decoder inflates a segment of at most
+ * {@link #WHOLE_INFLATE_LIMIT} raw bytes whole with a pooled context (checksum included) and parses the range;
+ * a larger one it streams: frames before {@code startIndex} are skipped by their u32 length prefix alone and
+ * decompression stops once the last wanted frame is read, so it cannot verify zstd's content checksum, which
+ * follows the data: corruption that still inflates to structurally valid frames, or that lies after the
+ * requested range, is not reported by it. A full {@link #decode(byte[])}, {@link #decompress(byte[])} or
+ * {@link #countFrames(byte[])} checks the whole blob, checksum included.
  *
  * <p>Decompressed size is capped at {@link #MAX_RAW_SEGMENT_BYTES} ({@link Kind#TOO_LARGE}) so a
  * hostile header cannot make us allocate gigabytes. Stateless; all methods are thread-safe.
@@ -43,6 +45,11 @@ public final class SegmentCodec {
     /** Decompression window of the streaming decoder; bodies that fit are parsed in place. */
     private static final int STREAM_WINDOW = 64 * 1024;
     private static final int MAX_PREALLOCATED_FRAMES = 1024;
+    /**
+     * Ranged decodes of segments up to this raw size inflate the whole blob in one call: a pop reads most of a
+     * typical segment anyway, and a stream allocates zstd's streaming context and window for every segment.
+     */
+    static final int WHOLE_INFLATE_LIMIT = 1 << 20;
 
     private SegmentCodec() {}
 
@@ -69,18 +76,44 @@ public final class SegmentCodec {
 
     private static final int MIN_LEVEL = Zstd.minCompressionLevel();
     private static final int MAX_LEVEL = Zstd.maxCompressionLevel();
-    /** Idle compression contexts kept for reuse; more than this many idle ones are closed. */
+    /** Idle zstd contexts of one kind kept for reuse; more than this many idle ones are closed. */
     private static final int MAX_POOLED_CONTEXTS = 16;
     /** Scratch output buffers larger than this are not kept with a pooled context. */
     private static final int MAX_POOLED_SCRATCH = 4 << 20;
-    private static final ConcurrentLinkedDeque<Compressor> POOL = new ConcurrentLinkedDeque<>();
-    private static final AtomicInteger POOLED = new AtomicInteger();
 
     /**
-     * A reusable zstd compression context with its scratch output buffer. Creating a context per segment (what
-     * the one-shot {@code Zstd.compressByteArray} does) allocates and initialises zstd's tables every time;
-     * a reused context only resets its session, and {@code ZSTD_compress2} output is the same either way.
+     * Idle native contexts for reuse: creating one per segment (what the one-shot {@code Zstd} calls do)
+     * allocates and initialises zstd's tables every time; a reused context only resets its session, and the
+     * output is the same either way. Thread-safe.
      */
+    private static final class ContextPool<T> {
+        private final ConcurrentLinkedDeque<T> idle = new ConcurrentLinkedDeque<>();
+        private final AtomicInteger size = new AtomicInteger();
+
+        /** An idle context, or null when there is none. */
+        T take() {
+            T t = idle.pollFirst();
+            if (t != null) {
+                size.decrementAndGet();
+            }
+            return t;
+        }
+
+        /** Keeps {@code t} for reuse; false when the pool is full (the caller closes it). */
+        boolean give(T t) {
+            if (size.incrementAndGet() <= MAX_POOLED_CONTEXTS) {
+                idle.offerFirst(t);
+                return true;
+            }
+            size.decrementAndGet();
+            return false;
+        }
+    }
+
+    private static final ContextPool<Compressor> COMPRESSORS = new ContextPool<>();
+    private static final ContextPool<ZstdDecompressCtx> DECOMPRESSORS = new ContextPool<>();
+
+    /** A reusable zstd compression context with its scratch output buffer. */
     private static final class Compressor {
         final ZstdCompressCtx ctx = new ZstdCompressCtx();
         int level = Integer.MIN_VALUE;
@@ -96,11 +129,9 @@ public final class SegmentCodec {
         if (level < MIN_LEVEL || level > MAX_LEVEL) {
             throw new IllegalArgumentException("zstd level " + level + " outside [" + MIN_LEVEL + ", " + MAX_LEVEL + "]");
         }
-        Compressor c = POOL.pollFirst();
+        Compressor c = COMPRESSORS.take();
         if (c == null) {
             c = new Compressor();
-        } else {
-            POOLED.decrementAndGet();
         }
         boolean reusable = false;
         try {
@@ -122,13 +153,35 @@ public final class SegmentCodec {
             if (c.scratch.length > MAX_POOLED_SCRATCH) {
                 c.scratch = new byte[0];
             }
-            if (reusable && POOLED.incrementAndGet() <= MAX_POOLED_CONTEXTS) {
-                POOL.offerFirst(c);
-            } else {
-                if (reusable) {
-                    POOLED.decrementAndGet();
-                }
+            if (!reusable || !COMPRESSORS.give(c)) {
                 c.ctx.close();
+            }
+        }
+    }
+
+    /** The whole blob inflated with a pooled context into exactly {@code contentSize} bytes, checksum verified. */
+    private static byte[] inflateWhole(byte[] blob, long contentSize) {
+        ZstdDecompressCtx d = DECOMPRESSORS.take();
+        if (d == null) {
+            d = new ZstdDecompressCtx();
+        }
+        boolean reusable = false;
+        try {
+            byte[] out = new byte[(int) contentSize];
+            int n;
+            try {
+                n = d.decompressByteArray(out, 0, out.length, blob, 0, blob.length);
+            } catch (RuntimeException e) {
+                throw badCompression("zstd: " + e.getMessage(), e);
+            }
+            reusable = true;
+            if (n != contentSize) {
+                throw badCompression("inflated to " + n + " bytes, header says " + contentSize, null);
+            }
+            return out;
+        } finally {
+            if (!reusable || !DECOMPRESSORS.give(d)) {
+                d.close();
             }
         }
     }
@@ -158,6 +211,9 @@ public final class SegmentCodec {
         List<Frame> out = new ArrayList<>(Math.min(take, MAX_PREALLOCATED_FRAMES));
         if (take == 0 && startIndex == 0) {
             return out;
+        }
+        if (contentSize > 0 && contentSize <= WHOLE_INFLATE_LIMIT) {
+            return parse(inflateWhole(blob, contentSize), startIndex, take);
         }
         try (FrameStream in = new FrameStream(blob, contentSize, maxRawBytes)) {
             long index = 0;
@@ -210,17 +266,7 @@ public final class SegmentCodec {
     public static byte[] decompress(byte[] blob, int maxRawBytes) {
         long contentSize = inspect(blob, maxRawBytes);
         if (contentSize > 0) {
-            byte[] out = new byte[(int) contentSize];
-            long n;
-            try {
-                n = Zstd.decompressByteArray(out, 0, out.length, blob, 0, blob.length);
-            } catch (RuntimeException e) {
-                throw badCompression("zstd: " + e.getMessage(), e);
-            }
-            if (Zstd.isError(n) || n != contentSize) {
-                throw badCompression("inflated to " + n + " bytes, header says " + contentSize, null);
-            }
-            return out;
+            return inflateWhole(blob, contentSize);
         }
         // Size absent (streamed writer) or recorded as 0: inflate incrementally under the cap.
         try (FrameStream in = new FrameStream(blob, -1, maxRawBytes)) {

@@ -245,4 +245,25 @@ class SegmentCodecTest {
         }
         return bo.toByteArray();
     }
+
+    /**
+     * Ranged decodes inflate segments up to WHOLE_INFLATE_LIMIT raw bytes whole (so a damaged checksum is caught
+     * even for the first frame) and stream larger ones; both answer the same frames.
+     */
+    @Test
+    void rangedDecodeInflatesSmallSegmentsWholeAndStreamsLargeOnes() {
+        List<Frame> small = TestFrames.randomList(new Random(11), 20, 200);
+        byte[] blob = SegmentCodec.encode(small);
+        assertEquals(small.subList(5, 9), SegmentCodec.decode(blob, 5, 4));
+        byte[] badSum = blob.clone();
+        badSum[badSum.length - 1] ^= 1;   // the content checksum is the last 4 bytes of the frame
+        assertEquals(Kind.BAD_COMPRESSION,
+                assertThrows(SegmentFormatException.class, () -> SegmentCodec.decode(badSum, 0, 1)).kind());
+
+        List<Frame> large = TestFrames.randomList(new Random(12), 400, 8000);
+        byte[] big = SegmentCodec.encode(large);
+        assertTrue(SegmentCodec.decompress(big).length > SegmentCodec.WHOLE_INFLATE_LIMIT, "streamed path");
+        assertEquals(large.subList(390, 400), SegmentCodec.decode(big, 390, 10));
+        assertEquals(large.subList(0, 2), SegmentCodec.decode(big, 0, 2));
+    }
 }
