@@ -3,6 +3,7 @@ package io.queen.ack;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
@@ -17,7 +18,8 @@ import java.util.List;
  * made. Answers exactly what the tree-based reading answered, errors included: the whole body is read first and
  * validated afterwards in the same order (acknowledgments, then each item's fields, then consumerGroup); a body
  * that is not a well-formed JSON object is handed to {@link Bodies#requireObject}, which reports it as before.
- * Stateless, thread-safe.
+ * Its field rules ({@link #text}, {@link #optional}, {@link #group}) also serve the routes that read a JSON tree
+ * ({@link AckResource}, {@link TransactionResource}) through {@link #value}. Stateless, thread-safe.
  */
 final class AckBatchParser {
     /** A field that was present with a value other than a string or null. */
@@ -62,8 +64,7 @@ final class AckBatchParser {
         if (items.isEmpty()) {
             return new Batch(items, Names.QUEUE_MODE);
         }
-        String g = optional(raw.group, "consumerGroup");
-        return new Batch(items, g == null || g.isEmpty() ? Names.QUEUE_MODE : g);
+        return new Batch(items, group(raw.group));
     }
 
     /** Field values of one acknowledgment, in this order. */
@@ -146,16 +147,30 @@ final class AckBatchParser {
         return NOT_A_STRING;
     }
 
+    /** A tree value as this parser reads one: its text, null for absent or JSON null, or NOT_A_STRING. */
+    static Object value(JsonNode v) {
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        return v.isTextual() ? v.textValue() : NOT_A_STRING;
+    }
+
     /** A required string: absent, null, empty or not a string all count as missing. */
-    private static String text(Object v) {
+    static String text(Object v) {
         return v instanceof String s && !s.isEmpty() ? s : null;
     }
 
     /** An optional string: absent or null is null; anything but a string is a 400 naming the field. */
-    private static String optional(Object v, String field) {
+    static String optional(Object v, String field) {
         if (v == NOT_A_STRING) {
             throw ApiException.badRequest(field + " must be a string");
         }
         return (String) v;
+    }
+
+    /** The consumer group an ack names: absent, null or empty is queue mode; not a string is a 400. */
+    static String group(Object v) {
+        String g = optional(v, "consumerGroup");
+        return g == null || g.isEmpty() ? Names.QUEUE_MODE : g;
     }
 }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.JsonBytes;
-import io.queen.queue.Names;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -86,26 +85,19 @@ public class AckResource {
         return Response.ok(out.raw(']').toByteArray(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 
+    // The field rules are AckBatchParser's (one set for the tree-read routes and the streaming ack batch).
+
     static String group(JsonNode req) {
-        String g = optional(req, "consumerGroup");
-        return g == null || g.isEmpty() ? Names.QUEUE_MODE : g;
+        return AckBatchParser.group(AckBatchParser.value(req.get("consumerGroup")));
     }
 
-    /** A required string field: null when absent, null or not a string. */
+    /** A required string field: null when absent, null, empty or not a string. */
     static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        return v != null && v.isTextual() && !v.textValue().isEmpty() ? v.textValue() : null;
+        return AckBatchParser.text(AckBatchParser.value(n.get(field)));
     }
 
     /** An optional string field: JSON null counts as absent; a non-string is a 400 naming it. */
     static String optional(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return v.textValue();
+        return AckBatchParser.optional(AckBatchParser.value(n.get(field)), field);
     }
 }

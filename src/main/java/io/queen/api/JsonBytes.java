@@ -97,7 +97,7 @@ public final class JsonBytes {
      */
     public static final class Memo {
         private String last;
-        private byte[] bytes = {'n', 'u', 'l', 'l'};
+        private byte[] bytes = NULL;
 
         public byte[] of(String s) {
             if (s == null ? last != null : !s.equals(last)) {

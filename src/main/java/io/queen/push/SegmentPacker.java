@@ -1,5 +1,6 @@
 package io.queen.push;
 
+import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import java.util.List;
 
@@ -18,9 +19,8 @@ public final class SegmentPacker {
     public static Packed pack(List<PushItem> items, List<byte[]> hashes, int zstdLevel) {
         long raw = 0;
         for (PushItem it : items) {
-            // u32 prefix + flags + message id + trace id + u16 txn_len + txn + payload: an upper bound, so the
-            // builder never regrows (and recopies) its buffer
-            raw += 4 + 1 + 16 + 16 + 2 + it.transactionIdUtf8().length + it.payload().length;
+            // the exact raw size, so the builder never regrows (and recopies) its buffer
+            raw += Frame.encodedSize(it.traceId() != null, it.transactionIdUtf8().length, -1, it.payload().length);
         }
         SegmentBuilder b = new SegmentBuilder((int) Math.min(raw, Integer.MAX_VALUE - 64));
         byte[] sidecar = new byte[16 * items.size()];

@@ -19,36 +19,36 @@ public final class Names {
 
     /** Validates a queue or partition name; {@code field} names it in the 400 message. */
     public static String requireName(String value, String field) {
-        if (value == null || value.isEmpty()) {
-            throw ApiException.badRequest(field + " must be a non-empty string");
-        }
-        if (value.length() > MAX_NAME_CHARS) {
-            throw ApiException.badRequest(field + " is longer than " + MAX_NAME_CHARS + " characters");
-        }
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (Character.isISOControl(c)) {
-                throw ApiException.badRequest(field + " must not contain control characters");
-            }
-            if (c == '/') {
-                throw ApiException.badRequest(field + " must not contain '/'");
-            }
+        String problem = nameProblem(value);
+        if (problem != null) {
+            throw ApiException.badRequest(field + problem);
         }
         return value;
     }
 
     /** True when {@link #requireName} accepts {@code value} (no message is built). */
     public static boolean isValidName(String value) {
-        if (value == null || value.isEmpty() || value.length() > MAX_NAME_CHARS) {
-            return false;
+        return nameProblem(value) == null;
+    }
+
+    /** What {@link #requireName} rejects in {@code value}, as the end of its message, or null. */
+    private static String nameProblem(String value) {
+        if (value == null || value.isEmpty()) {
+            return " must be a non-empty string";
+        }
+        if (value.length() > MAX_NAME_CHARS) {
+            return " is longer than " + MAX_NAME_CHARS + " characters";
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (Character.isISOControl(c) || c == '/') {
-                return false;
+            if (Character.isISOControl(c)) {
+                return " must not contain control characters";
+            }
+            if (c == '/') {
+                return " must not contain '/'";
             }
         }
-        return true;
+        return null;
     }
 
     /**
@@ -56,13 +56,8 @@ public final class Names {
      * (the caller then calls it for the error, so the field path is built only for a bad id).
      */
     public static byte[] validTransactionIdUtf8(String value) {
-        if (value == null || value.isEmpty()) {
+        if (transactionIdCharsProblem(value) != null) {
             return null;
-        }
-        for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
-                return null;
-            }
         }
         byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
         return utf8.length > MAX_TXN_BYTES ? null : utf8;
@@ -70,18 +65,25 @@ public final class Names {
 
     /** Validates a transaction id and returns its UTF-8 bytes. */
     public static byte[] requireTransactionId(String value, String field) {
+        byte[] utf8 = validTransactionIdUtf8(value);
+        if (utf8 != null) {
+            return utf8;
+        }
+        String problem = transactionIdCharsProblem(value);
+        throw ApiException.badRequest(field + (problem != null ? problem
+                : " is longer than " + MAX_TXN_BYTES + " UTF-8 bytes"));
+    }
+
+    /** What {@link #requireTransactionId} rejects in the characters of {@code value} (not its length), or null. */
+    private static String transactionIdCharsProblem(String value) {
         if (value == null || value.isEmpty()) {
-            throw ApiException.badRequest(field + " must be a non-empty string");
+            return " must be a non-empty string";
         }
         for (int i = 0; i < value.length(); i++) {
             if (Character.isISOControl(value.charAt(i))) {
-                throw ApiException.badRequest(field + " must not contain control characters");
+                return " must not contain control characters";
             }
         }
-        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        if (utf8.length > MAX_TXN_BYTES) {
-            throw ApiException.badRequest(field + " is longer than " + MAX_TXN_BYTES + " UTF-8 bytes");
-        }
-        return utf8;
+        return null;
     }
 }

@@ -54,12 +54,17 @@ public record Frame(
 
     /** Size of this frame once encoded, including its 4-byte length prefix. */
     public long encodedSize() {
+        return encodedSize(traceId != null, Utf8.encodedLength(transactionId),
+                producerSub == null ? -1 : Utf8.encodedLength(producerSub), payload.length);
+    }
+
+    /**
+     * Size of a frame with these parts once encoded, including its 4-byte length prefix ({@code producerSubBytes
+     * < 0}: no producer sub), for sizing a buffer before the frame objects exist.
+     */
+    public static long encodedSize(boolean trace, int transactionIdBytes, int producerSubBytes, long payloadBytes) {
         return FrameFormat.LENGTH_PREFIX
-                + FrameFormat.bodyLength(
-                        traceId != null,
-                        Utf8.encodedLength(transactionId),
-                        producerSub == null ? -1 : Utf8.encodedLength(producerSub),
-                        payload.length);
+                + FrameFormat.bodyLength(trace, transactionIdBytes, producerSubBytes, payloadBytes);
     }
 
     private static void checkUtf8Length(String field, String value) {
