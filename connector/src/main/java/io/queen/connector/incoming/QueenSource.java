@@ -74,6 +74,12 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private final AtomicReference<Future<?>> inflightPop = new AtomicReference<>();
     private final AtomicReference<Throwable> fatal = new AtomicReference<>();
     private volatile boolean stopped;
+    /**
+     * Makes "not stopped, so mark it delivered" one step against {@link #stop}'s "stopped, so wait for what was
+     * delivered": without it a message could pass the check, the stop could find nothing delivered and release
+     * the lease, and the message would then be processed and redelivered (processed twice).
+     */
+    private final Object deliveryGate = new Object();
     private volatile boolean reachable;
     private volatile String lastError;
     private volatile boolean streamTerminated;
@@ -231,8 +237,10 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private boolean deliver(QueenMessage<?> m) {
         // After a stop or a `fail` strategy stop nothing new is handed out; undelivered messages return to the
         // broker (the stop releases their lease).
-        if (stopped || fatal.get() != null || !m.span.deliver(m.index)) {
-            return false;
+        synchronized (deliveryGate) {
+            if (stopped || fatal.get() != null || !m.span.deliver(m.index)) {
+                return false;
+            }
         }
         if (m.conversionFailure != null) {
             // The payload cannot be handed to the application: treat it as a processing failure.
@@ -334,10 +342,12 @@ public final class QueenSource implements QueenFailureHandler.Context {
 
     /** Stops polling, waits for in-flight messages, flushes acks and releases unfinished leases. */
     public void stop() {
-        if (stopped) {
-            return;
+        synchronized (deliveryGate) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;   // from here on every delivery is either marked already or refused
         }
-        stopped = true;
         Future<?> pop = inflightPop.get();
         if (pop != null) {
             pop.cancel(true);
