@@ -21,9 +21,11 @@ import java.util.concurrent.TimeUnit;
  * threads), resident memory from {@code /proc/<pid>/status}, and discovery of the process listening on a
  * TCP port ({@code /proc/net/tcp[6]} socket inodes matched against {@code /proc/<pid>/fd} links).
  *
- * <p>Limit: a process that exits between two samples takes its CPU time with it (the kernel only adds a
- * dead child's time to its parent's cutime after it is reaped, and the PostgreSQL postmaster's cutime is
- * not read). Short-lived PostgreSQL backends that exit mid-run are therefore not counted.
+ * <p>A process that exits between two samples takes its own counters with it; the kernel adds its whole life's
+ * CPU time to its parent's cutime + cstime once the parent reaps it. The PostgreSQL postmaster reaps its
+ * children (autovacuum workers, short-lived backends) at once, so {@link #exitedTicks} recovers their time from
+ * the postmaster's counters. That part cannot be told apart by database: on a shared cluster it may include
+ * other databases' exited processes (an over-count, never an under-count).
  */
 public final class ProcCpu {
 
@@ -39,9 +41,16 @@ public final class ProcCpu {
         }
     }
 
-    /** CPU ticks per process key at one instant. */
-    public record Sample(Map<String, Long> ticks, Set<Long> pids) {
+    /**
+     * CPU ticks per process key at one instant, and the reaped-children ticks (cutime + cstime) of the roots
+     * (the postmaster), which grow when a child exits.
+     */
+    public record Sample(Map<String, Long> ticks, Set<Long> pids, long reapedTicks) {
         static final Sample EMPTY = new Sample(Map.of(), Set.of());
+
+        public Sample(Map<String, Long> ticks, Set<Long> pids) {
+            this(ticks, pids, 0);
+        }
     }
 
     private static final Path PROC = Path.of("/proc");
@@ -65,6 +74,23 @@ public final class ProcCpu {
         }
         return new Stat(pid, comm, f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[11]),
                 Long.parseLong(f[12]), Long.parseLong(f[19]));
+    }
+
+    /** cutime + cstime (fields 16 and 17) of one /proc/pid/stat line: the CPU time of its reaped children. */
+    public static long parseReapedTicks(String line) {
+        String[] f = line.substring(line.lastIndexOf(')') + 1).trim().split("\\s+");
+        if (f.length < 20) {
+            throw new IllegalArgumentException("short /proc/pid/stat line: " + line);
+        }
+        return Long.parseLong(f[13]) + Long.parseLong(f[14]);
+    }
+
+    static long readReapedTicks(long pid) {
+        try {
+            return parseReapedTicks(Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat")));
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     public static Optional<Stat> readStat(long pid) {
@@ -283,6 +309,15 @@ public final class ProcCpu {
 
     /** Samples the CPU ticks of the given pids (pids that vanished are skipped). */
     public static Sample sample(Collection<Long> pids) {
+        return sample(pids, List.of());
+    }
+
+    /** As {@link #sample(Collection)}, plus the reaped-children ticks of {@code roots}. */
+    public static Sample sample(Collection<Long> pids, Collection<Long> roots) {
+        long reaped = 0;
+        for (long root : roots) {
+            reaped += readReapedTicks(root);
+        }
         Map<String, Long> ticks = new HashMap<>();
         Set<Long> seen = new LinkedHashSet<>();
         for (long pid : pids) {
@@ -292,7 +327,7 @@ public final class ProcCpu {
                 seen.add(pid);
             }
         }
-        return new Sample(ticks, seen);
+        return new Sample(ticks, seen, reaped);
     }
 
     /**
@@ -307,6 +342,22 @@ public final class ProcCpu {
             sum += Math.max(0, e.getValue() - before);
         }
         return sum;
+    }
+
+    /**
+     * CPU ticks of processes that exited between two samples, from the roots' reaped-children counters: the
+     * growth of those counters (the whole lives of the children reaped in between) minus what the start sample
+     * had already seen of the processes missing from the end sample. Processes that were born and died in
+     * between count whole.
+     */
+    public static long exitedTicks(Sample start, Sample end) {
+        long seenBefore = 0;
+        for (var e : start.ticks().entrySet()) {
+            if (!end.ticks().containsKey(e.getKey())) {
+                seenBefore += e.getValue();
+            }
+        }
+        return Math.max(0, end.reapedTicks() - start.reapedTicks() - seenBefore);
     }
 
     public static double ticksToSeconds(long ticks) {

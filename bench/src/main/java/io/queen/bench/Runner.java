@@ -99,7 +99,7 @@ public final class Runner {
         if (cfg.pgPids().isEmpty()) {
             pg = ProcCpu.onlyDatabase(pg, Jdbc.database(cfg.pgUrl()));
         }
-        ProcCpu.Sample p = ProcCpu.sample(pg);
+        ProcCpu.Sample p = ProcCpu.sample(pg, pgRoots);
         long self = ProcCpu.readStat(ProcessHandle.current().pid()).map(ProcCpu.Stat::cpuTicks).orElse(-1L);
         return new Snap(c, b, p, self);
     }
@@ -263,7 +263,14 @@ public final class Runner {
                 notes.add("open loop: push latency and payload t are taken from the scheduled send time"
                         + " (no coordinated omission)");
             }
-            notes.add("CPU: processes that exited mid-run (short-lived PostgreSQL backends) are not counted");
+            if (pgRoots.isEmpty()) {
+                notes.add("CPU: no postmaster found, so PostgreSQL processes that exited mid-run are not counted");
+            } else {
+                notes.add(String.format(java.util.Locale.ROOT, "CPU: PostgreSQL processes that exited mid-run"
+                        + " (autovacuum workers, short-lived backends; any database of the cluster) are counted"
+                        + " from the postmaster's reaped-children time: %.2f s of the steady+drain figure",
+                        ProcCpu.ticksToSeconds(ProcCpu.exitedTicks(a.pg(), c.pg()))));
+            }
             if (a.selfTicks() >= 0 && c.selfTicks() >= 0) {
                 // not part of any figure: it shares the machine with the broker and PostgreSQL
                 double self = ProcCpu.ticksToSeconds(c.selfTicks() - a.selfTicks());
@@ -303,8 +310,8 @@ public final class Runner {
                            Report.Window steady) {
         Double sb = brokerPid == null ? null : ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker(), b.broker()));
         Double cb = brokerPid == null ? null : ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker(), c.broker()));
-        double sp = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.pg(), b.pg()));
-        double cp = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.pg(), c.pg()));
+        double sp = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.pg(), b.pg()) + ProcCpu.exitedTicks(a.pg(), b.pg()));
+        double cp = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.pg(), c.pg()) + ProcCpu.exitedTicks(a.pg(), c.pg()));
         long count = cycle.acked();
         String basis = "acked";
         if (count == 0) {
