@@ -53,10 +53,13 @@ BEGIN
     ON CONFLICT (queue_id, name) DO NOTHING;
 END $$;
 
--- Which of the named queues store encrypted payloads (the push path's small, TTL-cached config read).
-CREATE OR REPLACE FUNCTION queen.queue_encryption_v1(p_tenant UUID, p_names TEXT[])
-RETURNS TABLE (name TEXT, encryption_enabled BOOLEAN)
+-- The per-queue options the broker acts on before touching the log (queue.QueueFlags, a TTL cache): whether
+-- payloads are encrypted (push) and how long a pop may hold an under-full batch (pop, minPopWaitTime).
+DROP FUNCTION IF EXISTS queen.queue_encryption_v1(UUID, TEXT[]);
+CREATE OR REPLACE FUNCTION queen.queue_flags_v1(p_tenant UUID, p_names TEXT[])
+RETURNS TABLE (name TEXT, encryption_enabled BOOLEAN, min_pop_wait_time INT)
 LANGUAGE sql STABLE AS $$
-    SELECT q.name::text, COALESCE(q.encryption_enabled, FALSE) FROM queen.queues q
+    SELECT q.name::text, COALESCE(q.encryption_enabled, FALSE), COALESCE(q.min_pop_wait_time, 0)
+      FROM queen.queues q
      WHERE q.tenant_id = p_tenant AND q.name = ANY (p_names)
 $$;

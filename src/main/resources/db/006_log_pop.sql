@@ -289,6 +289,22 @@ LANGUAGE sql STABLE AS $$
            AND lp.last_offset > COALESCE(c.committed, GREATEST(lp.log_start - 1, -1)))
 $$;
 
+-- Messages a claim by p_group could take now from one partition (p_partition) or the whole queue (NULL):
+-- pending spans of cursors that are not leased. Read-only, no locks; the minPopWaitTime hold polls it. A group's
+-- first contact counts from log_start (its real start may be later, so this can over-count, which only ends a
+-- hold early).
+CREATE OR REPLACE FUNCTION queen.log_pop_fill_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT)
+RETURNS BIGINT
+LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(sum(lp.last_offset - COALESCE(c.committed, GREATEST(lp.log_start - 1, -1))), 0)::bigint
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
+      LEFT JOIN queen.log_consumers c ON c.partition_id = lp.id AND c.consumer_group = p_group
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue
+       AND (p_partition IS NULL OR lp.name = p_partition)
+       AND lp.last_offset > COALESCE(c.committed, GREATEST(lp.log_start - 1, -1))
+       AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
+$$;
+
 -- Queues matching a namespace and/or task, highest priority first (GET /api/v1/pop discovery).
 CREATE OR REPLACE FUNCTION queen.log_queues_by_namespace_v1(p_tenant UUID, p_namespace TEXT, p_task TEXT)
 RETURNS TABLE (name TEXT)

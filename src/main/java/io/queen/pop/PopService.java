@@ -7,6 +7,7 @@ import io.queen.ack.AckRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
+import io.queen.queue.QueueFlags;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -41,6 +42,8 @@ public class PopService {
     private static final Duration FLOOR_TTL = Duration.ofSeconds(30);
     /** Targeted claims a queue-level pop tries on recently written partitions before the discovery scan. */
     private static final int HOT_TRIES = 2;
+    /** A held pop (minPopWaitTime) measures its queue's fill at most this often, however often it is written. */
+    private static final long HOLD_PROBE_MS = 10;
 
     /** What a pop delivered: the JSON body, or null for "nothing". */
     public record Result(byte[] body, int messages) {
@@ -61,9 +64,14 @@ public class PopService {
     private final ConcurrentHashMap<String, Floor> floors = new ConcurrentHashMap<>();
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
+    private final QueueFlags flags;
+    private final Counter holds;
 
     PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry, HotPartitions hot,
-            PayloadCipher cipher, QueenConfig config, MeterRegistry registry) {
+            PayloadCipher cipher, QueenConfig config, MeterRegistry registry, QueueFlags flags) {
+        this.flags = flags;
+        this.holds = Counter.builder("queen.pop.holds")
+                .description("pops that held an under-full batch for the queue's minPopWaitTime").register(registry);
         this.ackRegistry = ackRegistry;
         this.hot = hot;
         this.hotClaims = Counter.builder("queen.pop.hot.claims")
@@ -85,10 +93,38 @@ public class PopService {
         PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
+        long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(r));
+        long holdUntil = 0;
         try {
             while (true) {
                 long seen = signal.generation();
                 try {
+                    if (holdNanos > 0) {
+                        // minPopWaitTime: an under-full, non-empty batch waits (up to the hold, within the pop's
+                        // timeout) for more; every commit to the queue wakes it to measure again. Holds no
+                        // connection while it waits.
+                        long now = System.nanoTime();
+                        if (holdUntil == 0 || now < holdUntil) {
+                            long fill = store.fill(tenant, r.queue(), r.partition(), r.group());
+                            if (fill > 0 && fill < r.batch()) {
+                                if (holdUntil == 0) {
+                                    holdUntil = Math.min(now + holdNanos, deadline);
+                                    holds.increment();
+                                }
+                                if (now < holdUntil && !clientGone.getAsBoolean()) {
+                                    // a busy queue signals on every commit: measure at most every HOLD_PROBE_MS
+                                    if (signal.awaitChange(seen, holdUntil - now)) {
+                                        long left = holdUntil - System.nanoTime();
+                                        if (left > 0) {
+                                            TimeUnit.NANOSECONDS.sleep(Math.min(left,
+                                                    TimeUnit.MILLISECONDS.toNanos(HOLD_PROBE_MS)));
+                                        }
+                                    }
+                                    continue;
+                                }
+                            }
+                        }
+                    }
                     Result res = attempt(r);
                     if (res != null) {
                         delivered.increment(res.messages());
@@ -123,6 +159,18 @@ public class PopService {
             if (counted) {
                 parked.decrementAndGet();
             }
+        }
+    }
+
+    /** The queue's minPopWaitTime when it applies: a named queue, a long poll, a batch of more than one. */
+    private int holdMs(PopRequest r) {
+        if (!r.longPoll() || r.batch() <= 1 || r.queue() == null) {
+            return 0;
+        }
+        try {
+            return flags.minPopWaitMs(tenant, r.queue());
+        } catch (SQLException e) {
+            return 0;  // the claim below meets the same trouble and answers for it
         }
     }
 

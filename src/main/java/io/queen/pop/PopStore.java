@@ -68,6 +68,20 @@ public class PopStore {
         }
     }
 
+    /** Messages a claim could take now from the partition, or from the whole queue when {@code partition} is null. */
+    public long fill(UUID tenant, String queue, String partition, String group) throws SQLException {
+        try (Connection con = ds.getConnection();
+                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_fill_v1(?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            ps.setString(3, partition);
+            ps.setString(4, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
     public List<String> queuesByNamespace(UUID tenant, String namespace, String task) throws SQLException {
         try (Connection con = ds.getConnection();
                 PreparedStatement ps = con.prepareStatement("SELECT name FROM queen.log_queues_by_namespace_v1(?, ?, ?)")) {

@@ -8,24 +8,27 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A small cache of per-queue flags the push path needs before it writes (today: encryption). Entries live
+ * A small cache of per-queue options the broker acts on before it touches the log: encryption (push) and
+ * minPopWaitTime (pop). Entries live
  * {@value #TTL_SECONDS} s, so a configure on another broker is seen within that time; a configure on this
- * broker invalidates at once. An unknown queue (about to be provisioned by its first push) is not encrypted.
+ * broker invalidates at once. An unknown queue (about to be provisioned by its first push) is not encrypted and has no pop hold.
  * Thread-safe.
  */
 @ApplicationScoped
 public class QueueFlags {
     static final long TTL_SECONDS = 5;
 
-    private record Entry(boolean encrypted, long loadedAt) {
+    private record Entry(boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
     private final AgroalDataSource ds;
@@ -37,36 +40,50 @@ public class QueueFlags {
 
     /** The queues among {@code queues} whose payloads must be encrypted. */
     public Set<String> encrypted(UUID tenant, Collection<String> queues) throws SQLException {
-        long now = System.nanoTime();
         Set<String> out = new HashSet<>();
+        for (Map.Entry<String, Entry> e : entries(tenant, queues).entrySet()) {
+            if (e.getValue().encrypted()) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    /** The queue's minPopWaitTime in ms (0 = pops never hold). */
+    public int minPopWaitMs(UUID tenant, String queue) throws SQLException {
+        return entries(tenant, List.of(queue)).get(queue).minPopWaitMs();
+    }
+
+    private Map<String, Entry> entries(UUID tenant, Collection<String> queues) throws SQLException {
+        long now = System.nanoTime();
+        Map<String, Entry> out = new HashMap<>();
         List<String> load = new ArrayList<>();
         for (String q : queues) {
             Entry e = cache.get(tenant + "/" + q);
             if (e == null || now - e.loadedAt() > TimeUnit.SECONDS.toNanos(TTL_SECONDS)) {
                 load.add(q);
-            } else if (e.encrypted()) {
-                out.add(q);
+            } else {
+                out.put(q, e);
             }
         }
         if (!load.isEmpty()) {
-            Set<String> loaded = new HashSet<>();
             try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "SELECT name, encryption_enabled FROM queen.queue_encryption_v1(?, ?)")) {
+                    "SELECT name, encryption_enabled, min_pop_wait_time FROM queen.queue_flags_v1(?, ?)")) {
                 ps.setObject(1, tenant);
                 ps.setArray(2, c.createArrayOf("text", load.toArray()));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        loaded.add(rs.getString(1));
-                        cache.put(tenant + "/" + rs.getString(1), new Entry(rs.getBoolean(2), now));
-                        if (rs.getBoolean(2)) {
-                            out.add(rs.getString(1));
-                        }
+                        Entry e = new Entry(rs.getBoolean(2), rs.getInt(3), now);
+                        cache.put(tenant + "/" + rs.getString(1), e);
+                        out.put(rs.getString(1), e);
                     }
                 }
             }
             for (String q : load) {
-                if (!loaded.contains(q)) {
-                    cache.put(tenant + "/" + q, new Entry(false, now));
+                if (!out.containsKey(q)) {
+                    Entry e = new Entry(false, 0, now);
+                    cache.put(tenant + "/" + q, e);
+                    out.put(q, e);
                 }
             }
         }

@@ -520,4 +520,41 @@ class PopAckTest {
         assertEquals(204, Http.get("/api/v1/pop/queue/lp-empty/partition/Default?wait=true&timeout=700").status());
         assertTrue((System.nanoTime() - start) / 1_000_000 >= 650, "held until the timeout");
     }
+
+    @Test
+    void minPopWaitTimeHoldsAnUnderFullBatchUntilItFillsOrTheHoldEnds() throws Exception {
+        double holdsBefore = Api.metric("queen_pop_holds_total");
+        configure("hold-fill", "{\"minPopWaitTime\":20000}");
+        configure("hold-none", "{}");
+        configure("hold-short", "{\"minPopWaitTime\":300}");
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        // 1 of 5 pending: the pop holds; 4 more arrive one by one and the full batch is answered at once
+        pushN("hold-fill", "P", "f", 0, 1);
+        pushN("hold-none", "P", "n", 0, 1);
+        Future<JsonNode> fill = pool.submit(() -> pop("/api/v1/pop/queue/hold-fill/partition/P?batch=5&wait=true&timeout=30000"));
+        Future<JsonNode> none = pool.submit(() -> pop("/api/v1/pop/queue/hold-none/partition/P?batch=5&wait=true&timeout=30000"));
+        Thread.sleep(300);
+        for (int n = 1; n < 5; n++) {
+            pushN("hold-fill", "P", "f", n, 1);
+            pushN("hold-none", "P", "n", n, 1);
+        }
+        long start = System.nanoTime();
+        assertEquals(List.of(0, 1, 2, 3, 4), ns(fill.get()));
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 15000, "answered when the batch filled, not at the hold's end");
+        assertEquals(List.of(0), ns(none.get()), "without minPopWaitTime the pop answers what is there");
+        pool.shutdown();
+        // the hold ends after minPopWaitTime with what there is, long before the pop's timeout
+        pushN("hold-short", "P", "s", 0, 2);
+        start = System.nanoTime();
+        assertEquals(List.of(0, 1), ns(pop("/api/v1/pop/queue/hold-short/partition/P?batch=5&wait=true&timeout=30000")));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms >= 250 && ms < 15000, "held about 300 ms: " + ms);
+        // no hold without a long poll or with a batch of one, nor on an empty queue (it long-polls as usual)
+        pushN("hold-short", "Q", "q", 0, 2);
+        JsonNode one = pop("/api/v1/pop/queue/hold-short/partition/Q?batch=1&wait=true&timeout=30000");
+        assertEquals(List.of(0), ns(one));
+        ackAll(one, "completed", null);
+        assertEquals(List.of(1), ns(pop("/api/v1/pop/queue/hold-short/partition/Q?batch=5")));
+        assertEquals(2.0, Api.metric("queen_pop_holds_total") - holdsBefore, "held: hold-fill and hold-short/P only");
+    }
 }
