@@ -24,6 +24,7 @@ public record Config(
         int warmup,
         int dedupWindow,
         boolean retention,
+        int minPopWaitMs,
         String preset,
         String json,
         boolean verify,

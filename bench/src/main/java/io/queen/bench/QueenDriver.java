@@ -107,6 +107,9 @@ public final class QueenDriver implements Driver {
         }
         for (String q : queues) {
             var options = mapper.createObjectNode();
+            if (cfg.minPopWaitMs() > 0) {
+                options.put("minPopWaitTime", cfg.minPopWaitMs());
+            }
             if (cfg.dedupWindow() > 0) {
                 options.put("dedupWindowSeconds", cfg.dedupWindow());
             }

@@ -174,7 +174,8 @@ public final class Report {
                         + " pop batch %d x %d consumers x %d group(s), ack %s, %s%n",
                 c.queues(), c.partitions(), c.payloadBytes(), c.pushBatch(), c.producers(), c.popBatch(),
                 c.consumers(), Math.max(1, c.groups()), c.ack().name().toLowerCase(Locale.ROOT),
-                c.openLoop() ? String.format(Locale.ROOT, "open loop %.0f msg/s", c.rate()) : "closed loop"));
+                (c.openLoop() ? String.format(Locale.ROOT, "open loop %.0f msg/s", c.rate()) : "closed loop")
+                        + (c.minPopWaitMs() > 0 ? ", minPopWaitTime " + c.minPopWaitMs() + " ms" : "")));
         sb.append(String.format(Locale.ROOT, "phases: warm-up %.1f s, push %.1f s, drain %.1f s (%s)%n",
                 r.phases().warmupSeconds(), r.phases().pushSeconds(), r.phases().drainSeconds(), r.phases().drainEnd()));
         sb.append(String.format("%-22s %14s %14s %14s %10s%n", "window", "pushed/s", "delivered/s", "acked/s", "seconds"));
