@@ -111,7 +111,10 @@ public class PopService {
                                     holdUntil = Math.min(now + holdNanos, deadline);
                                     holds.increment();
                                 }
-                                if (now < holdUntil && !clientGone.getAsBoolean()) {
+                                if (now < holdUntil && clientGone.getAsBoolean()) {
+                                    return null;  // claiming now would lease messages nobody receives
+                                }
+                                if (now < holdUntil) {
                                     // a busy queue signals on every commit: measure at most every HOLD_PROBE_MS
                                     if (signal.awaitChange(seen, holdUntil - now)) {
                                         long left = holdUntil - System.nanoTime();
