@@ -29,8 +29,16 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ProcCpu {
 
-    /** The fields of /proc/pid/stat this tool uses. Times are in clock ticks. */
-    public record Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime) {
+    /**
+     * The fields of /proc/pid/stat this tool uses. Times are in clock ticks; {@code reapedTicks} is cutime +
+     * cstime (fields 16 and 17), the CPU time of the children this process has reaped.
+     */
+    public record Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime,
+            long reapedTicks) {
+        public Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime) {
+            this(pid, comm, state, ppid, utime, stime, startTime, 0);
+        }
+
         public long cpuTicks() {
             return utime + stime;
         }
@@ -73,24 +81,7 @@ public final class ProcCpu {
             throw new IllegalArgumentException("short /proc/pid/stat line: " + line);
         }
         return new Stat(pid, comm, f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[11]),
-                Long.parseLong(f[12]), Long.parseLong(f[19]));
-    }
-
-    /** cutime + cstime (fields 16 and 17) of one /proc/pid/stat line: the CPU time of its reaped children. */
-    public static long parseReapedTicks(String line) {
-        String[] f = line.substring(line.lastIndexOf(')') + 1).trim().split("\\s+");
-        if (f.length < 20) {
-            throw new IllegalArgumentException("short /proc/pid/stat line: " + line);
-        }
-        return Long.parseLong(f[13]) + Long.parseLong(f[14]);
-    }
-
-    static long readReapedTicks(long pid) {
-        try {
-            return parseReapedTicks(Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat")));
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+                Long.parseLong(f[12]), Long.parseLong(f[19]), Long.parseLong(f[13]) + Long.parseLong(f[14]));
     }
 
     public static Optional<Stat> readStat(long pid) {
@@ -316,7 +307,7 @@ public final class ProcCpu {
     public static Sample sample(Collection<Long> pids, Collection<Long> roots) {
         long reaped = 0;
         for (long root : roots) {
-            reaped += readReapedTicks(root);
+            reaped += readStat(root).map(Stat::reapedTicks).orElse(0L);
         }
         Map<String, Long> ticks = new HashMap<>();
         Set<Long> seen = new LinkedHashSet<>();

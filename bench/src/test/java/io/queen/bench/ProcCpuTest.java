@@ -83,9 +83,9 @@ class ProcCpuTest {
     @Test
     void reapedChildrenTimeCountsProcessesThatExited() {
         // fields 16 and 17 of STAT (cutime, cstime) are 0 and 0; a postmaster line with 40 + 2 reaped ticks
-        assertEquals(0, ProcCpu.parseReapedTicks(STAT));
+        assertEquals(0, ProcCpu.parseStat(STAT).reapedTicks());
         String pm = "2026 (postgres) S 1 2026 2026 0 -1 4210752 1253 0 0 0 117 243 40 2 20 0 1 0 3052 1 1";
-        assertEquals(42, ProcCpu.parseReapedTicks(pm));
+        assertEquals(42, ProcCpu.parseStat(pm).reapedTicks());
         // pid 2 (50 ticks seen at the start) exited after 30 more; pid 4 was born and died in between (12):
         // the postmaster reaped 80 + 12 ticks, of which 50 the start sample had already seen
         var start = new ProcCpu.Sample(Map.of("1:10", 100L, "2:20", 50L), Set.of(1L, 2L), 1000);
