@@ -99,32 +99,22 @@ public class PopService {
             while (true) {
                 long seen = signal.generation();
                 try {
-                    if (holdNanos > 0) {
-                        // minPopWaitTime: an under-full, non-empty batch waits (up to the hold, within the pop's
-                        // timeout) for more; every commit to the queue wakes it to measure again. Holds no
-                        // connection while it waits.
-                        long now = System.nanoTime();
-                        if (holdUntil == 0 || now < holdUntil) {
-                            long fill = store.fill(tenant, r.queue(), r.partition(), r.group());
-                            if (fill > 0 && fill < r.batch()) {
-                                if (holdUntil == 0) {
-                                    holdUntil = Math.min(now + holdNanos, deadline);
-                                    holds.increment();
-                                }
-                                if (now < holdUntil && clientGone.getAsBoolean()) {
+                    // minPopWaitTime: an under-full, non-empty batch waits (up to the hold, within the pop's
+                    // timeout) for more, holding no connection; commits to the queue wake it to measure again
+                    long now = System.nanoTime();
+                    if (holdNanos > 0 && (holdUntil == 0 || now < holdUntil)) {
+                        long fill = store.fill(tenant, r.queue(), r.partition(), r.group());
+                        if (fill > 0 && fill < r.batch()) {
+                            if (holdUntil == 0) {
+                                holdUntil = Math.min(now + holdNanos, deadline);
+                                holds.increment();
+                            }
+                            if (now < holdUntil) {
+                                if (clientGone.getAsBoolean()) {
                                     return null;  // claiming now would lease messages nobody receives
                                 }
-                                if (now < holdUntil) {
-                                    // a busy queue signals on every commit: measure at most every HOLD_PROBE_MS
-                                    if (signal.awaitChange(seen, holdUntil - now)) {
-                                        long left = holdUntil - System.nanoTime();
-                                        if (left > 0) {
-                                            TimeUnit.NANOSECONDS.sleep(Math.min(left,
-                                                    TimeUnit.MILLISECONDS.toNanos(HOLD_PROBE_MS)));
-                                        }
-                                    }
-                                    continue;
-                                }
+                                awaitFill(signal, seen, holdUntil);
+                                continue;
                             }
                         }
                     }
@@ -161,6 +151,16 @@ public class PopService {
         } finally {
             if (counted) {
                 parked.decrementAndGet();
+            }
+        }
+    }
+
+    /** Waits for a commit to the queue or the hold's end; a busy queue is measured at most every HOLD_PROBE_MS. */
+    private static void awaitFill(PopWaiters.Signal signal, long seen, long holdUntil) throws InterruptedException {
+        if (signal.awaitChange(seen, holdUntil - System.nanoTime())) {
+            long left = holdUntil - System.nanoTime();
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(HOLD_PROBE_MS)));
             }
         }
     }

@@ -19,10 +19,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small cache of per-queue options the broker acts on before it touches the log: encryption (push) and
- * minPopWaitTime (pop). Entries live
- * {@value #TTL_SECONDS} s, so a configure on another broker is seen within that time; a configure on this
- * broker invalidates at once. An unknown queue (about to be provisioned by its first push) is not encrypted and has no pop hold.
- * Thread-safe.
+ * minPopWaitTime (pop). Entries live {@value #TTL_SECONDS} s, so a configure on another broker is seen within
+ * that time; a configure on this broker invalidates at once. An unknown queue (about to be provisioned by its
+ * first push) is not encrypted and has no pop hold. Thread-safe.
  */
 @ApplicationScoped
 public class QueueFlags {
