@@ -314,3 +314,14 @@ LANGUAGE sql STABLE AS $$
        AND (p_task IS NULL OR q.task = p_task)
      ORDER BY q.priority DESC NULLS LAST, q.name
 $$;
+
+-- Other brokers listening for push announcements on this database: their LISTEN connections carry
+-- application_name 'queen-listen' (PopWaiters sets it); p_self is the caller's own listening backend. A broker
+-- that finds none skips its NOTIFY rounds (nobody would hear them). application_name, datname and pid of every
+-- session are visible to any role in pg_stat_activity.
+CREATE OR REPLACE FUNCTION queen.push_listeners_v1(p_self INT)
+RETURNS INT
+LANGUAGE sql STABLE AS $$
+    SELECT count(*)::int FROM pg_stat_activity
+     WHERE datname = current_database() AND application_name = 'queen-listen' AND pid <> p_self
+$$;

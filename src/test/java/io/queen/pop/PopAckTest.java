@@ -23,6 +23,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -33,6 +35,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /** The consume path through HTTP: pop, leases, acks, retries, dead letters, groups, long poll. */
 @QuarkusTest
@@ -105,19 +109,62 @@ class PopAckTest {
      * apart: back-to-back pushes cannot produce more rounds than the elapsed time allows.
      */
     @Test
-    void notifyRoundsAreSpacedByTheInterval() throws InterruptedException {
-        double before = Api.metric("queen_pop_notify_rounds_total");
-        long started = System.nanoTime();
-        for (int i = 0; i < 60; i++) {
-            pushN("notify-spacing", "P" + (i % 3), "ns" + i, 0, 1);
+    void notifyRoundsAreSpacedByTheInterval() throws Exception {
+        // another broker's LISTEN connection, as PopWaiters opens it (the name is how brokers find each other)
+        try (Connection peer = ds.getConnection(); Statement st = peer.createStatement()) {
+            st.execute("SET application_name = 'queen-listen'");
+            st.execute("LISTEN queen_push");
+            // the publisher trusts its last count of listeners for 250 ms
+            Thread.sleep(300);
+            double before = Api.metric("queen_pop_notify_rounds_total");
+            long started = System.nanoTime();
+            for (int i = 0; i < 60; i++) {
+                pushN("notify-spacing", "P" + (i % 3), "ns" + i, 0, 1);
+            }
+            double elapsedMs = (System.nanoTime() - started) / 1e6;
+            for (int i = 0; i < 100 && Api.metric("queen_pop_notify_rounds_total") <= before; i++) {
+                Thread.sleep(20);
+            }
+            double rounds = Api.metric("queen_pop_notify_rounds_total") - before;
+            assertTrue(rounds >= 1, "the commits were announced");
+            assertTrue(rounds <= elapsedMs / 10 + 2, rounds + " rounds in " + elapsedMs + " ms");
+            Set<String> heard = new HashSet<>();
+            PGConnection pg = peer.unwrap(PGConnection.class);
+            for (int i = 0; i < 20 && heard.stream().noneMatch(k -> k.endsWith("/notify-spacing")); i++) {
+                PGNotification[] got = pg.getNotifications(100);
+                if (got != null) {
+                    for (PGNotification n : got) {
+                        heard.add(n.getParameter());
+                    }
+                }
+            }
+            assertTrue(heard.stream().anyMatch(k -> k.endsWith("/notify-spacing")), "the peer heard " + heard);
+            st.execute("UNLISTEN *");
+            st.execute("RESET application_name");
         }
-        double elapsedMs = (System.nanoTime() - started) / 1e6;
-        for (int i = 0; i < 100 && Api.metric("queen_pop_notify_rounds_total") <= before; i++) {
+    }
+
+    /** With no other broker listening on the database, commits are not announced at all. */
+    @Test
+    void noNotifyRoundsWhenNoOtherBrokerListens() throws InterruptedException {
+        // wait out a listener count made while another test's peer connection was open (trusted 250 ms)
+        double skipped = Api.metric("queen_pop_notify_skipped_total");
+        for (int i = 0; i < 100 && Api.metric("queen_pop_notify_skipped_total") <= skipped; i++) {
+            pushN("notify-alone", "P", "wait" + i, 0, 1);
             Thread.sleep(20);
         }
-        double rounds = Api.metric("queen_pop_notify_rounds_total") - before;
-        assertTrue(rounds >= 1, "the commits were announced");
-        assertTrue(rounds <= elapsedMs / 10 + 2, rounds + " rounds in " + elapsedMs + " ms");
+        assertTrue(Api.metric("queen_pop_notify_skipped_total") > skipped, "rounds are skipped");
+        double rounds = Api.metric("queen_pop_notify_rounds_total");
+        skipped = Api.metric("queen_pop_notify_skipped_total");
+        for (int i = 0; i < 20; i++) {
+            pushN("notify-alone", "P" + (i % 3), "na" + i, 0, 1);
+            Thread.sleep(15);
+        }
+        for (int i = 0; i < 100 && Api.metric("queen_pop_notify_skipped_total") <= skipped; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(rounds, Api.metric("queen_pop_notify_rounds_total"), "no NOTIFY with nobody listening");
+        assertTrue(Api.metric("queen_pop_notify_skipped_total") > skipped);
     }
 
     @Test
