@@ -41,8 +41,10 @@ import org.jboss.logging.Logger;
  * repeats across segments are caught by the SQL probe against the hash sidecar.
  *
  * <p>Thread-safety: a (tenant, queue, partition) always maps to the same shard, and all of a shard's state is
- * touched only by its single thread, so per-partition state needs no locks. Compression and the SQL call run on
- * virtual threads; their results are posted back to the shard thread. Callers wait on futures.
+ * touched only by tasks of its {@link ShardLoop}, one at a time, so per-partition state needs no locks. Those
+ * tasks run on the submitting threads (a request's arrival on the request's virtual thread, a flush's result on
+ * the flush's). Compression and the SQL call run outside the loop: a flush an arrival starts on the pushing
+ * request's own virtual thread ({@link #run}), any other on a virtual thread of its own. Callers wait on futures.
  */
 @ApplicationScoped
 public class PushFusion {
@@ -72,7 +74,7 @@ public class PushFusion {
     private final int bundleMax;
     private final int maxInflight;
     private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
-    /** Posts each shard's idle-lane sweep onto the shard's own thread. */
+    /** Runs each shard's idle-lane sweep (through the shard's loop) every 10 s. */
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "push-fusion-sweep");
         t.setDaemon(true);
@@ -107,7 +109,7 @@ public class PushFusion {
         int n = Math.max(1, config.push().fusionShards());
         this.shards = new Shard[n];
         for (int i = 0; i < n; i++) {
-            shards[i] = new Shard(i);
+            shards[i] = new Shard();
         }
         sweeper.scheduleWithFixedDelay(() -> {
             for (Shard sh : shards) {
@@ -138,7 +140,15 @@ public class PushFusion {
     public void forgetQueue(UUID tenant, String queue) {
         List<Future<?>> done = new ArrayList<>(shards.length);
         for (Shard sh : shards) {
-            done.add(sh.loop.submit(() -> sh.sweep(tenant, queue)));
+            CompletableFuture<Void> swept = new CompletableFuture<>();
+            sh.loop.execute(() -> {
+                try {
+                    sh.sweep(tenant, queue);
+                } finally {
+                    swept.complete(null);
+                }
+            });
+            done.add(swept);
         }
         try {
             for (Future<?> f : done) {
@@ -154,19 +164,18 @@ public class PushFusion {
     @PreDestroy
     void stop() {
         sweeper.shutdownNow();
-        for (Shard s : shards) {
-            s.loop.shutdown();
-        }
         io.shutdown();
     }
 
     /**
      * Queues items of ONE partition, in order, for its next segment; they arrive at the shard together so a
      * request is never split across segments by the fire-on-idle dispatch. {@code hashes.get(i)} is item i's
-     * 16-byte transaction hash.
+     * 16-byte transaction hash. A flush this arrival starts (it may carry other requests' items too) is added to
+     * {@code flushes}; the caller must hand that list to {@link #run} once it has submitted all its partitions,
+     * or the futures never complete.
      */
     public List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
-            List<byte[]> hashes) {
+            List<byte[]> hashes, List<Runnable> flushes) {
         LaneKey key = new LaneKey(tenant, queue, partition);
         List<Pending> ps = new ArrayList<>(items.size());
         List<CompletableFuture<Verdict>> out = new ArrayList<>(items.size());
@@ -176,8 +185,26 @@ public class PushFusion {
             out.add(p.future);
         }
         Shard shard = shards[Math.floorMod(key.hashCode(), shards.length)];
-        shard.loop.execute(() -> shard.arrive(key, ps));
+        Runnable flush = shard.loop.executeAndTake(() -> shard.arrive(key, ps));
+        if (flush != null) {
+            flushes.add(flush);
+        }
         return out;
+    }
+
+    /**
+     * Runs the flushes {@link #submit} collected: the first on the calling thread when it is a virtual thread
+     * (a push request's, which would otherwise park until another thread ran it and then be woken), the others
+     * on virtual threads of their own so that they proceed in parallel.
+     */
+    public void run(List<Runnable> flushes) {
+        boolean inline = Thread.currentThread().isVirtual();
+        for (int i = inline ? 1 : 0; i < flushes.size(); i++) {
+            io.execute(flushes.get(i));
+        }
+        if (inline && !flushes.isEmpty()) {
+            flushes.get(0).run();
+        }
     }
 
     private record LaneKey(UUID tenant, String queue, String partition) {
@@ -237,18 +264,10 @@ public class PushFusion {
     }
 
     private final class Shard {
-        final ExecutorService loop;
+        final ShardLoop loop = new ShardLoop(io);
         final Map<LaneKey, Lane> lanes = new HashMap<>();
         final ArrayDeque<Lane> ready = new ArrayDeque<>();
         int inflightBundles;
-
-        Shard(int index) {
-            this.loop = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "push-fusion-" + index);
-                t.setDaemon(true);
-                return t;
-            });
-        }
 
         void arrive(LaneKey key, List<Pending> ps) {
             Lane lane = lanes.computeIfAbsent(key, Lane::new);
@@ -258,7 +277,7 @@ public class PushFusion {
             dispatch();
         }
 
-        /** Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index (on the shard thread). */
+        /** Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index (a task of the shard's loop). */
         void sweep() {
             sweep(null, null);
         }
@@ -301,7 +320,7 @@ public class PushFusion {
                     lane.leaders = new HashMap<>();
                 }
                 inflightBundles++;
-                io.execute(() -> flush(this, bundle, frames));
+                loop.defer(() -> flush(this, bundle, frames));
             }
         }
 
