@@ -68,19 +68,24 @@ public class PushResource {
             }
         }
         List<Runnable> flushes = new ArrayList<>(2);
-        for (List<PushItem> group : byPartition.values()) {
-            List<byte[]> hashes = new ArrayList<>(group.size());
-            for (PushItem it : group) {
-                hashes.add(TransactionHash.of(it.transactionIdUtf8()));
+        try {
+            for (List<PushItem> group : byPartition.values()) {
+                List<byte[]> hashes = new ArrayList<>(group.size());
+                for (PushItem it : group) {
+                    hashes.add(TransactionHash.of(it.transactionIdUtf8()));
+                }
+                List<CompletableFuture<PushFusion.Verdict>> fs =
+                        fusion.submit(tenant, group.get(0).queue(), group.get(0).partition(), group, hashes, flushes);
+                for (int k = 0; k < group.size(); k++) {
+                    futures[group.get(k).index()] = fs.get(k);
+                }
             }
-            List<CompletableFuture<PushFusion.Verdict>> fs =
-                    fusion.submit(tenant, group.get(0).queue(), group.get(0).partition(), group, hashes, flushes);
-            for (int k = 0; k < group.size(); k++) {
-                futures[group.get(k).index()] = fs.get(k);
-            }
+        } finally {
+            // Every partition is submitted first, so that the request's partitions commit in parallel (or
+            // bundled). Always run: a collected flush may carry other requests' items, and its lanes stay in
+            // flight until it has run.
+            fusion.run(flushes);
         }
-        // every partition submitted first, so that the request's partitions commit in parallel (or bundled)
-        fusion.run(flushes);
         JsonBytes out = new JsonBytes(64 + n * 400);
         out.raw('[');
         String firstError = null;
