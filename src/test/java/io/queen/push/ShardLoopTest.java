@@ -15,6 +15,33 @@ import org.junit.jupiter.api.Test;
 /** The caller-runs serial loop that replaced the shards' threads: exclusion, order, visibility, deferred work. */
 class ShardLoopTest {
 
+    /** One step of a submitting thread: its index and the step's number. */
+    interface Step {
+        void run(int thread, int n);
+    }
+
+    /** Runs {@code perThread} steps on each of {@code threads} threads released together; returns when all ended. */
+    static void concurrently(int threads, int perThread, Step step) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            done.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                    step.run(me, i);
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get();
+        }
+        pool.shutdown();
+    }
+
     @Test
     void tasksFromManyThreadsRunOneAtATimeInEachSubmittersOrder() throws Exception {
         ShardLoop loop = new ShardLoop(Runnable::run);
@@ -27,32 +54,14 @@ class ShardLoopTest {
         for (int t = 0; t < threads; t++) {
             seen.add(new ArrayList<>());     // each list touched only by loop tasks
         }
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        List<Future<?>> done = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int me = t;
-            done.add(pool.submit(() -> {
-                start.await();
-                for (int i = 0; i < perThread; i++) {
-                    int n = i;
-                    loop.execute(() -> {
-                        if (active.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        plainCounter[0]++;
-                        seen.get(me).add(n);
-                        active.decrementAndGet();
-                    });
-                }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> f : done) {
-            f.get();
-        }
-        pool.shutdown();
+        concurrently(threads, perThread, (me, n) -> loop.execute(() -> {
+            if (active.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+            plainCounter[0]++;
+            seen.get(me).add(n);
+            active.decrementAndGet();
+        }));
         // every execute() has returned, so every task has run (a submitter leaves only when the queue was empty
         // or another thread was draining it; the last drain runs until empty)
         loop.execute(() -> { });
@@ -107,26 +116,11 @@ class ShardLoopTest {
         int threads = 8;
         int perThread = 10_000;
         AtomicInteger taken = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        List<Future<?>> done = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            done.add(pool.submit(() -> {
-                start.await();
-                for (int i = 0; i < perThread; i++) {
-                    Runnable r = loop.executeAndTake(() -> loop.defer(() -> { }));
-                    if (r != null) {
-                        taken.incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> f : done) {
-            f.get();
-        }
-        pool.shutdown();
+        concurrently(threads, perThread, (me, n) -> {
+            if (loop.executeAndTake(() -> loop.defer(() -> { })) != null) {
+                taken.incrementAndGet();
+            }
+        });
         assertEquals(threads * perThread, taken.get() + offloaded.get(), "every deferred piece is taken or offloaded");
     }
 
