@@ -35,10 +35,6 @@ public final class ProcCpu {
      */
     public record Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime,
             long reapedTicks) {
-        public Stat(long pid, String comm, char state, long ppid, long utime, long stime, long startTime) {
-            this(pid, comm, state, ppid, utime, stime, startTime, 0);
-        }
-
         public long cpuTicks() {
             return utime + stime;
         }

@@ -63,11 +63,11 @@ class ProcCpuTest {
     @Test
     void postgresPidsAreRootsAndChildren() {
         var all = List.of(
-                new ProcCpu.Stat(100, "postgres", 'S', 1, 0, 0, 1),
-                new ProcCpu.Stat(101, "postgres", 'S', 100, 0, 0, 2),
-                new ProcCpu.Stat(200, "postgres", 'S', 1, 0, 0, 3),
-                new ProcCpu.Stat(201, "postgres", 'S', 200, 0, 0, 4),
-                new ProcCpu.Stat(300, "java", 'S', 1, 0, 0, 5));
+                new ProcCpu.Stat(100, "postgres", 'S', 1, 0, 0, 1, 0),
+                new ProcCpu.Stat(101, "postgres", 'S', 100, 0, 0, 2, 0),
+                new ProcCpu.Stat(200, "postgres", 'S', 1, 0, 0, 3, 0),
+                new ProcCpu.Stat(201, "postgres", 'S', 200, 0, 0, 4, 0),
+                new ProcCpu.Stat(300, "java", 'S', 1, 0, 0, 5, 0));
         assertEquals(Set.of(100L, 101L), ProcCpu.postgresPids(List.of(100L), all));
         assertEquals(Set.of(100L, 101L, 200L, 201L), ProcCpu.postgresPids(List.of(), all));
     }
