@@ -10,15 +10,17 @@ import java.util.ArrayDeque;
  * instead of the whole window. It is an optimisation only: any doubt (cold index, a local hit, a window that
  * grew since) sends {@code -1} and SQL probes the whole window, which is always correct.
  *
- * <p>Invariant: {@code valid} implies the set holds the hash of every frame at offsets in
- * (first offset inside the window, verified]. Not thread-safe: touched only by the one flush of its partition
+ * <p>Invariant: {@code valid} implies the set holds the fingerprint (first 64 bits) of the hash of every frame
+ * at offsets in (first offset inside the window, verified]. Fingerprints can only err towards "known" (two hashes
+ * sharing one), which withholds a vouching and never grants a wrong one ({@link FingerprintSet}). Not thread-safe: touched only by the one flush of its partition
  * that is in flight (the fusion layer guarantees one at a time, with happens-before between flushes).
  */
 final class DedupIndex {
-    private record Span(long base, long end, long createdAtMillis, byte[] hashes) {
+    /** A committed span and the fingerprints of its frames (8 bytes each: what expiry needs to remove). */
+    private record Span(long base, long end, long createdAtMillis, long[] fingerprints) {
     }
 
-    private final HashSet128 set = new HashSet128(64);
+    private final FingerprintSet set = new FingerprintSet(64);
     private final ArrayDeque<Span> spans = new ArrayDeque<>();
     private long verified = -1;
     private java.util.UUID partitionId;
@@ -54,7 +56,7 @@ final class DedupIndex {
         }
         ByteBuffer b = ByteBuffer.wrap(incoming);
         for (int i = 0; i < incoming.length; i += 16) {
-            if (set.contains(b.getLong(i), b.getLong(i + 8))) {
+            if (set.contains(FingerprintSet.of(b.getLong(i)))) {
                 return -1;
             }
         }
@@ -82,10 +84,12 @@ final class DedupIndex {
             return false;
         }
         ByteBuffer b = ByteBuffer.wrap(hashes);
-        for (int i = 0; i < hashes.length; i += 16) {
-            set.add(b.getLong(i), b.getLong(i + 8));
+        long[] fps = new long[hashes.length / 16];
+        for (int k = 0; k < fps.length; k++) {
+            fps[k] = FingerprintSet.of(b.getLong(16 * k));
+            set.add(fps[k]);
         }
-        spans.add(new Span(base, end, createdAtMillis, hashes));
+        spans.add(new Span(base, end, createdAtMillis, fps));
         verified = end;
         expire(createdAtMillis - windowSeconds * 1000L);
         return true;
@@ -116,9 +120,8 @@ final class DedupIndex {
     }
 
     private void drop(Span s) {
-        ByteBuffer b = ByteBuffer.wrap(s.hashes());
-        for (int i = 0; i < s.hashes().length; i += 16) {
-            set.remove(b.getLong(i), b.getLong(i + 8));
+        for (long fp : s.fingerprints()) {
+            set.remove(fp);
         }
     }
 }

@@ -12,30 +12,46 @@ import org.junit.jupiter.api.Test;
 
 class DedupIndexTest {
     @Test
-    void hashSetMatchesAReferenceMultisetUnderRandomAddsAndRemoves() {
-        HashSet128 set = new HashSet128(4);
+    void fingerprintSetMatchesAReferenceMultisetUnderRandomAddsAndRemoves() {
+        FingerprintSet set = new FingerprintSet(4);
         Map<Long, Integer> ref = new HashMap<>();
         Random rnd = new Random(7);
         for (int i = 0; i < 200_000; i++) {
             long k = rnd.nextInt(5000);
-            long hi = k * 0x9E3779B97F4A7C15L;
-            long lo = k == 0 ? 0 : ~k;   // includes the all-zero hash
+            long fp = FingerprintSet.of(k * 0x9E3779B97F4A7C15L);   // k = 0 exercises the folded fingerprint 0
             if (rnd.nextInt(3) > 0) {
-                set.add(hi, lo);
+                set.add(fp);
                 ref.merge(k, 1, Integer::sum);
             } else {
                 boolean present = ref.getOrDefault(k, 0) > 0;
-                assertEquals(present, set.remove(hi, lo));
+                assertEquals(present, set.remove(fp));
                 if (present) {
                     ref.merge(k, -1, Integer::sum);
                 }
             }
         }
-        long distinct = ref.values().stream().filter(v -> v > 0).count();
-        assertEquals(distinct, set.size());
+        assertEquals(ref.values().stream().mapToInt(Integer::intValue).sum(), set.size(), "occurrences held");
         for (long k = 0; k < 5000; k++) {
-            assertEquals(ref.getOrDefault(k, 0) > 0, set.contains(k * 0x9E3779B97F4A7C15L, k == 0 ? 0 : ~k), "key " + k);
+            assertEquals(ref.getOrDefault(k, 0) > 0, set.contains(FingerprintSet.of(k * 0x9E3779B97F4A7C15L)), "key " + k);
         }
+    }
+
+    @Test
+    void aSharedFingerprintWithholdsTheVouchingNeverGrantsIt() {
+        byte[] known = new byte[16];
+        byte[] twin = new byte[16];   // same first 8 bytes, different hash: must count as possibly known
+        for (int i = 0; i < 16; i++) {
+            known[i] = (byte) (i + 1);
+            twin[i] = (byte) (i < 8 ? i + 1 : 100 + i);
+        }
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        assertTrue(idx.append(0, 0, 1_000, known, 60));
+        assertEquals(-1, idx.vouchFor(twin));
+        assertEquals(0, idx.vouchFor(new byte[16]), "an all-zero hash is not confused with an empty slot");
+        assertTrue(idx.append(1, 1, 1_001, new byte[16], 60));
+        assertEquals(-1, idx.vouchFor(new byte[16]));
+        assertEquals(1, idx.vouchFor(hashes("fresh")));
     }
 
     static byte[] hashes(String... txns) {
