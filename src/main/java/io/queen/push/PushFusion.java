@@ -97,6 +97,9 @@ public class PushFusion {
     private final Counter duplicates;
     private final Counter vouched;
     private final Counter fullProbes;
+    private final Counter budgetExhausted;
+    /** When the last "budget spent" warning was logged (nanoTime); one a minute at most. */
+    private final AtomicLong budgetWarnedAt = new AtomicLong(System.nanoTime() - TimeUnit.MINUTES.toNanos(2));
     private final DistributionSummary segmentSize;
 
     PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
@@ -128,6 +131,9 @@ public class PushFusion {
                 .description("segments whose dedup probe the broker narrowed with its index").register(registry);
         this.fullProbes = Counter.builder("queen.push.dedup.full.probes")
                 .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
+        this.budgetExhausted = Counter.builder("queen.push.dedup.budget.exhausted")
+                .description("times a partition's dedup index was dropped or left cold because the budget was spent")
+                .register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
     }
@@ -474,7 +480,7 @@ public class PushFusion {
                         // the budget is spent: rebuilding would read the whole window from the sidecar only to
                         // be dropped again at the end of this method, on every push; stay cold (SQL probes the
                         // whole window, the documented fallback) until the budget has room
-                        cachedHashes.addAndGet(-before);
+                        budgetSpent(r, cachedHashes.addAndGet(-before) + before);
                         return;
                     }
                 }
@@ -501,6 +507,23 @@ public class PushFusion {
             int size = idx.size();
             idx.reset();
             cachedHashes.addAndGet(-size);
+            budgetSpent(r, total);
+        }
+    }
+
+    /**
+     * Counts a partition pushed without an index for lack of budget and tells the operator, at most once a
+     * minute: its pushes now cost PostgreSQL a scan of the whole dedup window each (tens of ms at high rates).
+     */
+    private void budgetSpent(PushStore.SegmentResult r, long held) {
+        budgetExhausted.increment();
+        long now = System.nanoTime();
+        long last = budgetWarnedAt.get();
+        if (now - last >= TimeUnit.MINUTES.toNanos(1) && budgetWarnedAt.compareAndSet(last, now)) {
+            LOG.warnf("dedup index budget spent (QUEEN_DEDUP_CACHE_ENTRIES=%d, %d hashes held): pushes to partition"
+                    + " %s and others like it probe their whole %d s dedup window in SQL; raise the budget or"
+                    + " shorten the queue's dedupWindowSeconds (counter queen_push_dedup_budget_exhausted_total)",
+                    dedupBudget, held, r.partitionId(), r.dedupWindow());
         }
     }
 

@@ -4,6 +4,9 @@ import static io.queen.testing.Api.configure;
 import static io.queen.testing.Api.metric;
 import static io.queen.testing.Api.pushN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
@@ -32,6 +35,7 @@ class DedupBudgetTest {
 
     static final String VOUCHED = "queen_push_dedup_vouched_total";
     static final String FULL = "queen_push_dedup_full_probes_total";
+    static final String EXHAUSTED = "queen_push_dedup_budget_exhausted_total";
 
     @Test
     void aDeletedQueueReleasesItsShareOfTheBudget() {
@@ -50,5 +54,21 @@ class DedupBudgetTest {
         // 400 hashes of room: only there if budget-a's 400 were given back
         assertEquals(1, metric(FULL) - full, "full probes");
         assertEquals(3, metric(VOUCHED) - vouched, "vouched pushes");
+    }
+
+    @Test
+    void aPartitionBeyondTheBudgetFallsBackToTheFullProbeAndStillCatchesDuplicates() {
+        configure("budget-c", "{\"dedupWindowSeconds\":600}");
+        double exhausted = metric(EXHAUSTED);
+        for (int k = 0; k < 600; k += 100) {
+            pushN("budget-c", "p", "c", k, 100);   // 600 hashes > 500: the index is dropped on the way
+        }
+        assertTrue(metric(EXHAUSTED) - exhausted >= 1, "the overflow is counted");
+        double full = metric(FULL);
+        JsonNode again = pushN("budget-c", "p", "c", 0, 100);   // the first 100 again, no index to vouch
+        assertEquals(1, metric(FULL) - full, "probed in full in SQL");
+        for (JsonNode item : again) {
+            assertEquals("duplicate", item.path("status").asText(), item.toString());
+        }
     }
 }
