@@ -45,8 +45,11 @@ public interface QueenConfig {
         /** Bundles in flight per shard. */
         int maxInflightBundles();
 
-        /** Transaction hashes the broker-side dedup indexes may hold in total (about 40 bytes each). */
-        long dedupCacheEntries();
+        /**
+         * Transaction hashes the broker-side dedup indexes may hold in total (24-40 bytes of heap each). Unset:
+         * 12M, capped so the indexes fit in a quarter of the maximum heap ({@code PushFusion.dedupBudget}).
+         */
+        java.util.OptionalLong dedupCacheEntries();
 
         /** Items accepted in one push request (400 above). */
         int maxItems();

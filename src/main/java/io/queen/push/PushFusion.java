@@ -7,8 +7,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.nio.ByteBuffer;
 import java.sql.SQLException;
@@ -88,9 +90,22 @@ public class PushFusion {
      * other partition probed its whole window in SQL.
      */
     static final long LANE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** The default dedup budget: 68k msg/s x a 60 s window (the soak preset) is 4.1M, so ~3x headroom. */
+    static final long DEFAULT_DEDUP_ENTRIES = 12_000_000;
+    /** Heap per indexed hash at worst: a {@link FingerprintSet} slot at load 0.25 plus the span's copy. */
+    static final int DEDUP_BYTES_PER_ENTRY = 40;
+
+    /**
+     * The budget of hashes: as configured, else the default capped so that a full budget takes at most a
+     * quarter of the maximum heap (a 1 GB heap gets ~6.7M, not an OutOfMemoryError at 12M).
+     */
+    static long dedupBudget(java.util.OptionalLong configured, long maxHeapBytes) {
+        return configured.orElse(Math.min(DEFAULT_DEDUP_ENTRIES, maxHeapBytes / 4 / DEDUP_BYTES_PER_ENTRY));
+    }
     private final Instance<CommitListener> listeners;
     private final AtomicLong cachedHashes = new AtomicLong();
     private final long dedupBudget;
+    private final boolean budgetConfigured;
     private final Counter messages;
     private final Counter segments;
     private final Counter commits;
@@ -108,7 +123,8 @@ public class PushFusion {
         this.bundleMax = Math.max(1, config.push().bundleMax());
         this.maxInflight = Math.max(1, config.push().maxInflightBundles());
         this.listeners = listeners;
-        this.dedupBudget = config.push().dedupCacheEntries();
+        this.dedupBudget = dedupBudget(config.push().dedupCacheEntries(), Runtime.getRuntime().maxMemory());
+        this.budgetConfigured = config.push().dedupCacheEntries().isPresent();
         int n = Math.max(1, config.push().fusionShards());
         this.shards = new Shard[n];
         for (int i = 0; i < n; i++) {
@@ -509,6 +525,13 @@ public class PushFusion {
             cachedHashes.addAndGet(-size);
             budgetSpent(r, total);
         }
+    }
+
+    /** Created at start (not on the first push) so the budget is in the log and the meters exist from the start. */
+    void start(@Observes StartupEvent event) {
+        LOG.infof("dedup index budget: %,d hashes (%s; %d B of heap each at most)", dedupBudget, budgetConfigured
+                ? "QUEEN_DEDUP_CACHE_ENTRIES" : String.format("default %,d, capped to a quarter of the %,d MB heap",
+                        DEFAULT_DEDUP_ENTRIES, Runtime.getRuntime().maxMemory() >> 20), DEDUP_BYTES_PER_ENTRY);
     }
 
     /**

@@ -96,4 +96,13 @@ class DedupIndexTest {
         assertFalse(idx.append(1, 1, 1, hashes("y"), 20));
         assertEquals(-1, idx.vouchFor(hashes("z")));
     }
+
+    @Test
+    void theDefaultBudgetFitsInAQuarterOfTheHeapAndAConfiguredOneIsKept() {
+        assertEquals(12_000_000, PushFusion.dedupBudget(java.util.OptionalLong.empty(), 6L << 30));
+        assertEquals((256L << 20) / 4 / 40, PushFusion.dedupBudget(java.util.OptionalLong.empty(), 256L << 20));
+        assertEquals(500, PushFusion.dedupBudget(java.util.OptionalLong.of(500), 256L << 20));
+        assertEquals(50_000_000, PushFusion.dedupBudget(java.util.OptionalLong.of(50_000_000), 256L << 20),
+                "an explicit budget is the operator's call");
+    }
 }
