@@ -1,10 +1,12 @@
 package io.queen.config;
 
 import io.smallrye.config.ConfigMapping;
+import java.util.OptionalLong;
 
 /**
- * Typed broker configuration. Defaults live in {@code application.properties} (one place), where each key is
- * also bound to the reference broker's environment variable name so its deployment docs apply unchanged.
+ * Typed broker configuration. Defaults live in {@code application.properties} (one place; a computed default
+ * says there where it is computed), where each key is also bound to the reference broker's environment variable
+ * name so its deployment docs apply unchanged.
  */
 @ConfigMapping(prefix = "queen")
 public interface QueenConfig {
@@ -49,7 +51,7 @@ public interface QueenConfig {
          * Transaction hashes the broker-side dedup indexes may hold in total (24-40 bytes of heap each). Unset:
          * 12M, capped so the indexes fit in a quarter of the maximum heap ({@code PushFusion.dedupBudget}).
          */
-        java.util.OptionalLong dedupCacheEntries();
+        OptionalLong dedupCacheEntries();
 
         /** Items accepted in one push request (400 above). */
         int maxItems();

@@ -12,8 +12,9 @@ import java.util.ArrayDeque;
  *
  * <p>Invariant: {@code valid} implies the set holds the fingerprint (first 64 bits) of the hash of every frame
  * at offsets in (first offset inside the window, verified]. Fingerprints can only err towards "known" (two hashes
- * sharing one), which withholds a vouching and never grants a wrong one ({@link FingerprintSet}). Not thread-safe: touched only by the one flush of its partition
- * that is in flight (the fusion layer guarantees one at a time, with happens-before between flushes).
+ * sharing one), which withholds a vouching and never grants a wrong one ({@link FingerprintSet}). Not
+ * thread-safe: touched only by the one flush of its partition that is in flight (the fusion layer guarantees one
+ * at a time, with happens-before between flushes).
  */
 final class DedupIndex {
     /** A committed span and the fingerprints of its frames (8 bytes each: what expiry needs to remove). */

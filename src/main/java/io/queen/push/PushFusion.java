@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -99,7 +100,7 @@ public class PushFusion {
      * The budget of hashes: as configured, else the default capped so that a full budget takes at most a
      * quarter of the maximum heap (a 1 GB heap gets ~6.7M, not an OutOfMemoryError at 12M).
      */
-    static long dedupBudget(java.util.OptionalLong configured, long maxHeapBytes) {
+    static long dedupBudget(OptionalLong configured, long maxHeapBytes) {
         return configured.orElse(Math.min(DEFAULT_DEDUP_ENTRIES, maxHeapBytes / 4 / DEDUP_BYTES_PER_ENTRY));
     }
     private final Instance<CommitListener> listeners;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.queen.segment.TransactionHash;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -99,10 +100,10 @@ class DedupIndexTest {
 
     @Test
     void theDefaultBudgetFitsInAQuarterOfTheHeapAndAConfiguredOneIsKept() {
-        assertEquals(12_000_000, PushFusion.dedupBudget(java.util.OptionalLong.empty(), 6L << 30));
-        assertEquals((256L << 20) / 4 / 40, PushFusion.dedupBudget(java.util.OptionalLong.empty(), 256L << 20));
-        assertEquals(500, PushFusion.dedupBudget(java.util.OptionalLong.of(500), 256L << 20));
-        assertEquals(50_000_000, PushFusion.dedupBudget(java.util.OptionalLong.of(50_000_000), 256L << 20),
+        assertEquals(12_000_000, PushFusion.dedupBudget(OptionalLong.empty(), 6L << 30));
+        assertEquals((256L << 20) / 4 / 40, PushFusion.dedupBudget(OptionalLong.empty(), 256L << 20));
+        assertEquals(500, PushFusion.dedupBudget(OptionalLong.of(500), 256L << 20));
+        assertEquals(50_000_000, PushFusion.dedupBudget(OptionalLong.of(50_000_000), 256L << 20),
                 "an explicit budget is the operator's call");
     }
 }
