@@ -67,14 +67,24 @@ END $fn$;
 -- the first base_offset whose created_at >= p_cutoff; if every segment of the window is older, one past the
 -- window's last end_offset (the next step continues from there); with no segments, p_from. created_at is
 -- monotone per partition (invariant 2), so "older than the cutoff" is a prefix and a forward PK walk finds it.
+-- The walk stops at the first young segment (COALESCE evaluates the second walk only when the first found none):
+-- a step reads what it deletes plus one row, not the whole window. Reading the window whole cost a step ~1.3 ms
+-- in the soak shape, where a partition holds ~200 live segments and a 5 s cycle deletes ~20 of them.
 CREATE OR REPLACE FUNCTION queen.log_retention_boundary_v1(p_pid UUID, p_from BIGINT, p_cutoff TIMESTAMPTZ,
                                                            p_window INT)
 RETURNS BIGINT
 LANGUAGE sql STABLE AS $$
-    SELECT COALESCE(min(w.base_offset) FILTER (WHERE w.created_at >= p_cutoff), max(w.end_offset) + 1, p_from)
-      FROM (SELECT s.base_offset, s.end_offset, s.created_at FROM queen.log_segments s
-             WHERE s.partition_id = p_pid AND s.base_offset >= p_from
-             ORDER BY s.base_offset LIMIT p_window) w
+    SELECT COALESCE(
+        (SELECT w.base_offset
+           FROM (SELECT s.base_offset, s.created_at FROM queen.log_segments s
+                  WHERE s.partition_id = p_pid AND s.base_offset >= p_from
+                  ORDER BY s.base_offset LIMIT p_window) w
+          WHERE w.created_at >= p_cutoff ORDER BY w.base_offset LIMIT 1),
+        (SELECT max(w.end_offset) + 1
+           FROM (SELECT s.end_offset FROM queen.log_segments s
+                  WHERE s.partition_id = p_pid AND s.base_offset >= p_from
+                  ORDER BY s.base_offset LIMIT p_window) w),
+        p_from)
 $$;
 
 -- One retention step on one partition, under its row lock (the only lock taken):
@@ -175,11 +185,19 @@ BEGIN
         RETURN;
     END IF;
     new_txns_start := v_start;
-    SELECT COALESCE(min(w.base_offset) FILTER (WHERE w.created_at >= p_cutoff), max(w.end_offset) + 1, v_start)
-      INTO v_bound
-      FROM (SELECT t.base_offset, t.end_offset, t.created_at FROM queen.log_txns t
-             WHERE t.partition_id = p_pid AND t.base_offset >= v_start
-             ORDER BY t.base_offset LIMIT p_max_rows) w;
+    -- the boundary as in log_retention_boundary_v1: the walk stops at the first row inside the window
+    SELECT COALESCE(
+        (SELECT w.base_offset
+           FROM (SELECT t.base_offset, t.created_at FROM queen.log_txns t
+                  WHERE t.partition_id = p_pid AND t.base_offset >= v_start
+                  ORDER BY t.base_offset LIMIT p_max_rows) w
+          WHERE w.created_at >= p_cutoff ORDER BY w.base_offset LIMIT 1),
+        (SELECT max(w.end_offset) + 1
+           FROM (SELECT t.end_offset FROM queen.log_txns t
+                  WHERE t.partition_id = p_pid AND t.base_offset >= v_start
+                  ORDER BY t.base_offset LIMIT p_max_rows) w),
+        v_start)
+      INTO v_bound;
     IF v_bound <= v_start THEN
         RETURN;
     END IF;

@@ -340,6 +340,26 @@ class RetentionTest {
     }
 
     @Test
+    void aSidecarPurgeStepStopsAtTheFirstRowInsideTheWindow() throws Exception {
+        configure("r-txn2", "{\"dedupWindowSeconds\":60}");
+        segment("r-txn2", "Default", 2, "p");
+        Thread.sleep(20);
+        segment("r-txn2", "Default", 1, "q");
+        Thread.sleep(20);
+        long[] third = segment("r-txn2", "Default", 3, "r");
+        String pid = pid("r-txn2", "Default");
+        Instant cut = ts(segments(pid).get(2).get(2));   // the third row's created_at: only the first two are older
+        assertEquals(List.of(List.of(2, third[0], true)), Sql.rows(ds, "SELECT deleted, new_txns_start, done FROM"
+                + " queen.log_txns_purge_step_v1('" + pid + "', '" + cut + "'::timestamptz, 1000)"));
+        assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_txns WHERE partition_id = '" + pid + "'"));
+        assertEquals(List.of(List.of(0, third[0], true)), Sql.rows(ds, "SELECT deleted, new_txns_start, done FROM"
+                + " queen.log_txns_purge_step_v1('" + pid + "', '" + cut + "'::timestamptz, 1000)"), "idempotent");
+        // a step of at most one row with everything older: one row, and "not done"
+        assertEquals(List.of(List.of(1, third[0] + 3, false)), Sql.rows(ds, "SELECT deleted, new_txns_start, done"
+                + " FROM queen.log_txns_purge_step_v1('" + pid + "', now() + interval '1 day', 1)"));
+    }
+
+    @Test
     void partitionCleanupRefusesADeadLetterAndDeletesAnEligiblePartitionWithItsSidecar() throws Exception {
         configure("r-clean", "{\"retentionEnabled\":true,\"retentionSeconds\":1}");
         for (String p : List.of("dead", "dlq", "busy", "fresh")) {
