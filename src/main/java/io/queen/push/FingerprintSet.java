@@ -23,7 +23,7 @@ final class FingerprintSet {
         alloc(Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1);
     }
 
-    /** The fingerprint of a 128-bit hash given as its two big-endian halves (only the first is used). */
+    /** The fingerprint of a 128-bit hash whose first 8 bytes (big-endian) are {@code hi}. */
     static long of(long hi) {
         return hi == EMPTY ? 1 : hi;
     }
@@ -58,6 +58,11 @@ final class FingerprintSet {
         if ((size + 1) * 2 > slots.length) {
             grow();
         }
+        place(fp);
+    }
+
+    /** Puts one occurrence in the first free slot of its probe run (the caller made sure there is room). */
+    private void place(long fp) {
         int i = home(fp, mask);
         while (slots[i] != EMPTY) {
             i = (i + 1) & mask;
@@ -101,12 +106,7 @@ final class FingerprintSet {
         alloc(old.length * 2);
         for (long fp : old) {
             if (fp != EMPTY) {
-                int i = home(fp, mask);
-                while (slots[i] != EMPTY) {
-                    i = (i + 1) & mask;
-                }
-                slots[i] = fp;
-                size++;
+                place(fp);
             }
         }
     }
