@@ -37,6 +37,13 @@ CREATE OR REPLACE FUNCTION queen.provision_partitions_v1(p_tenants UUID[], p_que
 RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN
+    -- KEY SHARE on the queue rows that exist, in id order, before any insert: a queue being deleted
+    -- (delete_queue_v1 holds its row FOR UPDATE) is waited out here and then recreated below, instead of a
+    -- partition being inserted into it behind the delete's back (its sidecar rows would be orphaned) or the
+    -- partition insert failing its FK check after the delete commits
+    PERFORM 1 FROM queen.queues q
+     WHERE (q.tenant_id, q.name) IN (SELECT i.t, i.q FROM unnest(p_tenants, p_queues) AS i(t, q))
+     ORDER BY q.id FOR KEY SHARE;
     INSERT INTO queen.queues (tenant_id, name, namespace, task)
     SELECT DISTINCT i.t, i.q, split_part(i.q, '.', 1), split_part(i.q, '.', 2)
       FROM unnest(p_tenants, p_queues) AS i(t, q)

@@ -29,6 +29,12 @@ BEGIN
     IF FOUND THEN
         RETURN v_ts;
     END IF;
+    -- the queue row first (KEY SHARE, what the insert's FK check takes anyway): a queue deleted since the caller
+    -- resolved it answers NULL (nothing to pop) instead of a foreign-key error
+    PERFORM 1 FROM queen.queues q WHERE q.id = p_queue_id FOR KEY SHARE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
     v_ts := CASE WHEN p_from IS NOT NULL THEN p_from
                  WHEN p_mode = 'new' THEN now()
                  ELSE 'epoch'::timestamptz END;
@@ -73,6 +79,7 @@ DECLARE
     s           RECORD;
     v_take      INT;
     v_start     INT;
+    v_sub       TIMESTAMPTZ;
 BEGIN
     SELECT lp.last_offset, lp.log_start INTO v_last, v_log_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
     IF NOT FOUND THEN
@@ -105,9 +112,17 @@ BEGIN
         IF p_group = '__QUEUE_MODE__' THEN
             v_seed := GREATEST(v_log_start - 1, -1);   -- queue mode always reads everything that is live
         ELSE
-            v_seed := GREATEST(queen.log_seed_offset_v1(p_pid,
-                          queen.log_subscription_v1(p_tenant, p_queue_id, p_group, p_sub_mode, p_sub_from)),
-                          v_log_start - 1);
+            v_sub := queen.log_subscription_v1(p_tenant, p_queue_id, p_group, p_sub_mode, p_sub_from);
+            IF v_sub IS NULL THEN
+                RETURN;  -- the queue was deleted meanwhile
+            END IF;
+            v_seed := GREATEST(queen.log_seed_offset_v1(p_pid, v_sub), v_log_start - 1);
+        END IF;
+        -- the partition row (KEY SHARE, as the insert's FK check would) after the queue row: one deleted meanwhile
+        -- answers nothing instead of a foreign-key error
+        PERFORM 1 FROM queen.log_partitions lp WHERE lp.id = p_pid FOR KEY SHARE;
+        IF NOT FOUND THEN
+            RETURN;
         END IF;
         INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
         VALUES (p_pid, p_group, v_seed) ON CONFLICT DO NOTHING;
@@ -256,7 +271,12 @@ BEGIN
          WHERE lp.queue_id = q.id AND lp.last_write_at >= p_floor
            AND (c.partition_id IS NULL OR (lp.last_offset > c.committed
                 AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)))
-         ORDER BY random() LIMIT v_cap
+         -- first contacts first, in ascending partition id: each inserts a cursor row whose FK check
+         -- key-share-locks its partition row until commit, so those locks must be taken in the global order and
+         -- before any existing cursor row is claimed (queue delete locks partitions, then cursors); the rest in
+         -- random order for fairness (claims of existing cursors never wait: SKIP LOCKED)
+         ORDER BY c.partition_id IS NOT NULL, CASE WHEN c.partition_id IS NULL THEN lp.id END, random()
+         LIMIT v_cap
     LOOP
         v_got := 0;
         FOR r IN SELECT * FROM queen.log_pop_claim_v1(p_tenant, q.id, cand.id, p_group, v_remaining,

@@ -130,11 +130,11 @@ BEGIN
              WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
             v_released := TRUE;
         ELSIF v_dlq_on THEN
-            -- budget exhausted (or dlq asked): commit the prefix and keep the lease; the caller files exactly
-            -- the poison offset with log_dlq_head_v1 in this transaction, which moves the cursor past it
-            UPDATE queen.log_consumers cc
-               SET committed = v_new, total_consumed = cc.total_consumed + (v_new - c.committed)
-             WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+            -- budget exhausted (or dlq asked): the caller files exactly the poison offset with log_dlq_head_v1 in
+            -- this transaction, which moves the cursor past it (v_new >= v_sig - 1 here, so that move also commits
+            -- the prefix). The cursor row is NOT updated here: a second UPDATE of a row this transaction already
+            -- updated re-runs the FK check, which key-share-locks the partition row after the cursor row, against
+            -- the global lock order (it deadlocked with queue delete)
             v_dlq := v_sig;
         ELSE
             -- dead-lettering disabled: drop the poison frame, the cursor still moves past it
@@ -254,6 +254,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_now TIMESTAMPTZ := clock_timestamp();
 BEGIN
+    -- a multi-partition lease spans several cursor rows: lock them in (partition_id, group) order first, the
+    -- global lock order (an UPDATE alone locks them in whatever order its plan visits them)
+    PERFORM 1 FROM queen.log_consumers cc
+     WHERE cc.worker_id = p_worker AND cc.batch_end IS NOT NULL AND cc.lease_expires_at > v_now
+       AND (p_pids IS NULL OR cc.partition_id = ANY (p_pids))
+     ORDER BY cc.partition_id, cc.consumer_group FOR UPDATE;
     RETURN QUERY
     WITH upd AS (
         UPDATE queen.log_consumers cc

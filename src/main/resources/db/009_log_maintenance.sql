@@ -42,9 +42,19 @@ BEGIN
                    -- rule 2 alone can delete nothing until every group has consumed the first live offset: such
                    -- a partition is skipped here (one PK probe) instead of costing a locked no-op step every
                    -- cycle, and it cannot crowd deletable partitions out of the LIMIT
+                   -- A group subscribed to the queue (consumer_groups_metadata) without a cursor here yet has
+                   -- consumed nothing of the partition created since its subscription start ('all' = epoch):
+                   -- while the first live segment is not older than such a start, rule 2 can delete nothing either.
+                   -- Cost per candidate: one probe per subscribed group (idx_cgm_queue + the cursor PK).
                    AND (lp.oldest_live_at < q.all_cut
-                        OR (SELECT min(c.committed) FROM queen.log_consumers c WHERE c.partition_id = lp.id)
-                           >= lp.log_start)
+                        OR ((SELECT min(c.committed) FROM queen.log_consumers c WHERE c.partition_id = lp.id)
+                            >= lp.log_start
+                            AND NOT EXISTS (
+                                SELECT 1 FROM queen.consumer_groups_metadata m
+                                 WHERE m.queue_id = q.id AND m.subscription_timestamp <= lp.oldest_live_at
+                                   AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
+                                                    WHERE c.partition_id = lp.id
+                                                      AND c.consumer_group = m.consumer_group))))
                  ORDER BY lp.oldest_live_at LIMIT %1$s) p
          WHERE q.all_cut IS NOT NULL OR q.done_cut IS NOT NULL
         UNION ALL
@@ -90,7 +100,9 @@ $$;
 -- One retention step on one partition, under its row lock (the only lock taken):
 --   rule 1 (p_all_cutoff): everything created before the cutoff;
 --   rule 2 (p_completed_cutoff): created before the cutoff AND consumed by every consumer group of the partition
---     (boundary capped at MIN(committed) + 1; no consumer rows -> rule 2 deletes nothing).
+--     (boundary capped at MIN(committed) + 1; no consumer rows -> rule 2 deletes nothing) AND by every group
+--     subscribed to the queue that has no cursor here yet: such a group will start at its subscription timestamp
+--     (log_seed_offset_v1), so only segments created before it are behind it; 'all' (epoch) keeps everything.
 -- Deletes only WHOLE segments of a contiguous prefix (end_offset < boundary), at most p_max_rows, in one ranged
 -- DELETE on the primary key, then advances log_start (never backwards) and oldest_live_at (the new first live
 -- segment's created_at, NULL when none) in the same transaction. A NULL cutoff disables its rule.
@@ -110,6 +122,7 @@ DECLARE
     v_bound  BIGINT;
     v_end    BIGINT;
     v_type   TEXT;
+    v_sub    TIMESTAMPTZ;
 BEGIN
     deleted := 0; messages := 0; done := TRUE;
     SELECT lp.queue_id, lp.log_start INTO v_queue, v_start
@@ -126,7 +139,13 @@ BEGIN
     IF p_completed_cutoff IS NOT NULL THEN
         SELECT min(c.committed) INTO v_min FROM queen.log_consumers c WHERE c.partition_id = p_pid;
         IF v_min IS NOT NULL THEN
-            v_b2 := LEAST(queen.log_retention_boundary_v1(p_pid, v_start, p_completed_cutoff, p_max_rows), v_min + 1);
+            SELECT min(m.subscription_timestamp) INTO v_sub FROM queen.consumer_groups_metadata m
+             WHERE m.queue_id = v_queue
+               AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
+                                WHERE c.partition_id = p_pid AND c.consumer_group = m.consumer_group);
+            -- LEAST ignores a NULL v_sub (no cursorless subscribed group)
+            v_b2 := LEAST(queen.log_retention_boundary_v1(p_pid, v_start, LEAST(p_completed_cutoff, v_sub),
+                                                          p_max_rows), v_min + 1);
         END IF;
     END IF;
     v_bound := GREATEST(v_start, v_b1, v_b2);
@@ -304,3 +323,44 @@ LANGUAGE sql STABLE AS $$
      GROUP BY 1, 2
      ORDER BY 1, 2
 $$;
+
+-- Sidecar and dead-letter rows whose partition no longer exists (neither table has a foreign key, by design):
+-- unreachable forever, since every purge walks live partitions. Queue delete and partition cleanup delete them
+-- first, under locks that exclude a concurrent writer; this sweep removes what an older broker (whose queue
+-- delete could race a push that created a partition) left behind. The distinct partition ids are found by a
+-- skip scan of each table's leading partition_id index (one probe per distinct partition, not a scan of the
+-- rows), at most p_max_partitions orphaned partitions per call.
+CREATE OR REPLACE FUNCTION queen.log_orphan_sweep_v1(p_max_partitions INT DEFAULT 1000,
+                                                     OUT txn_rows INT, OUT dlq_rows INT, OUT partitions INT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_ids UUID[];
+BEGIN
+    WITH RECURSIVE t AS (
+        (SELECT x.partition_id FROM queen.log_txns x ORDER BY x.partition_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT x.partition_id FROM queen.log_txns x WHERE x.partition_id > t.partition_id
+                 ORDER BY x.partition_id LIMIT 1)
+          FROM t WHERE t.partition_id IS NOT NULL),
+    d AS (
+        (SELECT x.partition_id FROM queen.log_dlq x ORDER BY x.partition_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT x.partition_id FROM queen.log_dlq x WHERE x.partition_id > d.partition_id
+                 ORDER BY x.partition_id LIMIT 1)
+          FROM d WHERE d.partition_id IS NOT NULL)
+    SELECT array_agg(o.pid) INTO v_ids
+      FROM (SELECT u.pid FROM (SELECT t.partition_id AS pid FROM t UNION SELECT d.partition_id FROM d) u
+             WHERE u.pid IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.id = u.pid)
+             ORDER BY u.pid LIMIT GREATEST(p_max_partitions, 1)) o;
+    partitions := COALESCE(cardinality(v_ids), 0);
+    txn_rows := 0; dlq_rows := 0;
+    IF partitions = 0 THEN
+        RETURN;
+    END IF;
+    -- a partition id is never reused (gen_random_uuid), so a row found orphaned stays orphaned
+    WITH x AS (DELETE FROM queen.log_txns t WHERE t.partition_id = ANY (v_ids) RETURNING 1)
+    SELECT count(*)::int INTO txn_rows FROM x;
+    WITH x AS (DELETE FROM queen.log_dlq d WHERE d.partition_id = ANY (v_ids) RETURNING 1)
+    SELECT count(*)::int INTO dlq_rows FROM x;
+END $$;

@@ -140,11 +140,18 @@ BEGIN
 END $$;
 
 -- DELETE /api/v1/resources/queues/:queue. log_txns and log_dlq have no FK, so their rows are deleted explicitly
--- (an orphaned sidecar row would be unreachable forever). Order: the queue's dead letters (DLQ rows before
--- partition rows, the replay's lock order), then its partition rows locked in ascending id (the global order;
--- this also waits out in-flight pushes, so no sidecar row can be written behind our back), the sidecar, dead
--- letters filed meanwhile, and finally the queue row, which cascades to partitions, segments, consumers and
--- subscription metadata. Returns whether the queue existed.
+-- (an orphaned sidecar or dead-letter row would be unreachable forever). Locks in the global order:
+--   1. the queue's dead letters (DLQ rows before anything else: a replay locks its DLQ row first);
+--   2. the queue row FOR UPDATE: no partition can be created in it from now on (the FK check of a partition
+--      insert, and provision_partitions_v1, take KEY SHARE on it and wait; they then find the queue gone);
+--   3. its partition rows in ascending id: waits out in-flight pushes, so no sidecar row is written behind us;
+--   4. its cursor rows in (partition_id, group) order: waits out in-flight acks, so a dead letter filed by one of
+--      them (log_dlq_head_v1 moves the cursor in the filing transaction) is committed before step 5 looks;
+--   5. the sidecar and the dead letters filed meanwhile, then the queue row, which cascades to partitions,
+--      segments, consumers and subscription metadata.
+-- Nothing that holds a cursor row waits for a partition or queue row (acks never touch them; a dead letter is
+-- filed with one UPDATE of the cursor row, so the FK is not re-checked; a wildcard pop inserts its first-contact
+-- cursors before it claims any existing one), so this order cannot close a cycle. Returns whether it existed.
 CREATE OR REPLACE FUNCTION queen.delete_queue_v1(p_tenant UUID, p_name TEXT)
 RETURNS BOOLEAN
 LANGUAGE plpgsql AS $$
@@ -157,7 +164,14 @@ BEGIN
     END IF;
     DELETE FROM queen.log_dlq d
      WHERE d.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    PERFORM 1 FROM queen.queues q WHERE q.id = v_qid FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN FALSE;  -- deleted by a concurrent delete
+    END IF;
     PERFORM 1 FROM queen.log_partitions lp WHERE lp.queue_id = v_qid ORDER BY lp.id FOR UPDATE;
+    PERFORM 1 FROM queen.log_consumers c
+     WHERE c.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid)
+     ORDER BY c.partition_id, c.consumer_group FOR UPDATE;
     DELETE FROM queen.log_txns t
      WHERE t.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
     DELETE FROM queen.log_dlq d

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
+import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.queen.pop.PopWaiters;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -201,19 +203,24 @@ public class TransactionResource {
     }
 
     private void ackAll(Connection c, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
-        // one apply per group keeps each group's acks together; groups in name order
-        Map<String, List<AckOp>> byGroup = new java.util.TreeMap<>();
+        // one apply per (partition, group) cursor row, in (partition_id, group) order: the global lock order that
+        // ack fusion (log_ack_multi_v1) and queue delete also follow, so the cursor rows of a transaction spanning
+        // several groups cannot be locked in an order that closes a cycle with them
+        Map<String, List<AckOp>> byCursor = new TreeMap<>();
         for (AckOp op : ops) {
-            byGroup.computeIfAbsent(op.group(), k -> new ArrayList<>()).add(op);
+            UUID pid = Ids.uuidOrNull(op.item().partitionId());
+            String key = (pid == null ? op.item().partitionId() : pid.toString()) + '\u0000' + op.group();
+            byCursor.computeIfAbsent(key, k -> new ArrayList<>()).add(op);
         }
-        for (Map.Entry<String, List<AckOp>> e : byGroup.entrySet()) {
+        for (Map.Entry<String, List<AckOp>> e : byCursor.entrySet()) {
+            String group = e.getValue().get(0).group();
             List<AckService.AckItem> items = new ArrayList<>();
             for (int i = 0; i < e.getValue().size(); i++) {
                 AckService.AckItem it = e.getValue().get(i).item();
                 items.add(new AckService.AckItem(i, it.transactionId(), it.partitionId(), it.status(), it.leaseId(),
                         it.error()));
             }
-            List<AckService.AckResult> rs = acks.apply(c, items, e.getKey(), true);
+            List<AckService.AckResult> rs = acks.apply(c, items, group, true);
             for (int i = 0; i < rs.size(); i++) {
                 AckService.AckResult r = rs.get(i);
                 ObjectNode node = (ObjectNode) results.get(e.getValue().get(i).resultIndex());

@@ -72,7 +72,9 @@ public class RetentionCycle {
     private final Counter partitions;
     private final Counter cycles;
     private final Timer cycleTime;
+    private final Counter orphans;
     private volatile Instant lastCleanup;
+    private volatile Instant lastOrphanSweep;
 
     RetentionCycle(RetentionStore store, QueenConfig config, MeterRegistry registry) {
         QueenConfig.Retention r = config.retention();
@@ -88,6 +90,8 @@ public class RetentionCycle {
                 .register(registry);
         this.partitions = Counter.builder("queen.retention.partitions.deleted")
                 .description("empty, long-inactive partitions deleted").register(registry);
+        this.orphans = Counter.builder("queen.retention.orphans.deleted")
+                .description("sidecar and dead-letter rows of partitions that no longer exist, deleted").register(registry);
         this.cycles = Counter.builder("queen.retention.cycles").description("retention cycles run by this broker")
                 .register(registry);
         this.cycleTime = Timer.builder("queen.retention.cycle.duration").register(registry);
@@ -121,6 +125,11 @@ public class RetentionCycle {
             List<RetentionStore.Work> work = store.workList(now, dueCap);
             List<Touched> touched = Collections.synchronizedList(new ArrayList<>());
             runSteps(work, touched);
+            // the orphan sweep runs on the cleanup cadence whether or not partition cleanup is enabled
+            if (lastOrphanSweep == null || !now.isBefore(lastOrphanSweep.plus(cleanupEvery))) {
+                lastOrphanSweep = now;
+                sweepOrphans();
+            }
             int deletedPartitions = 0;
             if (cleanup) {
                 lastCleanup = now;
@@ -206,6 +215,22 @@ public class RetentionCycle {
             }
         }
         return new Touched(w.kind(), w.partitionId(), rows, messages);
+    }
+
+    private void sweepOrphans() {
+        try {
+            RetentionStore.OrphanSweep r;
+            do {
+                r = store.orphanSweep(batch);
+                if (r.txnRows() + r.dlqRows() > 0) {
+                    orphans.increment(r.txnRows() + r.dlqRows());
+                    LOG.infof("retention: deleted %d sidecar and %d dead-letter rows of %d partitions that no longer"
+                            + " exist", r.txnRows(), r.dlqRows(), r.partitions());
+                }
+            } while (r.partitions() >= batch);
+        } catch (SQLException e) {
+            LOG.warnf("orphan sweep failed: %s", e.getMessage());
+        }
     }
 
     private int cleanup(Instant cutoff, List<Touched> touched) {

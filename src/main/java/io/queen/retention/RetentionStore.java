@@ -112,6 +112,22 @@ public class RetentionStore {
                 pid, cutoff, maxRows);
     }
 
+    /** What one orphan sweep removed (sidecar rows, dead letters, distinct partitions they belonged to). */
+    public record OrphanSweep(int txnRows, int dlqRows, int partitions) {
+    }
+
+    /** {@code queen.log_orphan_sweep_v1}: sidecar and dead-letter rows of partitions that no longer exist. */
+    public OrphanSweep orphanSweep(int maxPartitions) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT txn_rows, dlq_rows, partitions FROM queen.log_orphan_sweep_v1(?)")) {
+            ps.setInt(1, maxPartitions);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new OrphanSweep(rs.getInt(1), rs.getInt(2), rs.getInt(3));
+            }
+        }
+    }
+
     public StepResult txnsPurgeStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
         return step("SELECT deleted, deleted::bigint, new_txns_start, done FROM queen.log_txns_purge_step_v1(?, ?, ?)",
                 pid, cutoff, maxRows);

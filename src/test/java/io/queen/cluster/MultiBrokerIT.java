@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
+import io.queen.testing.StorageInvariants;
 import io.queen.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -46,6 +47,8 @@ class MultiBrokerIT {
 
     @AfterAll
     static void stop() throws Exception {
+        // after everything the two brokers did to one database: the storage invariants hold
+        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
         if (a != null) {
             a.close();
         }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
+import io.queen.testing.StorageInvariants;
 import io.queen.testing.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
@@ -104,6 +105,7 @@ class PostgresRestartIT {
             Http.Reply woken = parked.get();
             pool.shutdown();
             assertEquals(200, woken.status(), "woken through the re-established LISTEN");
+            StorageInvariants.assertHold(server.jdbcUrl("postgres"), server.user(), server.password());
         } finally {
             pg.close();
         }

@@ -73,6 +73,9 @@ public final class Main {
             out.print(Report.ratiosTable(ratios));
         }
         boolean passed = runs.stream().allMatch(Report.Run::passed);
+        if (cfg.verify() && order.contains("queen") && cfg.pgUrl() != null && !cfg.pgUrl().isEmpty()) {
+            passed &= storageHolds(cfg.pgUrl(), out, err);
+        }
         int code = passed ? EXIT_OK : EXIT_FAILED;
         String closing = Report.closingLine(runs);
         if (!writeJson(cfg, runs, ratios, code, closing, err)) {
@@ -80,6 +83,24 @@ public final class Main {
         }
         out.println(closing);
         return code;
+    }
+
+    /** The broker's storage invariants after the run (a verified run also checks what it left in PostgreSQL). */
+    private static boolean storageHolds(String pgUrl, PrintStream out, PrintStream err) {
+        try {
+            List<String> v = StorageCheck.violations(pgUrl);
+            if (v.isEmpty()) {
+                out.println("bench: storage invariants hold");
+                return true;
+            }
+            err.println("bench: " + v.size() + " storage invariant violations:");
+            v.stream().limit(20).forEach(l -> err.println("bench:   " + l));
+            return false;
+        } catch (Exception e) {
+            // no database access from here (or an older broker without the function): say so, do not fail the run
+            out.println("bench: storage invariants not checked: " + e.getMessage());
+            return true;
+        }
     }
 
     private static boolean writeJson(Config cfg, List<Report.Run> runs, Report.Ratios ratios, int code,

@@ -73,12 +73,14 @@ class ProcessKillIT extends BrokerTest {
 
     @Test
     void twoInstancesInOneGroupShareThePartitions() {
-        pushIds("group-q", 6, 30);
         Map<String, String> config = consumerConfig("group-q", "mp.messaging.incoming.in.consumer-group", "workers",
                 "mp.messaging.incoming.in.subscription-mode", "all", "mp.messaging.incoming.in.batch-size", "5",
                 "app.delay.ms", "10");
         try (AppProcess a = AppProcess.start("group-a", config, Consumer.class);
                 AppProcess b = AppProcess.start("group-b", config, Consumer.class)) {
+            // pushed once both are up: on a loaded machine the second app can take longer to start than the first
+            // needs to process everything, and the test is about sharing, not about start-up time
+            pushIds("group-q", 6, 30);
             await().atMost(Duration.ofSeconds(90)).until(() -> a.entries().size() + b.entries().size() >= 180);
             Broker.sleep(1_500); // anything processed twice would show up now
             List<Recorder.Entry> all = new ArrayList<>(a.entries());
