@@ -285,6 +285,8 @@ BEGIN
     FOREACH v_pid IN ARRAY v_ids LOOP
         IF queen.log_partition_dead_v1(v_pid, p_cutoff) THEN
             DELETE FROM queen.log_txns t WHERE t.partition_id = v_pid;
+            DELETE FROM queen.message_trace_names n WHERE n.partition_id = v_pid;
+            DELETE FROM queen.message_traces t WHERE t.partition_id = v_pid;
             INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type)
             SELECT v_pid, lp.queue_id, 0, '__partition_deleted__' FROM queen.log_partitions lp WHERE lp.id = v_pid;
             DELETE FROM queen.log_partitions lp WHERE lp.id = v_pid;
@@ -324,14 +326,15 @@ LANGUAGE sql STABLE AS $$
      ORDER BY 1, 2
 $$;
 
--- Sidecar and dead-letter rows whose partition no longer exists (neither table has a foreign key, by design):
--- unreachable forever, since every purge walks live partitions. Queue delete and partition cleanup delete them
--- first, under locks that exclude a concurrent writer; this sweep removes what an older broker (whose queue
--- delete could race a push that created a partition) left behind. The distinct partition ids are found by a
--- skip scan of each table's leading partition_id index (one probe per distinct partition, not a scan of the
--- rows), at most p_max_partitions orphaned partitions per call.
-CREATE OR REPLACE FUNCTION queen.log_orphan_sweep_v1(p_max_partitions INT DEFAULT 1000,
-                                                     OUT txn_rows INT, OUT dlq_rows INT, OUT partitions INT)
+-- Sidecar, dead-letter and trace rows whose partition no longer exists (none of these tables has a foreign key,
+-- by design): unreachable forever, since every purge walks live partitions. Queue delete and partition cleanup
+-- delete them first, under locks that exclude a concurrent writer; this sweep removes what an older broker (whose
+-- queue delete could race a push that created a partition) left behind. The distinct partition ids are found by a
+-- skip scan of each table's leading partition_id index (one probe per distinct partition, not a scan of the rows),
+-- at most p_max_partitions orphaned partitions per call.
+DROP FUNCTION IF EXISTS queen.log_orphan_sweep_v1(INT);
+CREATE FUNCTION queen.log_orphan_sweep_v1(p_max_partitions INT DEFAULT 1000,
+                                          OUT txn_rows INT, OUT dlq_rows INT, OUT trace_rows INT, OUT partitions INT)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_ids UUID[];
@@ -347,14 +350,21 @@ BEGIN
         UNION ALL
         SELECT (SELECT x.partition_id FROM queen.log_dlq x WHERE x.partition_id > d.partition_id
                  ORDER BY x.partition_id LIMIT 1)
-          FROM d WHERE d.partition_id IS NOT NULL)
+          FROM d WHERE d.partition_id IS NOT NULL),
+    m AS (
+        (SELECT x.partition_id FROM queen.message_traces x ORDER BY x.partition_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT x.partition_id FROM queen.message_traces x WHERE x.partition_id > m.partition_id
+                 ORDER BY x.partition_id LIMIT 1)
+          FROM m WHERE m.partition_id IS NOT NULL)
     SELECT array_agg(o.pid) INTO v_ids
-      FROM (SELECT u.pid FROM (SELECT t.partition_id AS pid FROM t UNION SELECT d.partition_id FROM d) u
+      FROM (SELECT u.pid FROM (SELECT t.partition_id AS pid FROM t UNION SELECT d.partition_id FROM d
+                               UNION SELECT m.partition_id FROM m) u
              WHERE u.pid IS NOT NULL
                AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.id = u.pid)
              ORDER BY u.pid LIMIT GREATEST(p_max_partitions, 1)) o;
     partitions := COALESCE(cardinality(v_ids), 0);
-    txn_rows := 0; dlq_rows := 0;
+    txn_rows := 0; dlq_rows := 0; trace_rows := 0;
     IF partitions = 0 THEN
         RETURN;
     END IF;
@@ -363,4 +373,7 @@ BEGIN
     SELECT count(*)::int INTO txn_rows FROM x;
     WITH x AS (DELETE FROM queen.log_dlq d WHERE d.partition_id = ANY (v_ids) RETURNING 1)
     SELECT count(*)::int INTO dlq_rows FROM x;
+    DELETE FROM queen.message_trace_names n WHERE n.partition_id = ANY (v_ids);
+    WITH x AS (DELETE FROM queen.message_traces t WHERE t.partition_id = ANY (v_ids) RETURNING 1)
+    SELECT count(*)::int INTO trace_rows FROM x;
 END $$;

@@ -147,7 +147,7 @@ END $$;
 --   3. its partition rows in ascending id: waits out in-flight pushes, so no sidecar row is written behind us;
 --   4. its cursor rows in (partition_id, group) order: waits out in-flight acks, so a dead letter filed by one of
 --      them (log_dlq_head_v1 moves the cursor in the filing transaction) is committed before step 5 looks;
---   5. the sidecar and the dead letters filed meanwhile, then the queue row, which cascades to partitions,
+--   5. the sidecar, the dead letters filed meanwhile and the traces, then the queue row, which cascades to partitions,
 --      segments, consumers and subscription metadata.
 -- Nothing that holds a cursor row waits for a partition or queue row (acks never touch them; a dead letter is
 -- filed with one UPDATE of the cursor row, so the FK is not re-checked; a wildcard pop inserts its first-contact
@@ -176,6 +176,11 @@ BEGIN
      WHERE t.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
     DELETE FROM queen.log_dlq d
      WHERE d.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    -- traces have no FK either (017_traces.sql)
+    DELETE FROM queen.message_trace_names n
+     WHERE n.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
+    DELETE FROM queen.message_traces t
+     WHERE t.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
     DELETE FROM queen.queues q WHERE q.id = v_qid;
     RETURN TRUE;
 END $$;

@@ -240,6 +240,20 @@ public class MessageBrowser {
         return m;
     }
 
+    /**
+     * Whether (partitionId, transactionId) names a message of the tenant that can still be found (the sidecar, or
+     * the bounded fallback scan once the hash is purged).
+     */
+    public boolean exists(UUID tenant, UUID pid, String transactionId) throws SQLException {
+        return store.context(tenant, pid) != null && locate(pid, transactionId) != null;
+    }
+
+    /** The (decrypted) payload of a message the caller already scoped to its tenant, or null once it is gone. */
+    public JsonNode payloadOf(UUID pid, String transactionId) throws SQLException {
+        Located found = locate(pid, transactionId);
+        return found == null ? null : payload(cipher.plaintext(found.frame()));
+    }
+
     private record Located(long offset, Frame frame, OffsetDateTime createdAt) {
     }
 

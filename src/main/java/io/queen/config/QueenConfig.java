@@ -37,6 +37,22 @@ public interface QueenConfig {
 
     Retention retention();
 
+    Maintenance maintenance();
+
+    interface Maintenance {
+        /** How often each broker re-reads the cluster-wide maintenance switches: a switch reaches it within this. */
+        long pollMs();
+
+        /** This broker's push spool directory ({@code QUEEN_SPOOL_DIR}); one broker per directory. */
+        String spoolDir();
+
+        /** Buffered pushes replayed per drain transaction batch. */
+        int drainBatch();
+
+        /** How long a push arriving while the spool still drains waits for it before it is spooled too. */
+        long drainWaitMs();
+    }
+
     interface Push {
         /** Fusion shards; a (queue, partition) always maps to the same shard. */
         int fusionShards();

@@ -14,6 +14,12 @@ public record PopRequest(String queue, String partition, String namespace, Strin
         long timeoutMs, String group, boolean autoAck, String subscriptionMode, Instant subscriptionFrom,
         int partitions) {
 
+    /** The same pop with another long-poll timeout (what is left of it after a hold). */
+    public PopRequest withTimeoutMs(long ms) {
+        return new PopRequest(queue, partition, namespace, task, batch, longPoll, ms, group, autoAck, subscriptionMode,
+                subscriptionFrom, partitions);
+    }
+
     public static PopRequest parse(QueenConfig config, String queue, String partition, String namespace, String task,
             String batch, String wait, String timeout, String group, String autoAck, String subMode, String subFrom,
             String partitions) {

@@ -1,6 +1,7 @@
 package io.queen.pop;
 
 import io.queen.config.QueenConfig;
+import io.queen.maintenance.MaintenanceSwitches;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.GET;
@@ -20,9 +21,38 @@ public class PopResource {
     private final PopService service;
     private final QueenConfig config;
 
-    PopResource(PopService service, QueenConfig config) {
+    private final MaintenanceSwitches switches;
+
+    PopResource(PopService service, QueenConfig config, MaintenanceSwitches switches) {
         this.service = service;
         this.config = config;
+        this.switches = switches;
+    }
+
+    /**
+     * Pop maintenance: nothing is leased. A long poll is held (no database work) until its timeout, so a consume
+     * loop does not spin on 204s; if maintenance ends meanwhile, the pop goes on with the time it has left.
+     * Returns the request to serve, or null to answer 204.
+     */
+    private PopRequest holdDuringMaintenance(PopRequest r, HttpServerResponse response) {
+        if (!r.longPoll()) {
+            return null;
+        }
+        long deadline = System.nanoTime() + r.timeoutMs() * 1_000_000L;
+        while (switches.popMaintenance()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0 || response.closed()) {
+                return null;
+            }
+            try {
+                Thread.sleep(Math.min(left, 50));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        return left <= 0 ? null : r.withTimeoutMs(left);
     }
 
     @GET
@@ -62,6 +92,12 @@ public class PopResource {
     }
 
     private Response answer(PopRequest r, HttpServerResponse response) {
+        if (switches.popMaintenance()) {
+            r = holdDuringMaintenance(r, response);
+            if (r == null) {
+                return Response.noContent().build();
+            }
+        }
         PopService.Result res = service.pop(r, response::closed);
         if (res == null) {
             return Response.noContent().build();

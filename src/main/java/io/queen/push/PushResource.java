@@ -2,6 +2,8 @@ package io.queen.push;
 
 import io.queen.api.JsonBytes;
 import io.queen.config.QueenConfig;
+import io.queen.maintenance.MaintenanceSwitches;
+import io.queen.maintenance.PushSpool;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -9,6 +11,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,10 +34,17 @@ public class PushResource {
     private final UUID tenant;
 
     private final PushEncryption encryption;
+    private final MaintenanceSwitches switches;
+    private final PushSpool spool;
+    private final long drainWaitMs;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config) {
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, MaintenanceSwitches switches,
+            PushSpool spool) {
         this.fusion = fusion;
         this.encryption = encryption;
+        this.switches = switches;
+        this.spool = spool;
+        this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
         this.parser = new PushRequestParser(config.push().maxItems());
         this.tenant = UUID.fromString(config.defaultTenant());
     }
@@ -52,6 +62,10 @@ public class PushResource {
     @RunOnVirtualThread
     public Response push(byte[] body) throws SQLException {
         List<PushItem> items = encryption.apply(tenant, parser.parse(body));
+        // push maintenance, or buffered pushes still draining after it (a push must not overtake them)
+        if (switches.pushMaintenance() || (spool.pending() > 0 && !drained())) {
+            return buffered(items);
+        }
         int n = items.size();
         @SuppressWarnings("unchecked")
         CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];
@@ -142,6 +156,36 @@ public class PushResource {
             return bytes(500, err.raw(itemsJson).raw('}').toByteArray());
         }
         return bytes(201, out.toByteArray());
+    }
+
+    private boolean drained() {
+        try {
+            return spool.awaitDrained(drainWaitMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Spools the request durably and answers every item {@code buffered} (API spec 4.13). */
+    private Response buffered(List<PushItem> items) {
+        try {
+            spool.append(tenant, items);
+        } catch (IOException e) {
+            return Response.status(503).header("Retry-After", "1").type(MediaType.APPLICATION_JSON_TYPE)
+                    .entity(new JsonBytes(128).raw("{\"error\":").string("push maintenance: the broker's spool"
+                            + " could not be written; nothing was stored").raw('}').toByteArray()).build();
+        }
+        JsonBytes out = new JsonBytes(64 + items.size() * 200);
+        out.raw('[');
+        for (int i = 0; i < items.size(); i++) {
+            PushItem it = items.get(i);
+            out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(i).raw(",\"status\":\"buffered\"");
+            out.raw(TXN_SNAKE).string(it.transactionId()).raw(TXN_CAMEL).string(it.transactionId());
+            out.raw(MESSAGE_ID).uuid(it.messageId());
+            out.raw(QUEUE).string(it.queue()).raw(PARTITION).string(it.partition()).raw('}');
+        }
+        return bytes(201, out.raw(']').toByteArray());
     }
 
     private static Response bytes(int status, byte[] json) {

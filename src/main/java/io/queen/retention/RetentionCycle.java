@@ -73,6 +73,7 @@ public class RetentionCycle {
     private final Counter cycles;
     private final Timer cycleTime;
     private final Counter orphans;
+    private final Counter traces;
     private volatile Instant lastCleanup;
     private volatile Instant lastOrphanSweep;
 
@@ -91,7 +92,9 @@ public class RetentionCycle {
         this.partitions = Counter.builder("queen.retention.partitions.deleted")
                 .description("empty, long-inactive partitions deleted").register(registry);
         this.orphans = Counter.builder("queen.retention.orphans.deleted")
-                .description("sidecar and dead-letter rows of partitions that no longer exist, deleted").register(registry);
+                .description("sidecar, dead-letter and trace rows of partitions that no longer exist, deleted").register(registry);
+        this.traces = Counter.builder("queen.retention.traces.deleted")
+                .description("message traces deleted because they outlived their queue's retention").register(registry);
         this.cycles = Counter.builder("queen.retention.cycles").description("retention cycles run by this broker")
                 .register(registry);
         this.cycleTime = Timer.builder("queen.retention.cycle.duration").register(registry);
@@ -129,6 +132,7 @@ public class RetentionCycle {
             if (lastOrphanSweep == null || !now.isBefore(lastOrphanSweep.plus(cleanupEvery))) {
                 lastOrphanSweep = now;
                 sweepOrphans();
+                purgeTraces(now);
             }
             int deletedPartitions = 0;
             if (cleanup) {
@@ -217,15 +221,35 @@ public class RetentionCycle {
         return new Touched(w.kind(), w.partitionId(), rows, messages);
     }
 
+    /** Traces older than their queue's retention, in batches; on the cleanup cadence (a probe per partition). */
+    private void purgeTraces(Instant now) {
+        OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
+        try {
+            int n;
+            long total = 0;
+            do {
+                n = store.tracePurge(at, batch);
+                total += n;
+            } while (n >= batch);
+            if (total > 0) {
+                traces.increment(total);
+                LOG.infof("retention: deleted %d traces older than their queue's retention", total);
+            }
+        } catch (SQLException e) {
+            LOG.warnf("trace purge failed: %s", e.getMessage());
+        }
+    }
+
     private void sweepOrphans() {
         try {
             RetentionStore.OrphanSweep r;
             do {
                 r = store.orphanSweep(batch);
-                if (r.txnRows() + r.dlqRows() > 0) {
-                    orphans.increment(r.txnRows() + r.dlqRows());
-                    LOG.infof("retention: deleted %d sidecar and %d dead-letter rows of %d partitions that no longer"
-                            + " exist", r.txnRows(), r.dlqRows(), r.partitions());
+                int rows = r.txnRows() + r.dlqRows() + r.traceRows();
+                if (rows > 0) {
+                    orphans.increment(rows);
+                    LOG.infof("retention: deleted %d sidecar, %d dead-letter and %d trace rows of %d partitions that"
+                            + " no longer exist", r.txnRows(), r.dlqRows(), r.traceRows(), r.partitions());
                 }
             } while (r.partitions() >= batch);
         } catch (SQLException e) {

@@ -112,18 +112,31 @@ public class RetentionStore {
                 pid, cutoff, maxRows);
     }
 
-    /** What one orphan sweep removed (sidecar rows, dead letters, distinct partitions they belonged to). */
-    public record OrphanSweep(int txnRows, int dlqRows, int partitions) {
+    /** What one orphan sweep removed (sidecar rows, dead letters, traces, distinct partitions they belonged to). */
+    public record OrphanSweep(int txnRows, int dlqRows, int traceRows, int partitions) {
+    }
+
+    /** {@code queen.trace_purge_v1}: traces older than their queue's retention; how many were deleted. */
+    public int tracePurge(OffsetDateTime now, int maxRows) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT queen.trace_purge_v1(?, ?)")) {
+            ps.setObject(1, now);
+            ps.setInt(2, maxRows);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
     }
 
     /** {@code queen.log_orphan_sweep_v1}: sidecar and dead-letter rows of partitions that no longer exist. */
     public OrphanSweep orphanSweep(int maxPartitions) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT txn_rows, dlq_rows, partitions FROM queen.log_orphan_sweep_v1(?)")) {
+                "SELECT txn_rows, dlq_rows, trace_rows, partitions FROM queen.log_orphan_sweep_v1(?)")) {
             ps.setInt(1, maxPartitions);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return new OrphanSweep(rs.getInt(1), rs.getInt(2), rs.getInt(3));
+                return new OrphanSweep(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4));
             }
         }
     }

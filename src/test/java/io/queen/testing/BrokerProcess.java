@@ -48,6 +48,8 @@ public final class BrokerProcess implements AutoCloseable {
         env.put("PG_DATABASE", database);
         env.put("QUEEN_EMBEDDED_PG", "false");
         env.put("DB_POOL_SIZE", "10");
+        // a spool of its own per (name, database): a broker restarted under the same name finds its spool again
+        env.put("QUEEN_SPOOL_DIR", Path.of("target", "spool-" + name + "-" + database).toAbsolutePath().toString());
         env.putAll(extra == null ? new HashMap<>() : extra);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());

@@ -1,4 +1,4 @@
--- 012_storage_checks.sql: the storage invariants of storage-model.md as one diagnostic query. It reads every
+-- 018_storage_checks.sql: the storage invariants of storage-model.md as one diagnostic query. It reads every
 -- segment header, sidecar row and cursor (O(rows), no blob is read): a tool for tests and for an operator
 -- investigating a suspected inconsistency, never for a hot path. No row = every invariant holds.
 --   segment_ranges   live segments are disjoint and contiguous from log_start to last_offset (invariants 1, 3)
@@ -9,7 +9,7 @@
 --                    unless time retention or max-wait eviction deleted unconsumed data here (then a lagging
 --                    cursor is by design: invariant 4, gaps are skipped)
 --   watermark        oldest_live_at / oldest_txn_at equal the created_at of the first live segment / sidecar row
---   orphan           sidecar or dead-letter rows of a partition that does not exist
+--   orphan           sidecar, dead-letter or trace rows of a partition that does not exist
 CREATE OR REPLACE FUNCTION queen.storage_invariant_violations_v1()
 RETURNS TABLE (invariant TEXT, partition_id UUID, detail TEXT)
 LANGUAGE sql STABLE AS $$
@@ -97,5 +97,9 @@ LANGUAGE sql STABLE AS $$
             UNION ALL
             SELECT d.partition_id, 'log_dlq', count(*) FROM queen.log_dlq d
              WHERE NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.id = d.partition_id)
-             GROUP BY d.partition_id) o
+             GROUP BY d.partition_id
+            UNION ALL
+            SELECT m.partition_id, 'message_traces', count(*) FROM queen.message_traces m
+             WHERE NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.id = m.partition_id)
+             GROUP BY m.partition_id) o
 $$;

@@ -1,0 +1,135 @@
+package io.queen.maintenance;
+
+import io.agroal.api.AgroalDataSource;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.queen.config.QueenConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.jboss.logging.Logger;
+
+/**
+ * The cluster-wide maintenance switches ({@code queen.system_switches}). The truth is the database row; every
+ * broker re-reads it every {@code queen.maintenance.poll-ms} (one primary-key read), so a switch set through any
+ * broker reaches every other within that interval. The hot paths (push, pop) read only the two volatile fields.
+ * While the database is unreachable the last known values stay in force.
+ *
+ * <p>Thread-safety: the fields are volatile and written by the poller and by {@link #set}; readers never block.
+ */
+@ApplicationScoped
+public class MaintenanceSwitches {
+    private static final Logger LOG = Logger.getLogger(MaintenanceSwitches.class);
+
+    public static final String PUSH = "push_maintenance";
+    public static final String POP = "pop_maintenance";
+
+    /** Both switches as the database holds them. */
+    public record State(boolean push, boolean pop) {
+    }
+
+    private final AgroalDataSource ds;
+    private final long pollMs;
+    private volatile boolean push;
+    private volatile boolean pop;
+    private volatile boolean running;
+    private Thread poller;
+
+    MaintenanceSwitches(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
+        this.ds = ds;
+        this.pollMs = Math.max(20, config.maintenance().pollMs());
+        Gauge.builder("queen.maintenance.mode.enabled", () -> push ? 1 : 0).tag("mode", "push")
+                .description("1 while push maintenance is on: pushes are answered 'buffered' and spooled to disk")
+                .register(registry);
+        Gauge.builder("queen.maintenance.mode.enabled", () -> pop ? 1 : 0).tag("mode", "pop")
+                .description("1 while pop maintenance is on: pops answer 204 without leasing").register(registry);
+    }
+
+    void start(@Observes StartupEvent e) {
+        running = true;
+        poller = Thread.ofVirtual().name("maintenance-switches").start(this::poll);
+    }
+
+    void stop(@Observes ShutdownEvent e) {
+        running = false;
+        if (poller != null) {
+            poller.interrupt();
+        }
+    }
+
+    /** Push maintenance as this broker last read it (at most {@code poll-ms} old). */
+    public boolean pushMaintenance() {
+        return push;
+    }
+
+    /** Pop maintenance as this broker last read it (at most {@code poll-ms} old). */
+    public boolean popMaintenance() {
+        return pop;
+    }
+
+    /** Reads the switches from the database (the authoritative, cluster-wide value) and adopts them. */
+    public State read() throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT push_enabled, pop_enabled FROM queen.maintenance_get_v1()");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            State s = new State(rs.getBoolean(1), rs.getBoolean(2));
+            adopt(s);
+            return s;
+        }
+    }
+
+    /** Sets one switch cluster-wide and adopts it here at once; returns the state after the change. */
+    public State set(String name, boolean enabled) throws SQLException {
+        boolean old;
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT queen.maintenance_set_v1(?, ?)")) {
+            ps.setString(1, name);
+            ps.setBoolean(2, enabled);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                old = rs.getBoolean(1);
+            }
+        }
+        if (old != enabled) {
+            LOG.infof("maintenance: %s switched %s", name, enabled ? "on" : "off");
+        }
+        return read();
+    }
+
+    private void adopt(State s) {
+        if (s.push() != push || s.pop() != pop) {
+            LOG.infof("maintenance: this broker now has push maintenance %s, pop maintenance %s",
+                    s.push() ? "on" : "off", s.pop() ? "on" : "off");
+        }
+        push = s.push();
+        pop = s.pop();
+    }
+
+    private void poll() {
+        boolean warned = false;
+        while (running) {
+            try {
+                read();
+                warned = false;
+            } catch (SQLException e) {
+                if (!warned) {
+                    // once per outage, not once per poll
+                    LOG.warnf("maintenance switches unreadable (%s); keeping push %s, pop %s", e.getMessage(),
+                            push ? "on" : "off", pop ? "on" : "off");
+                    warned = true;
+                }
+            }
+            try {
+                Thread.sleep(pollMs);
+            } catch (InterruptedException ie) {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.queen.maintenance;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.Json;
+import io.queen.config.QueenConfig;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+
+/** {@code GET /api/v1/status/buffers} (API spec 4.7): this broker's push spool. Stateless. */
+@Path("/api/v1/status/buffers")
+public class SpoolStatusResource {
+    private final PushSpool spool;
+    private final ObjectMapper mapper;
+    private final int workerId;
+
+    SpoolStatusResource(PushSpool spool, ObjectMapper mapper, QueenConfig config) {
+        this.spool = spool;
+        this.mapper = mapper;
+        this.workerId = config.workerId();
+    }
+
+    @GET
+    public Response get() {
+        ObjectNode out = mapper.createObjectNode();
+        out.put("pending", spool.pending());
+        out.put("failed", spool.failedAttempts());
+        out.put("dbHealthy", spool.dbHealthy());
+        out.put("worker", workerId);
+        out.set("stats", stats(mapper, spool));
+        return Json.ok(out);
+    }
+
+    static ObjectNode stats(ObjectMapper mapper, PushSpool spool) {
+        ObjectNode s = mapper.createObjectNode();
+        s.put("pending", spool.pending());
+        s.put("failedDrainAttempts", spool.failedAttempts());
+        s.put("drained", spool.drainedTotal());
+        s.put("healthy", spool.healthy());
+        s.put("dbHealthy", spool.dbHealthy());
+        s.put("directory", spool.directory().toAbsolutePath().toString());
+        return s;
+    }
+}
