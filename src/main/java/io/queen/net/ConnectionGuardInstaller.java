@@ -11,7 +11,7 @@ import io.vertx.core.http.impl.HttpServerImpl;
 import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.net.impl.TCPServerBase;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
 import java.lang.reflect.Field;
 import java.util.Collections;
 import java.util.Set;
@@ -45,7 +45,7 @@ public class ConnectionGuardInstaller {
                 .register(registry);
     }
 
-    void started(@Observes HttpServerStart start, Vertx vertx) {
+    void started(@ObservesAsync HttpServerStart start, Vertx vertx) {   // Quarkus fires it asynchronously
         if (start.options().isSsl()) {
             return;
         }
