@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import io.queen.api.Bodies;
 import io.queen.queue.Names;
 import java.io.IOException;
@@ -58,13 +59,25 @@ final class AckBatchParser {
                 throw ApiException.badRequest("Each acknowledgment must have a valid partitionId string to ensure"
                         + " message uniqueness (acknowledgments[" + i + "].partitionId)");
             }
-            items.add(new AckService.AckItem(i, txn, pid, optional(a[2], "status"), optional(a[3], "leaseId"),
-                    optional(a[4], "error")));
+            checked(txn, i, "transactionId", Input.MAX_TEXT_CHARS);
+            checked(pid, i, "partitionId", Input.MAX_TOKEN_CHARS);
+            String status = checked(optional(a[2], "status"), i, "status", Input.MAX_TOKEN_CHARS);
+            String lease = checked(optional(a[3], "leaseId"), i, "leaseId", Input.MAX_TOKEN_CHARS);
+            String error = checked(optional(a[4], "error"), i, "error", Input.MAX_TEXT_CHARS);
+            items.add(new AckService.AckItem(i, txn, pid, status, lease, error));
         }
         if (items.isEmpty()) {
             return new Batch(items, Names.QUEUE_MODE);
         }
         return new Batch(items, group(raw.group));
+    }
+
+    /** {@link Input#check} with the field path built only for a rejected value. */
+    private static String checked(String v, int i, String field, int max) {
+        if (!Input.isValid(v, max)) {
+            Input.check(v, "acknowledgments[" + i + "]." + field, max);
+        }
+        return v;
     }
 
     /** Field values of one acknowledgment, in this order. */
@@ -171,6 +184,6 @@ final class AckBatchParser {
     /** The consumer group an ack names: absent, null or empty is queue mode; not a string is a 400. */
     static String group(Object v) {
         String g = optional(v, "consumerGroup");
-        return g == null || g.isEmpty() ? Names.QUEUE_MODE : g;
+        return g == null || g.isEmpty() ? Names.QUEUE_MODE : Input.name(g, "consumerGroup");
     }
 }

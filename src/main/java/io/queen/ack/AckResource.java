@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
+import io.queen.api.Input;
 import io.queen.api.JsonBytes;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -39,8 +40,10 @@ public class AckResource {
         if (pid == null) {
             throw ApiException.badRequest("partitionId is required to ensure message uniqueness");
         }
-        AckService.AckItem item = new AckService.AckItem(0, txn, pid, optional(req, "status"), optional(req, "leaseId"),
-                optional(req, "error"));
+        Input.text(txn, "transactionId");
+        Input.token(pid, "partitionId");
+        AckService.AckItem item = new AckService.AckItem(0, txn, pid, Input.token(optional(req, "status"), "status"),
+                Input.token(optional(req, "leaseId"), "leaseId"), Input.text(optional(req, "error"), "error"));
         return results(service.acknowledge(List.of(item), group(req)));
     }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Ids;
+import io.queen.api.Input;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.queen.pop.PopWaiters;
@@ -91,6 +92,9 @@ public class TransactionResource {
         for (int o = 0; o < ops.size(); o++) {
             JsonNode op = ops.get(o);
             String type = op == null || !op.hasNonNull("type") ? null : op.get("type").asText();
+            if (type != null && !Input.isValid(type, Input.MAX_TOKEN_CHARS)) {
+                Input.token(type, "operations[" + o + "].type");   // echoed in the answer: must be writable
+            }
             if ("push".equals(type)) {
                 JsonNode items = op.get("items");
                 if (items == null || !items.isArray()) {
@@ -107,9 +111,13 @@ public class TransactionResource {
                 if (txn == null || pid == null) {
                     throw ApiException.badRequest("operations[" + o + "]: ack needs transactionId and partitionId");
                 }
+                String at = "operations[" + o + "].";
+                Input.text(txn, at + "transactionId");
+                Input.token(pid, at + "partitionId");
                 ackOps.add(new AckOp(results.size(), new AckService.AckItem(ackOps.size(), txn, pid,
-                        AckResource.optional(op, "status"), AckResource.optional(op, "leaseId"),
-                        AckResource.optional(op, "error")), AckResource.group(op)));
+                        Input.token(AckResource.optional(op, "status"), at + "status"),
+                        Input.token(AckResource.optional(op, "leaseId"), at + "leaseId"),
+                        Input.text(AckResource.optional(op, "error"), at + "error")), AckResource.group(op)));
                 results.addObject().put("index", results.size() - 1).put("type", "ack");
             } else if (unknown == null) {
                 unknown = "Unknown operation type: " + type;

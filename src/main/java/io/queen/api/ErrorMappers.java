@@ -6,14 +6,14 @@ import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The one error shape: {@code {"error": "..."}} with the status the API spec gives. Bad input is 400, unknown
- * things 404, an unreachable database 503 with a retry hint, anything unexpected 500 with no stack trace on the
- * wire (it is logged instead).
+ * things 404, a non-JSON content type 415, an unreachable database or lock contention 503 with
+ * {@code Retry-After}, anything unexpected 500 {@code {"error":"Internal error","requestId":"..."}}: the cause is
+ * logged with that id, never sent (no SQL text, driver message or stack trace on the wire).
  */
 public class ErrorMappers {
     private static final Logger LOG = Logger.getLogger(ErrorMappers.class);
@@ -48,45 +48,48 @@ public class ErrorMappers {
         if (status == 413) {
             return error(413, "Request body too large");
         }
+        if (status == 415) {
+            return error(415, "Unsupported Media Type: the body must be JSON (Content-Type: application/json)");
+        }
         if (status >= 500) {
-            LOG.error("request failed", e);
-            return error(status, "Internal error");
+            return internal(e);
         }
         return error(status, e.getMessage() == null ? "Bad request" : e.getMessage());
     }
 
     @ServerExceptionMapper
     public Response sql(SQLException e) {
-        if (isUnavailable(e)) {
-            LOG.warnf("database unavailable: %s", e.getMessage());
-            return Response.fromResponse(error(503, "Database unavailable, retry later")).header("Retry-After", "1")
-                    .build();
-        }
-        LOG.error("database error", e);
-        return error(500, "Database error: " + e.getMessage());
+        return failure(e);
     }
 
     @ServerExceptionMapper
-    public Response other(RuntimeException e) {
-        Throwable c = e.getCause();
-        if (c instanceof SQLException s) {
-            return sql(s);
-        }
-        LOG.error("request failed", e);
-        return error(500, "Internal error: " + e.getClass().getSimpleName());
+    public Response other(Throwable e) {
+        return failure(e);
     }
 
-    /** Connection-level trouble (SQLSTATE class 08, 57P0x shutdown, pool timeout): worth a client retry. */
+    /** 503 + Retry-After for a transient cause anywhere in the chain, else a 500 naming only a request id. */
+    static Response failure(Throwable e) {
+        if (Failures.isTransient(e)) {
+            LOG.warnf("database unavailable: %s", e.getMessage());
+            return unavailable();
+        }
+        return internal(e);
+    }
+
+    public static Response unavailable() {
+        return Response.fromResponse(error(503, Failures.UNAVAILABLE)).header("Retry-After", Failures.RETRY_AFTER_SECONDS)
+                .build();
+    }
+
+    /** The answer names a request id; the log line carries it with the cause (never sent to the client). */
+    static Response internal(Throwable e) {
+        String id = Failures.newRequestId();
+        LOG.errorf(e, "request failed, requestId %s", id);
+        return Json.response(500, Json.MAPPER.createObjectNode().put("error", Failures.INTERNAL).put("requestId", id));
+    }
+
+    /** Connection-level trouble or lock contention: worth a client retry ({@link Failures#isTransient}). */
     public static boolean isUnavailable(SQLException e) {
-        if (e instanceof SQLTransientConnectionException) {
-            return true;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57P"))) {
-                return true;
-            }
-        }
-        return e.getMessage() != null && e.getMessage().contains("Acquisition timeout");
+        return Failures.isTransient(e);
     }
 }

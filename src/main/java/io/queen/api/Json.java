@@ -11,7 +11,13 @@ import jakarta.ws.rs.core.Response;
  * the clients read) and answer through here, so no bean serializer ever sees a tree. Thread-safe.
  */
 public final class Json {
-    public static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * Writes answers and reads back stored payloads; a stored payload was at most one request body, which the
+     * HTTP limit bounds, so its strings are not limited again here.
+     */
+    public static final ObjectMapper MAPPER = new ObjectMapper(com.fasterxml.jackson.core.JsonFactory.builder()
+            .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                    .maxStringLength(Integer.MAX_VALUE).build()).build());
 
     private Json() {
     }

@@ -1,6 +1,7 @@
 package io.queen.pop;
 
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
@@ -31,7 +32,9 @@ public record PopRequest(String queue, String partition, String namespace, Strin
         }
         int b = Math.max(1, Math.min(integer(batch, 1), config.pop().maxBatch()));
         long t = Math.max(0, Math.min(integer(timeout, config.pop().defaultTimeoutMs()), config.pop().maxTimeoutMs()));
-        String g = blank(group) ? Names.QUEUE_MODE : group;
+        String g = blank(group) ? Names.QUEUE_MODE : Input.name(group, "consumerGroup");
+        Input.name(namespace, "namespace");
+        Input.name(task, "task");
         String mode = blank(subMode) ? config.pop().defaultSubscriptionMode() : subMode;
         mode = mode.equalsIgnoreCase("new") || mode.equalsIgnoreCase("new-only") ? "new" : "all";
         Instant from = null;
@@ -66,13 +69,12 @@ public record PopRequest(String queue, String partition, String namespace, Strin
         return v == null || v.isBlank();
     }
 
-    /** ISO-8601 as {@link Times#parse}; an unparseable value silently falls back to the default (spec 3.4). */
+    /**
+     * ISO-8601 as {@link Times#parse}; an unparseable value silently falls back to the default (spec 3.4), one
+     * outside the accepted range is a 400.
+     */
     static Instant timestamp(String v) {
-        try {
-            return Times.parse(v, "subscriptionFrom", null);
-        } catch (ApiException e) {
-            return null;
-        }
+        return Times.parseLenient(v, "subscriptionFrom");
     }
 
     static void requireNamespaceOrTask(String namespace, String task) {

@@ -141,8 +141,14 @@ public class PopService {
                 }
                 if (seen == -1) {
                     Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(remaining) + 1, 200));
-                } else {
-                    signal.awaitChange(seen, Math.min(remaining, recheck));
+                    if (System.nanoTime() - deadline >= 0) {
+                        return null;  // the database was failing: no further attempt past the deadline
+                    }
+                } else if (!signal.awaitChange(seen, Math.min(remaining, recheck))
+                        && System.nanoTime() - deadline >= 0) {
+                    // the timeout ran out with no commit signalled: answer now instead of one more claim, which
+                    // under load (pool wait, slow statements) could run the answer well past the timeout
+                    return null;
                 }
             }
         } catch (InterruptedException e) {

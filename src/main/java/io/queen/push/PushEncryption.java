@@ -1,5 +1,6 @@
 package io.queen.push;
 
+import io.queen.api.ApiException;
 import io.queen.crypto.PayloadCipher;
 import io.queen.queue.QueueFlags;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,21 +10,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import org.jboss.logging.Logger;
 
 /**
  * Replaces the payloads of items bound for queues with {@code encryptionEnabled} by AES-GCM envelopes before
- * they are packed (push and the transaction wire). Without a configured key such queues store plaintext, as the
- * API spec says, and the broker warns once per queue. Thread-safe.
+ * they are packed (push and the transaction wire). Without a configured key a push to such a queue is a 400
+ * naming {@code QUEEN_ENCRYPTION_KEY} and writes nothing (it would otherwise store plaintext in a queue that
+ * promises encryption). Thread-safe.
  */
 @ApplicationScoped
 public class PushEncryption {
-    private static final Logger LOG = Logger.getLogger(PushEncryption.class);
-
     private final QueueFlags flags;
     private final PayloadCipher cipher;
-    private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     PushEncryption(QueueFlags flags, PayloadCipher cipher) {
         this.flags = flags;
@@ -41,12 +38,9 @@ public class PushEncryption {
             return items;
         }
         if (!cipher.enabled()) {
-            for (String q : encrypted) {
-                if (warned.add(q)) {
-                    LOG.warnf("queue %s has encryptionEnabled but QUEEN_ENCRYPTION_KEY is not set: storing plaintext", q);
-                }
-            }
-            return items;
+            // storing plaintext in a queue that promises encryption would break the promise silently
+            throw ApiException.badRequest("queue " + encrypted.iterator().next()
+                    + " has encryptionEnabled but QUEEN_ENCRYPTION_KEY is not set on this broker");
         }
         List<PushItem> out = new ArrayList<>(items.size());
         for (PushItem it : items) {

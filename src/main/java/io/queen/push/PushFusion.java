@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
+import io.queen.api.Failures;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.quarkus.runtime.StartupEvent;
@@ -55,10 +56,25 @@ public class PushFusion {
 
     public enum Status { QUEUED, DUPLICATE, FAILED }
 
-    /** What happened to one pushed item. {@code offset} is -1 unless queued. */
-    public record Verdict(Status status, UUID messageId, UUID partitionId, long offset, String error) {
+    /**
+     * What happened to one pushed item. {@code offset} is -1 unless queued; {@code error} is safe to show a client
+     * (never driver text); {@code retryable} marks a failure a client retry may cure (database unavailable,
+     * lock contention), answered 503 with Retry-After.
+     */
+    public record Verdict(Status status, UUID messageId, UUID partitionId, long offset, String error,
+            boolean retryable) {
         static Verdict failed(String error) {
-            return new Verdict(Status.FAILED, null, null, -1, error);
+            return new Verdict(Status.FAILED, null, null, -1, error, false);
+        }
+
+        /** A failed write: transient causes are retryable; any other is logged under a request id the answer names. */
+        static Verdict failed(Throwable t) {
+            if (Failures.isTransient(t)) {
+                return new Verdict(Status.FAILED, null, null, -1, Failures.UNAVAILABLE, true);
+            }
+            String id = Failures.newRequestId();
+            LOG.errorf(t, "push failed, requestId %s", id);
+            return new Verdict(Status.FAILED, null, null, -1, Failures.INTERNAL + ", requestId " + id, false);
         }
     }
 
@@ -251,7 +267,7 @@ public class PushFusion {
             future.complete(v);
             if (followers != null) {
                 Verdict dup = v.status() == Status.FAILED ? v
-                        : new Verdict(Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
+                        : new Verdict(Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null, false);
                 for (Pending f : followers) {
                     f.complete(dup);
                 }
@@ -356,7 +372,7 @@ public class PushFusion {
                 lane.inflight = false;
                 lane.lastUsedNanos = System.nanoTime();
                 if (error != null) {
-                    Verdict failed = Verdict.failed(describe(error));
+                    Verdict failed = Verdict.failed(error);
                     seg.forEach(p -> p.complete(failed));
                 } else {
                     PushStore.SegmentResult r = results[i];
@@ -364,7 +380,7 @@ public class PushFusion {
                         for (int k = 0; k < seg.size(); k++) {
                             Pending p = seg.get(k);
                             p.complete(new Verdict(Status.QUEUED, p.item.messageId(), r.partitionId(),
-                                    r.baseOffset() + k, null));
+                                    r.baseOffset() + k, null, false));
                         }
                     } else {
                         requeueSurvivors(lane, seg, r, originals.get(i));
@@ -391,7 +407,7 @@ public class PushFusion {
                     duplicates.increment();
                     p.complete(originalIds == null
                             ? Verdict.failed("duplicate of offset " + dupOffset.get(k) + ", original not readable")
-                            : new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null));
+                            : new Verdict(Status.DUPLICATE, originalIds.get(k), r.partitionId(), -1, null, false));
                 } else {
                     lane.add(p);
                 }
@@ -581,10 +597,5 @@ public class PushFusion {
             out.put(r.dupIndexes()[j], id);
         }
         return out;
-    }
-
-    private static String describe(Throwable t) {
-        String m = t.getMessage();
-        return m == null ? t.getClass().getSimpleName() : m;
     }
 }

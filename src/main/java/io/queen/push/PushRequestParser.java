@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.queen.api.ApiException;
+import io.queen.api.JsonLimits;
 import io.queen.queue.Names;
 import io.queen.segment.Uuid7;
 import java.io.IOException;
@@ -20,20 +21,22 @@ import java.util.UUID;
  * 400 naming the field (nothing is written). Stateless, thread-safe.
  */
 public final class PushRequestParser {
-    private static final JsonFactory JSON = JsonFactory.builder().build();
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
 
     private final int maxItems;
+    private final JsonFactory json;
 
-    public PushRequestParser(int maxItems) {
+    /** {@code maxBodyBytes}: the request body limit, which also bounds one string (a payload) in it. */
+    public PushRequestParser(int maxItems, long maxBodyBytes) {
         this.maxItems = maxItems;
+        this.json = JsonLimits.factory(maxBodyBytes);
     }
 
     public List<PushItem> parse(byte[] body) {
         if (body == null || body.length == 0) {
             throw ApiException.badRequest("Empty request body");
         }
-        try (JsonParser p = JSON.createParser(body)) {
+        try (JsonParser p = json.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw ApiException.badRequest("Invalid JSON: the body must be a JSON object");
             }

@@ -1,5 +1,7 @@
 package io.queen.push;
 
+import io.quarkus.runtime.configuration.MemorySize;
+import io.queen.api.Failures;
 import io.queen.api.JsonBytes;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * {@code POST /api/v1/push} (API spec 3.3): validates the whole request first (a bad item rejects it and
@@ -39,13 +42,13 @@ public class PushResource {
     private final long drainWaitMs;
 
     PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, MaintenanceSwitches switches,
-            PushSpool spool) {
+            PushSpool spool, @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
         this.fusion = fusion;
         this.encryption = encryption;
         this.switches = switches;
         this.spool = spool;
         this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
-        this.parser = new PushRequestParser(config.push().maxItems());
+        this.parser = new PushRequestParser(config.push().maxItems(), maxBody.asLongValue());
         this.tenant = UUID.fromString(config.defaultTenant());
     }
 
@@ -103,13 +106,14 @@ public class PushResource {
         JsonBytes out = new JsonBytes(64 + n * 400);
         out.raw('[');
         String firstError = null;
+        boolean retryable = false;
         JsonBytes.Memo queues = new JsonBytes.Memo();
         JsonBytes.Memo partitions = new JsonBytes.Memo();
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
             PushFusion.Verdict v = futures[leaderOf[i]].join();
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
-                v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
+                v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null, false);
             }
             out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(i);
             switch (v.status()) {
@@ -142,6 +146,7 @@ public class PushResource {
                     if (firstError == null) {
                         firstError = v.error();
                     }
+                    retryable |= v.retryable();
                 }
             }
             out.raw('}');
@@ -150,10 +155,17 @@ public class PushResource {
         if (firstError != null) {
             // Clients retry a 5xx with the same transaction ids; dedup turns the items that did commit into
             // "duplicate", so a retry is safe. Each item still says what happened to it.
+            // The cause was logged where it happened (PushFusion); the answer carries no driver text. An
+            // unavailable database or lock contention is a 503 with Retry-After: the retry is expected to work.
             byte[] itemsJson = out.toByteArray();
             JsonBytes err = new JsonBytes(256);
             err.raw("{\"error\":").string("push failed for some items: " + firstError).raw(",\"items\":");
-            return bytes(500, err.raw(itemsJson).raw('}').toByteArray());
+            Response.ResponseBuilder rb = Response.status(retryable ? 503 : 500).type(MediaType.APPLICATION_JSON_TYPE)
+                    .entity(err.raw(itemsJson).raw('}').toByteArray());
+            if (retryable) {
+                rb.header("Retry-After", Failures.RETRY_AFTER_SECONDS);
+            }
+            return rb.build();
         }
         return bytes(201, out.toByteArray());
     }

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
+import io.queen.crypto.PayloadCipher;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -25,7 +27,11 @@ public class ConfigureResource {
 
     private final QueueFlags flags;
 
-    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, QueenConfig config) {
+    private final PayloadCipher cipher;
+
+    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, QueenConfig config,
+            PayloadCipher cipher) {
+        this.cipher = cipher;
         this.store = store;
         this.flags = flags;
         this.mapper = mapper;
@@ -45,6 +51,10 @@ public class ConfigureResource {
         String namespace = optionalText(req, "namespace");
         String task = optionalText(req, "task");
         ObjectNode options = QueueOptions.resolve(req.get("options"));
+        if (options.path("encryptionEnabled").asBoolean(false) && !cipher.enabled()) {
+            throw ApiException.badRequest("options.encryptionEnabled needs QUEEN_ENCRYPTION_KEY (64 hex chars) to be"
+                    + " set on the broker; without it payloads would be stored in plaintext");
+        }
         QueueStore.ConfiguredQueue cq = store.configure(tenant, queue, namespace, task, options);
         flags.invalidate(tenant, queue);
         ObjectNode out = mapper.createObjectNode();
@@ -67,9 +77,6 @@ public class ConfigureResource {
         if (!v.isTextual()) {
             throw ApiException.badRequest(field + " must be a string");
         }
-        if (v.textValue().length() > Names.MAX_NAME_CHARS) {
-            throw ApiException.badRequest(field + " is longer than " + Names.MAX_NAME_CHARS + " characters");
-        }
-        return v.textValue();
+        return Input.name(v.textValue(), field);
     }
 }

@@ -1,12 +1,14 @@
 package io.queen.queue;
 
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Rules for the names clients send. Queue and partition names: 1..255 characters, no control characters (the
  * fusion keys join names with 0x1F) and no '/' (pop paths could not address them). Transaction ids: 1..65535
- * UTF-8 bytes (the frame stores a u16 length), no control characters. Stateless, thread-safe.
+ * UTF-8 bytes (the frame stores a u16 length), no control characters. Both must be well-formed UTF-16
+ * ({@link Input}): a lone surrogate would be encoded as '?' and two names or ids would become one. Stateless, thread-safe.
  */
 public final class Names {
     public static final int MAX_NAME_CHARS = 255;
@@ -48,7 +50,7 @@ public final class Names {
                 return " must not contain '/'";
             }
         }
-        return null;
+        return Input.problem(value, MAX_NAME_CHARS);
     }
 
     /**
@@ -84,6 +86,7 @@ public final class Names {
                 return " must not contain control characters";
             }
         }
-        return null;
+        // lone surrogates: the UTF-8 encoder would turn each into '?', merging distinct ids
+        return Input.problem(value, Integer.MAX_VALUE);
     }
 }

@@ -1,6 +1,7 @@
 package io.queen.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,8 +11,13 @@ import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
 import io.queen.testing.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +46,21 @@ class PostgresRestartIT {
         }
     }
 
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    static HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
+        return CLIENT.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static void assertUnavailable(HttpResponse<String> r) {
+        assertEquals(503, r.statusCode(), r.body());
+        assertEquals("1", r.headers().firstValue("Retry-After").orElse(null), r.uri() + ": Retry-After");
+        assertTrue(r.body().contains("\"error\""), r.body());
+        for (String leak : new String[] {"FATAL", "ERROR:", "Connection", "SQL", "org.postgresql"}) {
+            assertFalse(r.body().contains(leak), r.uri() + " leaks driver text: " + r.body());
+        }
+    }
+
     @Test
     void brokerSurvivesAPostgresRestart() throws Exception {
         Path dir = Files.createTempDirectory("queen-pg-restart");
@@ -54,13 +75,22 @@ class PostgresRestartIT {
                         + i + "\",\"payload\":{\"n\":" + i + "}}]}").status());
             }
             pg.close();
-            Http.Reply down = Http.post(a.url(), "/api/v1/push",
-                    "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"during\",\"payload\":{\"n\":99}}]}");
-            assertTrue(down.status() >= 500, "a push while the database is down is an error: " + down.status());
-            assertTrue(down.body().contains("error"), down.body());
+            // an unavailable database is a 503 with Retry-After (clients retry it) and no driver text
+            HttpResponse<String> down = send(HttpRequest.newBuilder(URI.create(a.url() + "/api/v1/push"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"during\",\"payload\":{\"n\":99}}]}")));
+            assertUnavailable(down);
+            assertUnavailable(send(HttpRequest.newBuilder(URI.create(a.url() + "/api/v1/dlq?queue=rs")).GET()));
+            assertUnavailable(send(HttpRequest.newBuilder(URI.create(a.url() + "/api/v1/configure"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"queue\":\"rs2\"}"))));
             assertEquals(503, Http.get(a.url(), "/health").status());
             assertEquals(204, Http.get(a.url(), "/api/v1/pop/queue/rs/partition/Default?wait=false").status(),
                     "pop absorbs the outage: nothing, not a 5xx");
+            long t0 = System.nanoTime();
+            assertEquals(204, Http.get(a.url(), "/api/v1/pop/queue/rs/partition/Default?wait=true&timeout=2000")
+                    .status());
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(tookMs < 3500, "a 2 s long poll during the outage answers within 3.5 s: " + tookMs + " ms");
 
             pg = startPg(dir, port);
             long deadline = System.nanoTime() + 30_000_000_000L;

@@ -1,0 +1,54 @@
+package io.queen.api;
+
+import java.net.ConnectException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Classifies server-side failures for the answer: transient ones (the database is unreachable or shutting down,
+ * the pool timed out, lock contention that a retry cures) are 503 with {@code Retry-After}; anything else is a
+ * 500 whose answer names only a request id that the log line also carries. No answer ever carries driver text,
+ * SQL or a stack trace. Stateless, thread-safe.
+ */
+public final class Failures {
+    public static final String UNAVAILABLE = "Database unavailable, retry later";
+    public static final String INTERNAL = "Internal error";
+    /** Seconds a client should wait before retrying a 503. */
+    public static final String RETRY_AFTER_SECONDS = "1";
+
+    private Failures() {
+    }
+
+    /**
+     * True for a failure a retry may cure: SQLState class 08 (connection), 57P01-57P03 (admin shutdown, crash
+     * shutdown, cannot connect now), 57014 (statement timeout or cancel), 53300 (too many connections), 40001
+     * (serialization failure), 40P01 (deadlock), a refused connection, or the pool's acquisition timeout.
+     */
+    public static boolean isTransient(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLTransientConnectionException || c instanceof ConnectException) {
+                return true;
+            }
+            if (c instanceof SQLException s) {
+                String state = s.getSQLState();
+                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
+                        || state.equals("57P03") || state.equals("57014") || state.equals("53300")
+                        || state.equals("40001") || state.equals("40P01"))) {
+                    return true;
+                }
+                String m = s.getMessage();
+                if (m != null && m.contains("Acquisition timeout")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A short random id for correlating a 500 answer with its log line. */
+    public static String newRequestId() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        return Long.toHexString(r.nextLong() | Long.MIN_VALUE) + Integer.toHexString(r.nextInt() | Integer.MIN_VALUE);
+    }
+}

@@ -1,0 +1,30 @@
+package io.queen.net;
+
+import io.smallrye.config.ConfigMapping;
+
+/**
+ * Connection caps and timeouts of the HTTP server (defaults in {@code application.properties}, README
+ * "Connection limits"). They exist so that idle or half-sent connections cannot use up the process's file
+ * descriptors or the event loops while real clients wait.
+ */
+@ConfigMapping(prefix = "queen.http")
+public interface ConnectionLimits {
+    /** Open connections accepted in total; beyond it a new connection is closed at once. 0 = no cap. */
+    int maxConnections();
+
+    /** Open connections accepted from one client address; beyond it a new one is closed at once. 0 = no cap. */
+    int maxConnectionsPerAddress();
+
+    /**
+     * Milliseconds a connection has, from its first byte (or from accepting it), to complete a request head
+     * (request line + headers). A half-sent head is closed after this, however slowly its bytes trickle in.
+     */
+    long headerTimeoutMs();
+
+    /**
+     * Milliseconds a keep-alive connection may sit between an answer and the next request's first byte. A
+     * request in progress (a parked long poll included) is not idle in this sense; the server's idle timeout
+     * ({@code quarkus.http.idle-timeout}, above the longest long poll) covers it.
+     */
+    long keepAliveTimeoutMs();
+}

@@ -1,0 +1,57 @@
+package io.queen.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * HTTP/1.1 over a plain socket, one request per connection: sends exactly the target and bytes given (a URI
+ * no URI class would accept, any Content-Type or none), for tests of what the broker does with them.
+ * Stateless, thread-safe.
+ */
+public final class RawHttp {
+    private RawHttp() {
+    }
+
+    public record Reply(int status, String head, String body) {
+    }
+
+    /** {@code contentType} null sends none; {@code body} null sends no body and no Content-Length. */
+    public static Reply send(int port, String method, String target, String contentType, byte[] body)
+            throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+            s.setSoTimeout(60_000);
+            StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1\r\nConnection: close\r\n");
+            if (contentType != null) {
+                head.append("Content-Type: ").append(contentType).append("\r\n");
+            }
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            head.append("\r\n");
+            OutputStream out = s.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+            if (body != null) {
+                out.write(body);
+            }
+            out.flush();
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            in.transferTo(all);
+            String text = all.toString(StandardCharsets.UTF_8);
+            int sp = text.indexOf(' ');
+            if (!text.startsWith("HTTP/1.") || sp < 0 || text.length() < sp + 4) {
+                throw new IOException("not an HTTP answer to " + method + " " + target + ": " + text);
+            }
+            int status = Integer.parseInt(text.substring(sp + 1, sp + 4));
+            int end = text.indexOf("\r\n\r\n");
+            return new Reply(status, end < 0 ? text : text.substring(0, end), end < 0 ? "" : text.substring(end + 4));
+        }
+    }
+}
