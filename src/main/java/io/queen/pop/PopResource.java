@@ -1,5 +1,7 @@
 package io.queen.pop;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.vertx.core.http.HttpServerResponse;
@@ -19,12 +21,15 @@ import jakarta.ws.rs.core.Response;
 public class PopResource {
     private final PopService service;
     private final QueenConfig config;
+    private final Callers callers;
 
-    PopResource(PopService service, QueenConfig config) {
+    PopResource(PopService service, QueenConfig config, Callers callers) {
         this.service = service;
         this.config = config;
+        this.callers = callers;
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @Path("/queue/{queue}/partition/{partition}")
     @RunOnVirtualThread
@@ -37,6 +42,7 @@ public class PopResource {
                 subMode, subFrom, null), response);
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @Path("/queue/{queue}")
     @RunOnVirtualThread
@@ -49,6 +55,7 @@ public class PopResource {
                 subFrom, partitions), response);
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @RunOnVirtualThread
     public Response discover(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
@@ -62,7 +69,7 @@ public class PopResource {
     }
 
     private Response answer(PopRequest r, HttpServerResponse response) {
-        PopService.Result res = service.pop(r, response::closed);
+        PopService.Result res = service.pop(callers.tenant(), r, response::closed);
         if (res == null) {
             return Response.noContent().build();
         }

@@ -1,6 +1,10 @@
 package io.queen.push;
 
 import io.queen.api.JsonBytes;
+import io.queen.auth.Access;
+import io.queen.auth.Caller;
+import io.queen.auth.Callers;
+import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -28,15 +32,15 @@ import java.util.concurrent.CompletableFuture;
 public class PushResource {
     private final PushFusion fusion;
     private final PushRequestParser parser;
-    private final UUID tenant;
+    private final Callers callers;
 
     private final PushEncryption encryption;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config) {
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, Callers callers) {
         this.fusion = fusion;
         this.encryption = encryption;
         this.parser = new PushRequestParser(config.push().maxItems());
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     /** A (queue, partition) of the request; names hold no control characters, so this equals the old 0x1F-joined key. */
@@ -47,11 +51,14 @@ public class PushResource {
     private record ItemKey(Lane lane, String transactionId) {
     }
 
+    @Access(Access.Level.PRODUCE)
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response push(byte[] body) throws SQLException {
-        List<PushItem> items = encryption.apply(tenant, parser.parse(body));
+        Caller caller = callers.current();
+        UUID tenant = caller.tenant();
+        List<PushItem> items = encryption.apply(tenant, ProducerSub.stamp(caller, parser.parse(body)));
         int n = items.size();
         @SuppressWarnings("unchecked")
         CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];

@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -21,17 +22,18 @@ import java.util.UUID;
 public class ConfigureResource {
     private final QueueStore store;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
     private final QueueFlags flags;
 
-    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, QueenConfig config) {
+    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.flags = flags;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -45,8 +47,8 @@ public class ConfigureResource {
         String namespace = optionalText(req, "namespace");
         String task = optionalText(req, "task");
         ObjectNode options = QueueOptions.resolve(req.get("options"));
-        QueueStore.ConfiguredQueue cq = store.configure(tenant, queue, namespace, task, options);
-        flags.invalidate(tenant, queue);
+        QueueStore.ConfiguredQueue cq = store.configure(callers.tenant(), queue, namespace, task, options);
+        flags.invalidate(callers.tenant(), queue);
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);
         out.put("queueId", cq.id().toString());
