@@ -17,7 +17,8 @@ import io.smallrye.jwt.auth.principal.ParseException;
 
 /**
  * The one place access is enforced: after a JAX-RS route matched (unknown routes stay 404), its {@link Access}
- * level is compared with the caller's role, and the caller (tenant, subject, role) is resolved for the request.
+ * level is compared with the caller's role, and the caller (tenant, subject, role) is resolved for the request
+ * (once per distinct token until its {@code exp}: {@link VerifiedTokens}).
  * Off (the default) it returns at its first line: no header read, no allocation. Routes outside JAX-RS
  * ({@code /metrics*}, {@code /q/health*}, static files) are never filtered. Stateless apart from a cache of each
  * route's level; thread-safe.
@@ -32,6 +33,8 @@ public class AccessFilter {
     private final TokenVerifier verifier;
     private final AuthConfig config;
     private final ConcurrentHashMap<Method, Access.Level> levels = new ConcurrentHashMap<>();
+    /** Verified tokens; 10,000 distinct live tokens at most before it starts over. */
+    private final VerifiedTokens verified = new VerifiedTokens(10_000);
 
     AccessFilter(Callers callers, TokenVerifier verifier, AuthConfig config) {
         this.callers = callers;
@@ -55,19 +58,25 @@ public class AccessFilter {
                     return error(401, MISSING);
                 }
             } else {
-                JsonWebToken jwt;
-                try {
-                    jwt = verifier.verify(token);
-                } catch (ParseException e) {
-                    return level == Access.Level.PUBLIC ? null : error(401, INVALID);
+                long now = System.currentTimeMillis() / 1000;
+                Caller known = verified.get(token, now);
+                if (known == null) {
+                    JsonWebToken jwt;
+                    try {
+                        jwt = verifier.verify(token);
+                    } catch (ParseException e) {
+                        return level == Access.Level.PUBLIC ? null : error(401, INVALID);
+                    }
+                    String tenant = text(jwt.getClaim(config.tenantClaim()));
+                    known = new Caller(tenant == null || tenant.isEmpty() ? anonymous.tenant() : Tenants.of(tenant),
+                            jwt.getSubject(), role(jwt));
+                    verified.put(token, known, jwt.getExpirationTime(), now);
                 }
-                Role role = role(jwt);
+                Role role = known.role();
                 if (role == null ? level != Access.Level.PUBLIC : !role.allows(level)) {
                     return error(403, FORBIDDEN);
                 }
-                String tenant = text(jwt.getClaim(config.tenantClaim()));
-                caller = new Caller(tenant == null || tenant.isEmpty() ? anonymous.tenant() : Tenants.of(tenant),
-                        jwt.getSubject(), role);
+                caller = known;
             }
         }
         if (config.tenantHeaderTrusted()) {

@@ -7,6 +7,7 @@ import io.smallrye.jwt.auth.principal.JWTParser;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.security.PublicKey;
 import java.util.EnumSet;
 import java.util.Set;
 import javax.crypto.spec.SecretKeySpec;
@@ -15,8 +16,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Verifies bearer tokens with smallrye-jwt against the configured key: {@code JWT_SECRET} (HS256/384/512),
- * {@code JWT_PUBLIC_KEY} (PEM; RS/PS/ES/EdDSA) or {@code JWT_JWKS_URL}; exactly one. Signature and {@code exp}
- * are always required ({@code iss}/{@code aud} only when configured), so a token carrying just {@code sub},
+ * {@code JWT_PUBLIC_KEY} (PEM; RS/PS/ES/EdDSA, the family of the key's type) or {@code JWT_JWKS_URL}; exactly
+ * one. Signature, {@code exp} and {@code iat} are always required ({@code iss}/{@code aud} only when configured), so a token carrying just {@code sub},
  * {@code role}, {@code iat} and {@code exp} is accepted. With {@code JWT_ENABLED=true} and no key the broker
  * refuses to start. Immutable after construction; thread-safe.
  */
@@ -55,15 +56,15 @@ public class TokenVerifier {
             if (secret.length < 32) {
                 LOG.warnf("JWT_SECRET is %d bytes; HS256 wants at least 32 (HS512: 64)", secret.length);
             }
+        } else if (config.publicKey().isPresent()) {
+            PublicKey key = PemKeys.parse(config.publicKey().get());
+            c.setPublicVerificationKey(key);
+            c.setSignatureAlgorithm(PemKeys.algorithms(key));
         } else {
-            if (config.publicKey().isPresent()) {
-                c.setPublicKeyContent(config.publicKey().get());
-            } else {
-                c.setPublicKeyLocation(config.jwksUrl().get());
-            }
+            c.setPublicKeyLocation(config.jwksUrl().get());
             c.setSignatureAlgorithm(ASYMMETRIC);
         }
-        // sub is optional (a token without it pushes with producerSub null); exp is always required
+        // sub is optional (a token without it pushes with producerSub null); exp and iat are always required
         c.setRequireNamedPrincipal(false);
         config.issuer().ifPresent(c::setIssuedBy);
         config.audience().ifPresent(a -> c.setExpectedAudience(Set.of(a)));

@@ -176,4 +176,18 @@ class AuthTest {
         assertEquals(201, Tokens.post(anonymous, "/api/v1/push", push("ps4", ",\"producerSub\":\"spoof\"")).status());
         assertTrue(popOne(RW, "ps4").get("producerSub").isNull());
     }
+
+    @Test
+    void aVerifiedTokenVouchesOnlyForItsOwnBytes() {
+        assertEquals(200, Tokens.get(RO, "/api/v1/dlq").status());
+        assertEquals(200, Tokens.get(RO, "/api/v1/dlq").status());  // the second time from the verified-token cache
+        String[] parts = RO.split("\\.");
+        java.util.Base64.Decoder dec = java.util.Base64.getUrlDecoder();
+        String claims = new String(dec.decode(parts[1]), java.nio.charset.StandardCharsets.UTF_8)
+                .replace("read-only", "admin");
+        String forged = parts[0] + "." + java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(claims.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "." + parts[2];
+        assertReply(401, INVALID, Tokens.delete(forged, "/api/v1/resources/queues/x"));
+        assertReply(403, FORBIDDEN, Tokens.delete(RO, "/api/v1/resources/queues/x"));
+    }
 }

@@ -76,4 +76,23 @@ class AuthUnitTest {
         UUID given = UUID.randomUUID();
         assertEquals(given, Tenants.of(given.toString()));
     }
+
+    @Test
+    void verifiedTokensAreRememberedOnlyUntilTheirExpiry() {
+        VerifiedTokens cache = new VerifiedTokens(2);
+        Caller c = new Caller(UUID.randomUUID(), "s", Role.ADMIN);
+        cache.put("t1", c, 110, 100);
+        assertEquals(c, cache.get("t1", 100));
+        assertEquals(c, cache.get("t1", 109));
+        assertNull(cache.get("t1", 110));
+        assertEquals(0, cache.size());
+        cache.put("t2", c, 100, 100);  // already expired: not kept
+        assertNull(cache.get("t2", 99));
+        assertNull(cache.get("t1-but-other-bytes", 100));
+        cache.put("a", c, 200, 100);
+        cache.put("b", c, 200, 100);
+        cache.put("c", c, 200, 100);  // full: starts over
+        assertEquals(1, cache.size());
+        assertEquals(c, cache.get("c", 100));
+    }
 }
