@@ -1,5 +1,6 @@
 package io.queen.auth;
 
+import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.json.JsonString;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -13,15 +14,14 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
-import io.smallrye.jwt.auth.principal.ParseException;
 
 /**
  * The one place access is enforced: after a JAX-RS route matched (unknown routes stay 404), its {@link Access}
  * level is compared with the caller's role, and the caller (tenant, subject, role) is resolved for the request
  * (once per distinct token until its {@code exp}: {@link VerifiedTokens}).
  * Off (the default) it returns at its first line: no header read, no allocation. Routes outside JAX-RS
- * ({@code /metrics*}, {@code /q/health*}, static files) are never filtered. Stateless apart from a cache of each
- * route's level; thread-safe.
+ * ({@code /metrics*}, {@code /q/health*}, static files) are never filtered. Its only state is a cache of each
+ * route's level and the verified tokens; thread-safe.
  */
 public class AccessFilter {
     static final String TENANT_HEADER = "X-Queen-Tenant";
