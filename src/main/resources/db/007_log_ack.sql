@@ -246,9 +246,11 @@ END $$;
 -- Extends every live lease held under one lease id (a multi-partition pop shares one) to
 -- GREATEST(current, now + seconds): never shortens, never revives an expired lease. p_pids narrows the
 -- search when the broker knows where the lease lives (log_consumers has no index on worker_id on purpose:
--- it would make every lease UPDATE non-HOT).
+-- it would make every lease UPDATE non-HOT). Only cursors of p_tenant's partitions count: another tenant's
+-- lease id answers like an unknown one.
 DROP FUNCTION IF EXISTS queen.log_renew_lease_v1(TEXT, INT, UUID[]);
-CREATE FUNCTION queen.log_renew_lease_v1(p_worker TEXT, p_seconds INT, p_pids UUID[])
+DROP FUNCTION IF EXISTS queen.log_renew_lease_v1(UUID, TEXT, INT, UUID[]);
+CREATE FUNCTION queen.log_renew_lease_v1(p_tenant UUID, p_worker TEXT, p_seconds INT, p_pids UUID[])
 RETURNS TABLE (renewed INT, expired INT, new_expiry TIMESTAMPTZ)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -266,11 +268,15 @@ BEGIN
            SET lease_expires_at = GREATEST(cc.lease_expires_at, v_now + make_interval(secs => p_seconds))
          WHERE cc.worker_id = p_worker AND cc.batch_end IS NOT NULL AND cc.lease_expires_at > v_now
            AND (p_pids IS NULL OR cc.partition_id = ANY (p_pids))
+           AND EXISTS (SELECT 1 FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
+                        WHERE lp.id = cc.partition_id AND q.tenant_id = p_tenant)
         RETURNING cc.lease_expires_at)
     SELECT (SELECT count(*)::int FROM upd),
            (SELECT count(*)::int FROM queen.log_consumers cc
              WHERE cc.worker_id = p_worker AND (p_pids IS NULL OR cc.partition_id = ANY (p_pids))
-               AND (cc.batch_end IS NULL OR cc.lease_expires_at <= v_now)),
+               AND (cc.batch_end IS NULL OR cc.lease_expires_at <= v_now)
+               AND EXISTS (SELECT 1 FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
+                            WHERE lp.id = cc.partition_id AND q.tenant_id = p_tenant)),
            (SELECT min(lease_expires_at) FROM upd);
 END $$;
 

@@ -19,8 +19,9 @@ import java.util.UUID;
 @ApplicationScoped
 public class AckRegistry {
 
-    /** One delivered batch of one partition under one lease. */
-    public record Batch(String group, String queue, String partition, long lastOffset, int count, long digestHi,
+    /** One delivered batch of one partition under one lease, in the tenant that popped it. */
+    public record Batch(UUID tenant, String group, String queue, String partition, long lastOffset, int count,
+            long digestHi,
             long digestLo) {
     }
 
@@ -78,14 +79,16 @@ public class AckRegistry {
 
     /**
      * The batch delivered under (lease, partition) when the ack names exactly its messages (same group, count and
-     * digest); the entry is consumed either way (a repeated ack takes the decision procedure and answers noop).
+     * digest) and comes from the tenant that popped it; the entry is consumed either way (a repeated ack takes the
+     * decision procedure and answers noop).
      */
-    public synchronized Batch take(String leaseId, UUID partitionId, String group, Digest acked) {
+    public synchronized Batch take(UUID tenant, String leaseId, UUID partitionId, String group, Digest acked) {
         if (max == 0) {
             return null;
         }
         Batch b = batches.remove(new Key(leaseId, partitionId));
-        if (b == null || !b.group().equals(group) || b.count() != acked.count() || b.digestHi() != acked.hi()
+        if (b == null || !b.tenant().equals(tenant) || !b.group().equals(group) || b.count() != acked.count()
+                || b.digestHi() != acked.hi()
                 || b.digestLo() != acked.lo()) {
             return null;
         }

@@ -6,6 +6,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Input;
 import io.queen.api.JsonBytes;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -22,12 +24,15 @@ import java.util.List;
 public class AckResource {
     private final AckService service;
     private final ObjectMapper mapper;
+    private final Callers callers;
 
-    AckResource(AckService service, ObjectMapper mapper) {
+    AckResource(AckService service, ObjectMapper mapper, Callers callers) {
         this.service = service;
         this.mapper = mapper;
+        this.callers = callers;
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
     public Response ack(byte[] body) throws SQLException {
@@ -44,9 +49,10 @@ public class AckResource {
         Input.token(pid, "partitionId");
         AckService.AckItem item = new AckService.AckItem(0, txn, pid, Input.token(optional(req, "status"), "status"),
                 Input.token(optional(req, "leaseId"), "leaseId"), Input.text(optional(req, "error"), "error"));
-        return results(service.acknowledge(List.of(item), group(req)));
+        return results(service.acknowledge(callers.tenant(), List.of(item), group(req)));
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("/batch")
     @RunOnVirtualThread
@@ -55,7 +61,7 @@ public class AckResource {
         if (batch.items().isEmpty()) {
             return results(List.of());
         }
-        return results(service.acknowledge(batch.items(), batch.group()));
+        return results(service.acknowledge(callers.tenant(), batch.items(), batch.group()));
     }
 
     private static final byte[] INDEX_FIRST = JsonBytes.ascii("{\"index\":");

@@ -64,7 +64,7 @@ public class AckService {
      * lookup); everything else, and any group the positional commit refuses, runs the decision procedure in one
      * transaction of its own. Per-item answers are the same either way.
      */
-    public List<AckResult> acknowledge(List<AckItem> items, String group) throws SQLException {
+    public List<AckResult> acknowledge(UUID tenant, List<AckItem> items, String group) throws SQLException {
         AckResult[] results = new AckResult[items.size()];
         List<AckItem> rest = items;
         if (registry.enabled()) {
@@ -87,7 +87,7 @@ public class AckService {
                 for (AckItem it : e.getValue()) {
                     d.add(TransactionHash.of(it.transactionId()));
                 }
-                AckRegistry.Batch b = registry.take(e.getKey().lease(), pid, group, d);
+                AckRegistry.Batch b = registry.take(tenant, e.getKey().lease(), pid, group, d);
                 if (b == null) {
                     rest.addAll(e.getValue());
                 } else {
@@ -110,7 +110,7 @@ public class AckService {
                         continue;
                     }
                     AckRegistry.Batch b = positionalBatches.get(i);
-                    AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue());
+                    AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue(), tenant);
                     for (AckItem it : positionalItems.get(i)) {
                         results[it.index()] = ok(it, pi, v.released(), false);
                     }
@@ -120,7 +120,7 @@ public class AckService {
         if (!rest.isEmpty()) {
             List<AckItem> decided = rest;
             store.inTransaction(c -> {
-                applyInto(c, decided, group, false, results);
+                applyInto(c, tenant, decided, group, false, results);
                 return null;
             });
         }
@@ -141,15 +141,18 @@ public class AckService {
     /**
      * @param failuresDeadLetter true inside a transaction: a failed ack dead-letters at once (no retry budget).
      */
-    public List<AckResult> apply(Connection c, List<AckItem> items, String group, boolean failuresDeadLetter)
-            throws SQLException {
+    public List<AckResult> apply(Connection c, UUID tenant, List<AckItem> items, String group,
+            boolean failuresDeadLetter) throws SQLException {
         AckResult[] results = new AckResult[items.size()];
-        applyInto(c, items, group, failuresDeadLetter, results);
+        applyInto(c, tenant, items, group, failuresDeadLetter, results);
         return List.of(results);
     }
 
-    /** The decision procedure for {@code items}; answers land in {@code results} at each item's index. */
-    private void applyInto(Connection c, List<AckItem> items, String group, boolean failuresDeadLetter,
+    /**
+     * The decision procedure for {@code items}; answers land in {@code results} at each item's index. A partition
+     * of another tenant answers exactly like a partition that does not exist (no cursor, no names).
+     */
+    private void applyInto(Connection c, UUID tenant, List<AckItem> items, String group, boolean failuresDeadLetter,
             AckResult[] results) throws SQLException {
         TreeMap<GroupKey, List<AckItem>> groups = new TreeMap<>();
         Set<UUID> pids = new HashSet<>();
@@ -168,6 +171,13 @@ public class AckService {
         for (Map.Entry<GroupKey, List<AckItem>> e : groups.entrySet()) {
             UUID pid = UUID.fromString(e.getKey().pid());
             List<AckItem> g = e.getValue();
+            AckStore.PartitionInfo owner = info.get(pid);
+            if (owner != null && !tenant.equals(owner.tenant())) {
+                for (AckItem it : g) {
+                    results[it.index()] = fail(it, noCursor(group));
+                }
+                continue;
+            }
             byte[][] hashes = new byte[g.size()][];
             String[] statuses = new String[g.size()];
             for (int i = 0; i < g.size(); i++) {
@@ -201,8 +211,7 @@ public class AckService {
                     case "stale" -> fail(it, pi, "Message already committed");
                     case "invalid_lease" -> fail(it, pi, "Invalid or expired lease");
                     case "bad_status" -> fail(it, pi, "Unknown status: " + it.status());
-                    case "no_cursor" -> fail(it, pi, NOT_FOUND + " (consumer group " + group
-                            + " has no cursor on this partition)");
+                    case "no_cursor" -> fail(it, pi, noCursor(group));
                     default -> fail(it, pi, NOT_FOUND);
                 };
             }
@@ -221,6 +230,10 @@ public class AckService {
                 f == null ? null : new String(f.payload(), StandardCharsets.UTF_8),
                 error == null ? "Retries exhausted" : error, f == null ? null : f.traceId(),
                 f == null ? null : f.producerSub(), s == null ? null : s.createdAt()));
+    }
+
+    private static String noCursor(String group) {
+        return NOT_FOUND + " (consumer group " + group + " has no cursor on this partition)";
     }
 
     private static AckResult ok(AckItem it, AckStore.PartitionInfo pi, boolean released, boolean dlq) {

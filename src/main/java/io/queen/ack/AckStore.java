@@ -150,17 +150,19 @@ public class AckStore {
         }
     }
 
-    public record PartitionInfo(String partition, String queue) {
+    /** A partition's names and tenant ({@code tenant} null where only the names are known). */
+    public record PartitionInfo(String partition, String queue, UUID tenant) {
     }
 
     public Map<UUID, PartitionInfo> partitionInfo(Connection c, UUID[] pids) throws SQLException {
         Map<UUID, PartitionInfo> out = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT partition_id, partition_name, queue_name FROM queen.log_partition_info_v1(?)")) {
+                "SELECT partition_id, partition_name, queue_name, tenant_id FROM queen.log_partition_info_v1(?)")) {
             ps.setArray(1, c.createArrayOf("uuid", pids));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.put(rs.getObject(1, UUID.class), new PartitionInfo(rs.getString(2), rs.getString(3)));
+                    out.put(rs.getObject(1, UUID.class), new PartitionInfo(rs.getString(2), rs.getString(3),
+                            rs.getObject(4, UUID.class)));
                 }
             }
         }
@@ -170,12 +172,14 @@ public class AckStore {
     public record Renewal(int renewed, int expired, OffsetDateTime newExpiry) {
     }
 
-    public Renewal renew(String leaseId, int seconds, List<UUID> pids) throws SQLException {
+    /** Renews the tenant's leases held under {@code leaseId}; another tenant's lease counts as not found. */
+    public Renewal renew(UUID tenant, String leaseId, int seconds, List<UUID> pids) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT renewed, expired, new_expiry FROM queen.log_renew_lease_v1(?, ?, ?)")) {
-            ps.setString(1, leaseId);
-            ps.setInt(2, seconds);
-            ps.setArray(3, pids == null ? null : c.createArrayOf("uuid", pids.toArray()));
+                "SELECT renewed, expired, new_expiry FROM queen.log_renew_lease_v1(?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, leaseId);
+            ps.setInt(3, seconds);
+            ps.setArray(4, pids == null ? null : c.createArrayOf("uuid", pids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return new Renewal(rs.getInt(1), rs.getInt(2), rs.getObject(3, OffsetDateTime.class));

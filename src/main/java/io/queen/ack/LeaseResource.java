@@ -8,6 +8,8 @@ import io.queen.api.Bodies;
 import io.queen.api.ErrorMappers;
 import io.queen.api.Json;
 import io.queen.api.Times;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.pop.LeaseDirectory;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -28,13 +30,16 @@ public class LeaseResource {
     private final AckStore store;
     private final LeaseDirectory directory;
     private final ObjectMapper mapper;
+    private final Callers callers;
 
-    LeaseResource(AckStore store, LeaseDirectory directory, ObjectMapper mapper) {
+    LeaseResource(AckStore store, LeaseDirectory directory, ObjectMapper mapper, Callers callers) {
+        this.callers = callers;
         this.store = store;
         this.directory = directory;
         this.mapper = mapper;
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
     public Response extend(@PathParam("leaseId") String leaseId, byte[] body) throws SQLException {
@@ -47,7 +52,7 @@ public class LeaseResource {
             }
             seconds = s.intValue();
         }
-        AckStore.Renewal r = store.renew(leaseId, seconds, directory.partitionsOf(leaseId));
+        AckStore.Renewal r = store.renew(callers.tenant(), leaseId, seconds, directory.partitionsOf(leaseId));
         if (r.renewed() == 0) {
             return r.expired() > 0 ? ErrorMappers.error(409, "Lease already expired")
                     : ErrorMappers.error(404, "Lease not found");

@@ -9,6 +9,10 @@ import io.queen.api.Bodies;
 import io.queen.api.Ids;
 import io.queen.api.Input;
 import io.queen.api.Json;
+import io.queen.auth.Access;
+import io.queen.auth.Caller;
+import io.queen.auth.Callers;
+import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.pop.PopWaiters;
 import io.queen.push.PushEncryption;
@@ -48,18 +52,18 @@ public class TransactionResource {
     private final PopWaiters waiters;
     private final PushEncryption encryption;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
     private final int zstdLevel;
 
     TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
-            PushEncryption encryption, ObjectMapper mapper, QueenConfig config) {
+            PushEncryption encryption, ObjectMapper mapper, QueenConfig config, Callers callers) {
         this.encryption = encryption;
         this.acks = acks;
         this.ackStore = ackStore;
         this.pushStore = pushStore;
         this.waiters = waiters;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
         this.zstdLevel = config.zstdLevel();
     }
 
@@ -72,6 +76,7 @@ public class TransactionResource {
         }
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
     public Response transaction(byte[] body) throws Exception {
@@ -128,12 +133,14 @@ public class TransactionResource {
         if (unknown != null) {
             return failed(out, unknown);
         }
-        pushes = encryption.apply(tenant, pushes);
+        Caller caller = callers.current();
+        UUID tenant = caller.tenant();
+        pushes = encryption.apply(tenant, ProducerSub.stamp(caller, pushes));
         List<String> touchedQueues = new ArrayList<>();
         try (Connection c = ackStore.transaction()) {
             try {
-                pushAll(c, pushes, pushResultIndex, results, touchedQueues);
-                ackAll(c, ackOps, results);
+                pushAll(c, tenant, pushes, pushResultIndex, results, touchedQueues);
+                ackAll(c, tenant, ackOps, results);
                 c.commit();
             } catch (TxnFailed e) {
                 c.rollback();
@@ -166,7 +173,7 @@ public class TransactionResource {
                 AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"), bytes);
     }
 
-    private void pushAll(Connection c, List<PushItem> pushes, List<Integer> resultIndex, ArrayNode results,
+    private void pushAll(Connection c, UUID tenant, List<PushItem> pushes, List<Integer> resultIndex, ArrayNode results,
             List<String> touched) throws SQLException, TxnFailed {
         if (pushes.isEmpty()) {
             return;
@@ -210,7 +217,7 @@ public class TransactionResource {
         }
     }
 
-    private void ackAll(Connection c, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
+    private void ackAll(Connection c, UUID tenant, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
         // one apply per (partition, group) cursor row, in (partition_id, group) order: the global lock order that
         // ack fusion (log_ack_multi_v1) and queue delete also follow, so the cursor rows of a transaction spanning
         // several groups cannot be locked in an order that closes a cycle with them
@@ -228,7 +235,7 @@ public class TransactionResource {
                 items.add(new AckService.AckItem(i, it.transactionId(), it.partitionId(), it.status(), it.leaseId(),
                         it.error()));
             }
-            List<AckService.AckResult> rs = acks.apply(c, items, group, true);
+            List<AckService.AckResult> rs = acks.apply(c, tenant, items, group, true);
             for (int i = 0; i < rs.size(); i++) {
                 AckService.AckResult r = rs.get(i);
                 ObjectNode node = (ObjectNode) results.get(e.getValue().get(i).resultIndex());

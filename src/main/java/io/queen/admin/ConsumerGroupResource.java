@@ -7,7 +7,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.pop.PopService;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
@@ -32,20 +33,21 @@ public class ConsumerGroupResource {
     private final ConsumerGroupStore store;
     private final PopService pop;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    ConsumerGroupResource(ConsumerGroupStore store, PopService pop, ObjectMapper mapper, QueenConfig config) {
+    ConsumerGroupResource(ConsumerGroupStore store, PopService pop, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.pop = pop;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.ADMIN)
     @DELETE
     @RunOnVirtualThread
     public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
             throws SQLException {
-        ConsumerGroupStore.Deleted d = store.delete(tenant, group, null, metadataFlag(deleteMetadata));
+        ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, null, metadataFlag(deleteMetadata));
         pop.resetFloors(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
@@ -55,12 +57,13 @@ public class ConsumerGroupResource {
         return Json.ok(out);
     }
 
+    @Access(Access.Level.ADMIN)
     @DELETE
     @Path("/queues/{queue}")
     @RunOnVirtualThread
     public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
             @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
-        ConsumerGroupStore.Deleted d = store.delete(tenant, group, queue, metadataFlag(deleteMetadata));
+        ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, queue, metadataFlag(deleteMetadata));
         pop.resetFloors(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
@@ -71,6 +74,7 @@ public class ConsumerGroupResource {
         return Json.ok(out);
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("/subscription")
     @RunOnVirtualThread
@@ -81,7 +85,7 @@ public class ConsumerGroupResource {
             throw ApiException.badRequest("Missing subscriptionTimestamp in request body");
         }
         Instant at = timestamp(ts, "subscriptionTimestamp");
-        int rows = store.moveSubscription(tenant, group, at);
+        int rows = store.moveSubscription(callers.tenant(), group, at);
         pop.resetFloors(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
@@ -91,6 +95,7 @@ public class ConsumerGroupResource {
         return Json.ok(out);
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/seek")
     @RunOnVirtualThread
@@ -104,7 +109,7 @@ public class ConsumerGroupResource {
             throw ApiException.badRequest("Must specify either 'toEnd': true or 'timestamp'");
         }
         Instant at = hasTs ? timestamp(ts, "timestamp") : null;
-        List<ConsumerGroupStore.Moved> moved = store.seek(tenant, group, queue, null, at);
+        List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, null, at);
         pop.resetFloors(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
@@ -120,17 +125,18 @@ public class ConsumerGroupResource {
         return Json.ok(out);
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
     @RunOnVirtualThread
     public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
             @PathParam("partition") String partition, byte[] body) throws SQLException {
         Bodies.objectOrEmpty(mapper, body);
-        if (!store.partitionExists(tenant, queue, partition)) {
+        if (!store.partitionExists(callers.tenant(), queue, partition)) {
             ObjectNode err = mapper.createObjectNode().put("success", false).put("error", "Partition not found");
             return Json.response(404, err);
         }
-        List<ConsumerGroupStore.Moved> moved = store.seek(tenant, group, queue, partition, null);
+        List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, partition, null);
         pop.resetFloors(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);

@@ -8,7 +8,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
 import io.queen.pop.PopWaiters;
@@ -46,16 +47,17 @@ public class FetchResource {
     private final PayloadCipher cipher;
     private final ObjectMapper mapper;
     private final PopWaiters waiters;
-    private final UUID tenant;
+    private final Callers callers;
 
-    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, QueenConfig config) {
+    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, Callers callers) {
         this.cipher = cipher;
         this.waiters = waiters;
         this.store = store;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.READ)
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -169,6 +171,7 @@ public class FetchResource {
         }
         long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
         boolean oneQueue = java.util.Arrays.stream(queues).distinct().count() == 1;
+        UUID tenant = callers.tenant();
         PopWaiters.Signal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
         while (true) {
             long seen = signal.generation();

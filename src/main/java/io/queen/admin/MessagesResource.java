@@ -8,7 +8,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -35,13 +36,14 @@ public class MessagesResource {
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
     private final MessageBrowser browser;
-    private final UUID tenant;
+    private final Callers callers;
 
-    MessagesResource(MessageBrowser browser, QueenConfig config) {
+    MessagesResource(MessageBrowser browser, Callers callers) {
         this.browser = browser;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.READ)
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -63,11 +65,13 @@ public class MessagesResource {
         }
         int lim = Math.min(MAX_LIMIT, intParam(limit, "limit", DEFAULT_LIMIT, 1));
         int off = intParam(offset, "offset", 0, 0);
+        UUID tenant = callers.tenant();
         ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
                 blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
         return Json.ok(out);
     }
 
+    @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}")
     @Produces(MediaType.APPLICATION_JSON)
@@ -78,7 +82,7 @@ public class MessagesResource {
         if (partitionId == null) {
             throw ApiException.notFound("Message not found");
         }
-        ObjectNode m = browser.one(tenant, partitionId, txn);
+        ObjectNode m = browser.one(callers.tenant(), partitionId, txn);
         if (m == null) {
             throw ApiException.notFound("Message not found");
         }

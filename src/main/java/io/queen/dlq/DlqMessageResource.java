@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Bodies;
 import io.queen.api.Ids;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.POST;
@@ -27,15 +28,16 @@ public class DlqMessageResource {
     private final DlqStore store;
     private final DlqReplay replay;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    DlqMessageResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, QueenConfig config) {
+    DlqMessageResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.replay = replay;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.WRITE)
     @DELETE
     @Path("{partitionId}/{transactionId}")
     @Produces(MediaType.APPLICATION_JSON)
@@ -43,7 +45,7 @@ public class DlqMessageResource {
     public Response delete(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         UUID partitionId = Ids.uuidOrNull(pid);
-        int n = partitionId == null ? 0 : store.delete(tenant, partitionId, txn);
+        int n = partitionId == null ? 0 : store.delete(callers.tenant(), partitionId, txn);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", n > 0);
         if (n > 0) {
@@ -57,6 +59,7 @@ public class DlqMessageResource {
         return Json.response(n > 0 ? 200 : 404, out);
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("{partitionId}/{transactionId}/retry")
     @Produces(MediaType.APPLICATION_JSON)
@@ -65,11 +68,11 @@ public class DlqMessageResource {
             throws SQLException {
         Bodies.objectOrEmpty(mapper, body); // body ignored, but broken JSON is still a 400
         UUID partitionId = Ids.uuidOrNull(pid);
-        UUID id = partitionId == null ? null : store.find(tenant, partitionId, txn);
+        UUID id = partitionId == null ? null : store.find(callers.tenant(), partitionId, txn);
         if (id == null) {
             return Json.response(404, DlqJson.notFound("Message not found in the dead letter queue"));
         }
-        DlqReplay.Result r = replay.replay(tenant, id, null, null);
+        DlqReplay.Result r = replay.replay(callers.tenant(), id, null, null);
         if (r.verdict() == DlqReplay.Verdict.GONE) {
             return Json.response(404, DlqJson.notFound("Message not found in the dead letter queue"));
         }

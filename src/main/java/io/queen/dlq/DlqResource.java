@@ -12,7 +12,8 @@ import io.queen.api.Bodies;
 import io.queen.api.Ids;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.crypto.PayloadCipher;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -40,16 +41,17 @@ public class DlqResource {
     private final PayloadCipher cipher;
     private final DlqReplay replay;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, QueenConfig config) {
+    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, Callers callers) {
         this.cipher = cipher;
         this.store = store;
         this.replay = replay;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.READ)
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -60,6 +62,7 @@ public class DlqResource {
         int offset = intParam(offsetParam, "offset", 0, 0);
         Instant f = Times.parse(from, "from", null);
         Instant t = Times.parse(to, "to", null);
+        UUID tenant = callers.tenant();
         DlqStore.Page page = store.browse(tenant, blankToNull(queue), blankToNull(group), blankToNull(partition), f, t,
                 limit, offset);
         ObjectNode out = mapper.createObjectNode();
@@ -74,6 +77,7 @@ public class DlqResource {
         return Json.ok(out);
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Path("{id}/replay")
     @Produces(MediaType.APPLICATION_JSON)
@@ -86,7 +90,7 @@ public class DlqResource {
         if (id == null) {
             return Json.response(404, DlqJson.notFound("Dead letter not found"));
         }
-        DlqReplay.Result r = replay.replay(tenant, id, queue, partition);
+        DlqReplay.Result r = replay.replay(callers.tenant(), id, queue, partition);
         if (r.verdict() == DlqReplay.Verdict.GONE) {
             return Json.response(404, DlqJson.notFound("Dead letter not found"));
         }

@@ -1,6 +1,7 @@
 package io.queen.health;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.auth.Access;
 import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -28,6 +29,7 @@ public class HealthResource {
         this.version = version;
     }
 
+    @Access(Access.Level.PUBLIC)
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
+import io.queen.auth.Access;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -20,6 +21,7 @@ import java.sql.SQLException;
  * Stateless.
  */
 @Path("/api/v1/system/maintenance")
+@Access(Access.Level.ADMIN)
 public class MaintenanceResource {
     private final MaintenanceSwitches switches;
     private final PushSpool spool;

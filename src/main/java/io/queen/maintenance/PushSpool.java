@@ -52,6 +52,7 @@ public class PushSpool {
     private static final int FLAG_TRACE = 1;
     private static final int FLAG_ENCRYPTED = 2;
     private static final int FLAG_NULL_PAYLOAD = 4;
+    private static final int FLAG_PRODUCER_SUB = 8;
 
     private final MaintenanceSwitches switches;
     private final PushFusion fusion;
@@ -406,18 +407,22 @@ public class PushSpool {
             byte[] p = it.partition().getBytes(StandardCharsets.UTF_8);
             byte[] t = it.transactionIdUtf8();
             byte[] payload = it.payload();
+            byte[] sub = it.producerSubUtf8();
             int len = 1 + 16 + 4 + q.length + 4 + p.length + 4 + t.length + 1 + (it.traceId() == null ? 0 : 16) + 16
-                    + 4 + (payload == null ? 0 : payload.length);
+                    + (sub == null ? 0 : 4 + sub.length) + 4 + (payload == null ? 0 : payload.length);
             ByteBuffer b = ByteBuffer.allocate(len);
             b.put(VERSION).putLong(tenant.getMostSignificantBits()).putLong(tenant.getLeastSignificantBits());
             b.putInt(q.length).put(q).putInt(p.length).put(p).putInt(t.length).put(t);
             int flags = (it.traceId() != null ? FLAG_TRACE : 0) | (it.encrypted() ? FLAG_ENCRYPTED : 0)
-                    | (payload == null ? FLAG_NULL_PAYLOAD : 0);
+                    | (payload == null ? FLAG_NULL_PAYLOAD : 0) | (sub != null ? FLAG_PRODUCER_SUB : 0);
             b.put((byte) flags);
             if (it.traceId() != null) {
                 b.putLong(it.traceId().getMostSignificantBits()).putLong(it.traceId().getLeastSignificantBits());
             }
             b.putLong(it.messageId().getMostSignificantBits()).putLong(it.messageId().getLeastSignificantBits());
+            if (sub != null) {
+                b.putInt(sub.length).put(sub);
+            }
             b.putInt(payload == null ? 0 : payload.length);
             if (payload != null) {
                 b.put(payload);
@@ -447,11 +452,16 @@ public class PushSpool {
         int flags = b.get();
         UUID trace = (flags & FLAG_TRACE) != 0 ? new UUID(b.getLong(), b.getLong()) : null;
         UUID messageId = new UUID(b.getLong(), b.getLong());
+        byte[] sub = null;
+        if ((flags & FLAG_PRODUCER_SUB) != 0) {
+            sub = new byte[b.getInt()];
+            b.get(sub);
+        }
         byte[] payload = new byte[b.getInt()];
         b.get(payload);
         out.add(new Record(tenant, new PushItem(out.size(), queue, partition, new String(txn, StandardCharsets.UTF_8),
                 txn, trace, messageId, (flags & FLAG_NULL_PAYLOAD) != 0 ? null : payload,
-                (flags & FLAG_ENCRYPTED) != 0), end));
+                (flags & FLAG_ENCRYPTED) != 0, sub), end));
     }
 
     private static String string(ByteBuffer b) {

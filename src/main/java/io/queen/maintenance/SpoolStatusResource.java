@@ -3,6 +3,7 @@ package io.queen.maintenance;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
+import io.queen.auth.Access;
 import io.queen.config.QueenConfig;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -22,6 +23,7 @@ public class SpoolStatusResource {
     }
 
     @GET
+    @Access(Access.Level.READ)
     public Response get() {
         ObjectNode out = mapper.createObjectNode();
         out.put("pending", spool.pending());

@@ -1,5 +1,7 @@
 package io.queen.pop;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -20,12 +22,14 @@ import jakarta.ws.rs.core.Response;
 public class PopResource {
     private final PopService service;
     private final QueenConfig config;
+    private final Callers callers;
 
     private final MaintenanceSwitches switches;
 
-    PopResource(PopService service, QueenConfig config, MaintenanceSwitches switches) {
+    PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches) {
         this.service = service;
         this.config = config;
+        this.callers = callers;
         this.switches = switches;
     }
 
@@ -55,6 +59,7 @@ public class PopResource {
         return left <= 0 ? null : r.withTimeoutMs(left);
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @Path("/queue/{queue}/partition/{partition}")
     @RunOnVirtualThread
@@ -67,6 +72,7 @@ public class PopResource {
                 subMode, subFrom, null), response);
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @Path("/queue/{queue}")
     @RunOnVirtualThread
@@ -79,6 +85,7 @@ public class PopResource {
                 subFrom, partitions), response);
     }
 
+    @Access(Access.Level.WRITE)
     @GET
     @RunOnVirtualThread
     public Response discover(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
@@ -98,7 +105,7 @@ public class PopResource {
                 return Response.noContent().build();
             }
         }
-        PopService.Result res = service.pop(r, response::closed);
+        PopService.Result res = service.pop(callers.tenant(), r, response::closed);
         if (res == null) {
             return Response.noContent().build();
         }

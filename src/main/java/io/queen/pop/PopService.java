@@ -52,6 +52,10 @@ public class PopService {
     private record Floor(Instant floor, Instant setAt) {
     }
 
+    /** A wildcard scan floor belongs to one (tenant, queue, group): tenants may share queue and group names. */
+    private record FloorKey(UUID tenant, String queue, String group) {
+    }
+
     private final PopStore store;
     private final PayloadCipher cipher;
     private final PopWaiters waiters;
@@ -60,8 +64,7 @@ public class PopService {
     private final HotPartitions hot;
     private final Counter hotClaims;
     private final QueenConfig config;
-    private final UUID tenant;
-    private final ConcurrentHashMap<String, Floor> floors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
     private final QueueFlags flags;
@@ -82,18 +85,17 @@ public class PopService {
         this.waiters = waiters;
         this.leases = leases;
         this.config = config;
-        this.tenant = UUID.fromString(config.defaultTenant());
         Gauge.builder("queen.pop.parked", parked, Number::doubleValue).strongReference(true).register(registry);
         this.delivered = Counter.builder("queen.pop.messages").description("messages delivered by pops")
                 .register(registry);
     }
 
-    public Result pop(PopRequest r, BooleanSupplier clientGone) {
+    public Result pop(UUID tenant, PopRequest r, BooleanSupplier clientGone) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
         PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
-        long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(r));
+        long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
         try {
             while (true) {
@@ -118,7 +120,7 @@ public class PopService {
                             }
                         }
                     }
-                    Result res = attempt(r);
+                    Result res = attempt(tenant, r);
                     if (res != null) {
                         delivered.increment(res.messages());
                         return res;
@@ -172,7 +174,7 @@ public class PopService {
     }
 
     /** The queue's minPopWaitTime when it applies: a named queue, a long poll, a batch of more than one. */
-    private int holdMs(PopRequest r) {
+    private int holdMs(UUID tenant, PopRequest r) {
         if (!r.longPoll() || r.batch() <= 1 || r.queue() == null) {
             return 0;
         }
@@ -183,18 +185,19 @@ public class PopService {
         }
     }
 
-    private Result attempt(PopRequest r) throws SQLException {
+    private Result attempt(UUID tenant, PopRequest r) throws SQLException {
         String leaseId = r.autoAck() ? "" : UUID.randomUUID().toString();
         PopStore.Claim claim = new PopStore.Claim(r.group(), r.batch(), leaseId, r.autoAck(), r.subscriptionMode(),
                 r.subscriptionFrom());
         if (r.partition() != null) {
-            return deliver(r.queue(), r.group(), leaseId, store.popPartition(tenant, r.queue(), r.partition(), claim));
+            return deliver(tenant, r.queue(), r.group(), leaseId,
+                    store.popPartition(tenant, r.queue(), r.partition(), claim));
         }
         if (r.queue() != null) {
-            return popQueue(r.queue(), r, claim, leaseId);
+            return popQueue(tenant, r.queue(), r, claim, leaseId);
         }
         for (String queue : store.queuesByNamespace(tenant, r.namespace(), r.task())) {
-            Result res = popQueue(queue, r, claim, leaseId);
+            Result res = popQueue(tenant, queue, r, claim, leaseId);
             if (res != null) {
                 return res;
             }
@@ -202,7 +205,8 @@ public class PopService {
         return null;
     }
 
-    private Result popQueue(String queue, PopRequest r, PopStore.Claim claim, String leaseId) throws SQLException {
+    private Result popQueue(UUID tenant, String queue, PopRequest r, PopStore.Claim claim, String leaseId)
+            throws SQLException {
         if (r.partitions() == 1 && !hot.scanTurn(tenant, queue, r.group())) {
             // targeted claims on partitions this broker just wrote, before ranking the whole queue
             for (int i = 0; i < HOT_TRIES; i++) {
@@ -210,19 +214,21 @@ public class PopService {
                 if (partition == null) {
                     break;
                 }
-                Result res = deliver(queue, r.group(), leaseId, store.popPartition(tenant, queue, partition, claim));
+                Result res = deliver(tenant, queue, r.group(), leaseId,
+                        store.popPartition(tenant, queue, partition, claim));
                 if (res != null) {
                     hotClaims.increment();
                     return res;
                 }
             }
         }
-        String key = queue + '\u001f' + r.group();
+        FloorKey key = new FloorKey(tenant, queue, r.group());
         Instant started = Instant.now();
         Floor f = floors.get(key);
         Instant floor = f == null || f.setAt().plus(FLOOR_TTL).isBefore(started) ? Instant.EPOCH
                 : f.floor().minus(FLOOR_SLACK);
-        Result res = deliver(queue, r.group(), leaseId, store.popQueue(tenant, queue, claim, r.partitions(), floor));
+        Result res = deliver(tenant, queue, r.group(), leaseId,
+                store.popQueue(tenant, queue, claim, r.partitions(), floor));
         if (res == null && floor.equals(Instant.EPOCH)) {
             // a full scan found nothing claimable; if nothing is pending at all, later scans need only look at
             // partitions written from now on (a range scan of idx_log_partitions_queue_write)
@@ -237,7 +243,7 @@ public class PopService {
 
     /** Forget wildcard scan floors of a group (after a seek or a group delete moved cursors backwards). */
     public void resetFloors(String group) {
-        floors.keySet().removeIf(k -> k.endsWith('\u001f' + group));
+        floors.keySet().removeIf(k -> k.group().equals(group));
     }
 
     /** Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent. */
@@ -256,7 +262,8 @@ public class PopService {
         return out == null ? frames : out;
     }
 
-    private Result deliver(String queue, String group, String leaseId, List<PopStore.ClaimedSegment> segments) {
+    private Result deliver(UUID tenant, String queue, String group, String leaseId,
+            List<PopStore.ClaimedSegment> segments) {
         if (segments.isEmpty()) {
             return null;
         }
@@ -284,7 +291,8 @@ public class PopService {
                 boolean lastOfPartition = k + 1 == segments.size()
                         || !segments.get(k + 1).partitionId().equals(current);
                 if (lastOfPartition) {
-                    ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(group, queue, s.partitionName(),
+                    ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(tenant, group, queue,
+                            s.partitionName(),
                             s.baseOffset() + s.startIdx() + s.take() - 1, digest.count(), digest.hi(), digest.lo()));
                 }
             }

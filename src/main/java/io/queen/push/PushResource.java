@@ -3,6 +3,10 @@ package io.queen.push;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.queen.api.Failures;
 import io.queen.api.JsonBytes;
+import io.queen.auth.Access;
+import io.queen.auth.Caller;
+import io.queen.auth.Callers;
+import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
@@ -34,22 +38,23 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class PushResource {
     private final PushFusion fusion;
     private final PushRequestParser parser;
-    private final UUID tenant;
+    private final Callers callers;
 
     private final PushEncryption encryption;
     private final MaintenanceSwitches switches;
     private final PushSpool spool;
     private final long drainWaitMs;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, MaintenanceSwitches switches,
-            PushSpool spool, @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, Callers callers,
+            MaintenanceSwitches switches, PushSpool spool,
+            @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
         this.fusion = fusion;
         this.encryption = encryption;
+        this.callers = callers;
         this.switches = switches;
         this.spool = spool;
         this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
         this.parser = new PushRequestParser(config.push().maxItems(), maxBody.asLongValue());
-        this.tenant = UUID.fromString(config.defaultTenant());
     }
 
     /** A (queue, partition) of the request; names hold no control characters, so this equals the old 0x1F-joined key. */
@@ -60,14 +65,17 @@ public class PushResource {
     private record ItemKey(Lane lane, String transactionId) {
     }
 
+    @Access(Access.Level.PRODUCE)
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response push(byte[] body) throws SQLException {
-        List<PushItem> items = encryption.apply(tenant, parser.parse(body));
+        Caller caller = callers.current();
+        UUID tenant = caller.tenant();
+        List<PushItem> items = encryption.apply(tenant, ProducerSub.stamp(caller, parser.parse(body)));
         // push maintenance, or buffered pushes still draining after it (a push must not overtake them)
         if (switches.pushMaintenance() || (spool.pending() > 0 && !drained())) {
-            return buffered(items);
+            return buffered(tenant, items);
         }
         int n = items.size();
         @SuppressWarnings("unchecked")
@@ -180,7 +188,7 @@ public class PushResource {
     }
 
     /** Spools the request durably and answers every item {@code buffered} (API spec 4.13). */
-    private Response buffered(List<PushItem> items) {
+    private Response buffered(UUID tenant, List<PushItem> items) {
         try {
             spool.append(tenant, items);
         } catch (IOException e) {

@@ -7,7 +7,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Input;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.crypto.PayloadCipher;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -23,21 +24,21 @@ import java.util.UUID;
 public class ConfigureResource {
     private final QueueStore store;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
     private final QueueFlags flags;
 
     private final PayloadCipher cipher;
 
-    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, QueenConfig config,
-            PayloadCipher cipher) {
+    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, Callers callers, PayloadCipher cipher) {
         this.cipher = cipher;
         this.store = store;
         this.flags = flags;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.WRITE)
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -55,8 +56,8 @@ public class ConfigureResource {
             throw ApiException.badRequest("options.encryptionEnabled needs QUEEN_ENCRYPTION_KEY (64 hex chars) to be"
                     + " set on the broker; without it payloads would be stored in plaintext");
         }
-        QueueStore.ConfiguredQueue cq = store.configure(tenant, queue, namespace, task, options);
-        flags.invalidate(tenant, queue);
+        QueueStore.ConfiguredQueue cq = store.configure(callers.tenant(), queue, namespace, task, options);
+        flags.invalidate(callers.tenant(), queue);
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);
         out.put("queueId", cq.id().toString());

@@ -3,7 +3,8 @@ package io.queen.queue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.push.PushFusion;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
@@ -25,22 +26,23 @@ public class QueueDeleteResource {
     private final QueueStore store;
     private final PushFusion fusion;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, QueenConfig config) {
+    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.fusion = fusion;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.ADMIN)
     @DELETE
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
-        boolean existed = store.delete(tenant, name);
-        fusion.forgetQueue(tenant, name);
+        boolean existed = store.delete(callers.tenant(), name);
+        fusion.forgetQueue(callers.tenant(), name);
         ObjectNode out = mapper.createObjectNode();
         out.put("deleted", true);
         out.put("queue", name);

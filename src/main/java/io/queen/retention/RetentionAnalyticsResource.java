@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -32,14 +33,15 @@ import java.util.UUID;
 public class RetentionAnalyticsResource {
     private final RetentionStore store;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    RetentionAnalyticsResource(RetentionStore store, ObjectMapper mapper, QueenConfig config) {
+    RetentionAnalyticsResource(RetentionStore store, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
+    @Access(Access.Level.READ)
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
@@ -61,7 +63,7 @@ public class RetentionAnalyticsResource {
 
         Map<OffsetDateTime, ObjectNode> buckets = new LinkedHashMap<>();
         ArrayNode series = out.putArray("series");
-        for (RetentionStore.SeriesRow r : store.series(tenant, q, from, to, bucket)) {
+        for (RetentionStore.SeriesRow r : store.series(callers.tenant(), q, from, to, bucket)) {
             ObjectNode b = buckets.computeIfAbsent(r.bucket(), k -> {
                 ObjectNode n = series.addObject();
                 n.put("bucket", Times.millis(k));
@@ -75,7 +77,7 @@ public class RetentionAnalyticsResource {
         Map<String, ObjectNode> perQueue = new LinkedHashMap<>();
         ArrayNode queues = out.putArray("queues");
         ArrayNode byType = out.putArray("byType");
-        List<RetentionStore.HistoryRow> rows = store.history(tenant, q, from, to);
+        List<RetentionStore.HistoryRow> rows = store.history(callers.tenant(), q, from, to);
         for (RetentionStore.HistoryRow r : rows) {
             add(totals, r.type(), r.messages(), r.events());
             ObjectNode qn = perQueue.computeIfAbsent(r.queue(), k -> {

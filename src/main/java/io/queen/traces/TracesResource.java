@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.admin.MessageBrowser;
 import io.queen.api.ApiException;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.queen.api.Bodies;
 import io.queen.api.Ids;
+import io.queen.api.Input;
 import io.queen.api.Json;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -43,24 +45,28 @@ public class TracesResource {
     private final TraceStore store;
     private final MessageBrowser browser;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    TracesResource(TraceStore store, MessageBrowser browser, ObjectMapper mapper, QueenConfig config) {
+    TracesResource(TraceStore store, MessageBrowser browser, ObjectMapper mapper, Callers callers) {
         this.store = store;
         this.browser = browser;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @POST
+    @Access(Access.Level.WRITE)
     @RunOnVirtualThread
     public Response add(byte[] body) throws SQLException {
+        UUID tenant = callers.tenant();
         JsonNode b = Bodies.requireObject(mapper, body);
         String txn = text(b, "transactionId");
         String pidText = text(b, "partitionId");
         if (txn == null || txn.isEmpty() || pidText == null || pidText.isEmpty()) {
             throw ApiException.badRequest("transactionId and partitionId are required");
         }
+        Input.text(txn, "transactionId");
+        Input.token(pidText, "partitionId");
         JsonNode data = b.get("data");
         if (data == null || data.isNull()) {
             throw ApiException.badRequest("data is required");
@@ -68,12 +74,14 @@ public class TracesResource {
         if (!data.isObject()) {
             throw ApiException.badRequest("data must be an object");
         }
-        String group = orDefault(text(b, "consumerGroup"), "__QUEUE_MODE__");
-        String event = orDefault(text(b, "eventType"), "info");
-        if (event.length() > MAX_EVENT) {
-            throw ApiException.badRequest("eventType is longer than " + MAX_EVENT + " characters");
+        String dataJson = data.toString();
+        if (dataJson.contains("\\u0000")) {
+            // stored as jsonb, which cannot hold U+0000
+            throw ApiException.badRequest("data must not contain the character U+0000");
         }
-        String worker = text(b, "workerId");
+        String group = Input.name(orDefault(text(b, "consumerGroup"), "__QUEUE_MODE__"), "consumerGroup");
+        String event = Input.check(orDefault(text(b, "eventType"), "info"), "eventType", MAX_EVENT);
+        String worker = Input.token(text(b, "workerId"), "workerId");
         List<String> names = names(b.get("traceNames"));
         UUID pid = Ids.uuidOrNull(pidText);
         if (pid == null || !browser.exists(tenant, pid, txn)) {
@@ -82,7 +90,7 @@ public class TracesResource {
             nf.put("error", "Message not found");
             return Json.response(404, nf);
         }
-        UUID id = store.add(tenant, pid, txn, group, event, data.toString(), worker, names);
+        UUID id = store.add(tenant, pid, txn, group, event, dataJson, worker, names);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("traceId", id.toString());
@@ -91,6 +99,7 @@ public class TracesResource {
 
     @GET
     @Path("/{partitionId}/{transactionId}")
+    @Access(Access.Level.READ)
     @RunOnVirtualThread
     public Response ofMessage(@PathParam("partitionId") String partitionId,
             @PathParam("transactionId") String transactionId) throws SQLException {
@@ -98,9 +107,10 @@ public class TracesResource {
         if (pid == null) {
             throw ApiException.badRequest("partitionId must be a UUID");
         }
+        Input.text(transactionId, "transactionId");
         ObjectNode out = mapper.createObjectNode();
         ArrayNode arr = out.putArray("traces");
-        for (TraceStore.Trace t : store.ofMessage(tenant, pid, transactionId)) {
+        for (TraceStore.Trace t : store.ofMessage(callers.tenant(), pid, transactionId)) {
             ObjectNode o = common(arr.addObject(), t);
             names(o, t);
         }
@@ -109,12 +119,14 @@ public class TracesResource {
 
     @GET
     @Path("/by-name/{traceName}")
+    @Access(Access.Level.READ)
     @RunOnVirtualThread
     public Response byName(@PathParam("traceName") String name, @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) throws SQLException {
+        Input.check(name, "traceName", MAX_NAME);
         int l = Math.min(QueryParams.intParam(limit, "limit", 100, 1), MAX_LIMIT);
         int o = QueryParams.intParam(offset, "offset", 0, 0);
-        TraceStore.Page<TraceStore.Trace> page = store.byName(tenant, name, l, o);
+        TraceStore.Page<TraceStore.Trace> page = store.byName(callers.tenant(), name, l, o);
         Map<String, JsonNode> payloads = new HashMap<>();
         ObjectNode out = mapper.createObjectNode();
         ArrayNode arr = out.putArray("traces");
@@ -142,11 +154,12 @@ public class TracesResource {
 
     @GET
     @Path("/names")
+    @Access(Access.Level.READ)
     @RunOnVirtualThread
     public Response names(@QueryParam("limit") String limit, @QueryParam("offset") String offset) throws SQLException {
         int l = Math.min(QueryParams.intParam(limit, "limit", 50, 1), MAX_LIMIT);
         int o = QueryParams.intParam(offset, "offset", 0, 0);
-        TraceStore.Page<TraceStore.Name> page = store.names(tenant, l, o);
+        TraceStore.Page<TraceStore.Name> page = store.names(callers.tenant(), l, o);
         ObjectNode out = mapper.createObjectNode();
         ArrayNode arr = out.putArray("trace_names");
         for (TraceStore.Name n : page.rows()) {
@@ -212,10 +225,7 @@ public class TracesResource {
     }
 
     private static String checkedName(String s) {
-        if (s.length() > MAX_NAME) {
-            throw ApiException.badRequest("traceNames: a name is longer than " + MAX_NAME + " characters");
-        }
-        return s;
+        return Input.check(s, "traceNames", MAX_NAME);
     }
 
     private static String text(JsonNode b, String field) {

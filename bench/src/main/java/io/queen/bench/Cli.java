@@ -64,7 +64,15 @@ public final class Cli {
                     + " (random letters and digits, ~6 bits of entropy per byte: a pessimistic case for compression)"),
             new Flag("baseline-insert", "row", "baseline push: row (one INSERT statement per message, JDBC-batched,"
                     + " one transaction per push batch) | multirow (one multi-row INSERT per push batch)"),
+            new Flag("token", "", "JWT sent as Authorization: Bearer on every broker request (a broker with"
+                    + " JWT_ENABLED=true); empty = none; default: the QUEEN_BENCH_TOKEN environment variable"),
             new Flag("help", "false", "print this help"));
+
+    /** The flag's value, else QUEEN_BENCH_TOKEN (so a token need not appear in a recorded command line). */
+    private static String token(String flag) {
+        String t = flag.isBlank() ? System.getenv("QUEEN_BENCH_TOKEN") : flag;
+        return t == null || t.isBlank() ? null : t.strip();
+    }
 
     private static final Set<String> BOOLEANS = Set.of("retention", "verify", "wildcard", "phased", "cleanup", "help");
 
@@ -216,7 +224,8 @@ public final class Cli {
                     case "row" -> false;
                     case "multirow" -> true;
                     default -> throw new UsageException("--baseline-insert must be row or multirow");
-                });
+                },
+                token(v.get("token")));
         if (c.mode() != Config.Mode.QUEEN && c.groups() > 0) {
             throw new UsageException("--groups > 0 is not supported by the baseline (a row-per-message queue"
                     + " deletes on ack and has no fan-out); use --mode queen");

@@ -40,7 +40,8 @@ public record Config(
         boolean cleanup,
         boolean help,
         boolean randomPad,
-        boolean multiRowInsert) {
+        boolean multiRowInsert,
+        String token) {
 
     public enum AckMode { EXPLICIT, AUTO }
 

@@ -77,12 +77,18 @@ public final class QueenDriver implements Driver {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
+    /** Every broker request: carries the run's token, when it has one. */
+    private HttpRequest.Builder request(URI uri) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
+        return cfg.token() == null ? b : b.header("Authorization", "Bearer " + cfg.token());
+    }
+
     private HttpResponse<byte[]> send(HttpRequest req) throws IOException, InterruptedException {
         return http.send(req, HttpResponse.BodyHandlers.ofByteArray());
     }
 
     private HttpRequest.Builder post(String path, byte[] body, Duration timeout) {
-        return HttpRequest.newBuilder(uri(path))
+        return request(uri(path))
                 .timeout(timeout)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
@@ -94,7 +100,7 @@ public final class QueenDriver implements Driver {
     @Override
     public void setup(List<Target> targets) throws Exception {
         try {
-            HttpResponse<byte[]> h = send(HttpRequest.newBuilder(uri("/health")).timeout(Duration.ofSeconds(10))
+            HttpResponse<byte[]> h = send(request(uri("/health")).timeout(Duration.ofSeconds(10))
                     .GET().build());
             if (h.statusCode() >= 500) {
                 throw new IllegalStateException("broker health check answered " + h.statusCode());
@@ -253,7 +259,7 @@ public final class QueenDriver implements Driver {
     }
 
     private PopResult pop(String queue, Target target, String group, int batch, int waitMs) {
-        HttpRequest req = HttpRequest.newBuilder(uri(popPath(queue, target, group, batch, waitMs)))
+        HttpRequest req = request(uri(popPath(queue, target, group, batch, waitMs)))
                 .timeout(Duration.ofMillis(waitMs + 5_000L))
                 .GET()
                 .build();
@@ -435,7 +441,7 @@ public final class QueenDriver implements Driver {
     @Override
     public Map<String, Double> counters() {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri("/metrics/prometheus"))
+            HttpResponse<String> r = http.send(request(uri("/metrics/prometheus"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 return Map.of();
@@ -527,7 +533,7 @@ public final class QueenDriver implements Driver {
     public void cleanup() {
         for (String q : queues) {
             try {
-                send(HttpRequest.newBuilder(uri("/api/v1/resources/queues/" + enc(q)))
+                send(request(uri("/api/v1/resources/queues/" + enc(q)))
                         .timeout(REQUEST_TIMEOUT).DELETE().build());
             } catch (IOException e) {
                 // best effort

@@ -1,0 +1,146 @@
+package io.queen.auth;
+
+import io.smallrye.jwt.auth.principal.ParseException;
+import jakarta.json.JsonString;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+/**
+ * The one place access is enforced: after a JAX-RS route matched (unknown routes stay 404), its {@link Access}
+ * level is compared with the caller's role, and the caller (tenant, subject, role) is resolved for the request
+ * (once per distinct token until its {@code exp}: {@link VerifiedTokens}).
+ * Off (the default) it returns at its first line: no header read, no allocation. Routes outside JAX-RS
+ * ({@code /metrics*}, {@code /q/health*}, static files) are never filtered. Its only state is a cache of each
+ * route's level and the verified tokens; thread-safe.
+ */
+public class AccessFilter {
+    static final String TENANT_HEADER = "X-Queen-Tenant";
+    static final String MISSING = "{\"error\":\"Authentication required\"}";
+    static final String INVALID = "{\"error\":\"Invalid or expired token\"}";
+    static final String FORBIDDEN = "{\"error\":\"Insufficient permissions\"}";
+
+    private final Callers callers;
+    private final TokenVerifier verifier;
+    private final AuthConfig config;
+    private final ConcurrentHashMap<Method, Access.Level> levels = new ConcurrentHashMap<>();
+    /** Verified tokens; 10,000 distinct live tokens at most before it starts over. */
+    private final VerifiedTokens verified = new VerifiedTokens(10_000);
+
+    AccessFilter(Callers callers, TokenVerifier verifier, AuthConfig config) {
+        this.callers = callers;
+        this.verifier = verifier;
+        this.config = config;
+    }
+
+    @ServerRequestFilter
+    public Response check(ContainerRequestContext request, ResourceInfo resource) {
+        if (!callers.active()) {
+            return null;
+        }
+        Caller anonymous = callers.anonymous();
+        Caller caller = anonymous;
+        if (config.enabled()) {
+            Access.Level level = levels.computeIfAbsent(resource.getResourceMethod(),
+                    m -> level(m, resource.getResourceClass()));
+            String token = token(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+            if (token == null) {
+                if (level != Access.Level.PUBLIC) {
+                    return error(401, MISSING);
+                }
+            } else {
+                long now = System.currentTimeMillis() / 1000;
+                Caller known = verified.get(token, now);
+                if (known == null) {
+                    JsonWebToken jwt;
+                    try {
+                        jwt = verifier.verify(token);
+                    } catch (ParseException e) {
+                        return level == Access.Level.PUBLIC ? null : error(401, INVALID);
+                    }
+                    String tenant = text(jwt.getClaim(config.tenantClaim()));
+                    known = new Caller(tenant == null || tenant.isEmpty() ? anonymous.tenant() : Tenants.of(tenant),
+                            jwt.getSubject(), role(jwt));
+                    verified.put(token, known, jwt.getExpirationTime(), now);
+                }
+                Role role = known.role();
+                if (role == null ? level != Access.Level.PUBLIC : !role.allows(level)) {
+                    return error(403, FORBIDDEN);
+                }
+                caller = known;
+            }
+        }
+        if (config.tenantHeaderTrusted()) {
+            String tenant = request.getHeaderString(TENANT_HEADER);
+            if (tenant != null && !tenant.isEmpty()) {
+                caller = new Caller(Tenants.of(tenant), caller.subject(), caller.role());
+            }
+        }
+        callers.set(caller);
+        return null;
+    }
+
+    /** The route's declared level; a route without one (which RouteAccessTest forbids) is admin-only. */
+    static Access.Level level(Method m, Class<?> resourceClass) {
+        Access a = m.getAnnotation(Access.class);
+        if (a == null) {
+            a = resourceClass.getAnnotation(Access.class);
+        }
+        if (a == null) {
+            a = m.getDeclaringClass().getAnnotation(Access.class);
+        }
+        return a == null ? Access.Level.ADMIN : a.value();
+    }
+
+    /** {@code Bearer <jwt>} or the raw token (API spec 1.2); null when absent or blank. */
+    static String token(String authorization) {
+        if (authorization == null) {
+            return null;
+        }
+        String t = authorization.strip();
+        if (t.regionMatches(true, 0, "Bearer", 0, 6) && (t.length() == 6 || t.charAt(6) == ' ')) {
+            t = t.substring(6).strip();
+        }
+        return t.isEmpty() ? null : t;
+    }
+
+    /** Claim {@code role} (a string), else {@code roles} (an array or a string); null when neither names a role. */
+    static Role role(JsonWebToken jwt) {
+        Role r = Role.of(text(jwt.getClaim("role")));
+        if (r != null) {
+            return r;
+        }
+        Object roles = jwt.getClaim("roles");
+        if (roles instanceof Collection<?> many) {
+            List<String> names = new ArrayList<>(many.size());
+            for (Object o : many) {
+                names.add(text(o));
+            }
+            return Role.strongest(names);
+        }
+        return Role.of(text(roles));
+    }
+
+    static String text(Object claim) {
+        if (claim == null) {
+            return null;
+        }
+        if (claim instanceof JsonString s) {
+            return s.getString();
+        }
+        return claim instanceof String s ? s : claim.toString();
+    }
+
+    private static Response error(int status, String json) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(json).build();
+    }
+}
