@@ -151,10 +151,15 @@ END $$;
 -- Offsets are not dense (retention leaves gaps), so the count walks the segments that exist. One UPDATE of the
 -- cursor row. p_release: release the lease (the SDK's full-batch cycle); false keeps it on the unacked tail
 -- (a gate's ordered partial ack) unless nothing of the batch is left.
--- outcome: ok | no_cursor | invalid_lease | count_exceeds_batch
+-- p_hash (the 16-byte hash of the ack's transactionId, NULL = unchecked) must name a message of the span being
+-- acked (committed, target]: a cycle replayed under a lease it kept would otherwise ack the NEXT messages. A hash
+-- found at or below the cursor answers already_committed (the first attempt committed). Checked only where the
+-- hash sidecar still covers the span.
+-- outcome: ok | no_cursor | invalid_lease | count_exceeds_batch | already_committed | txn_not_in_span
 DROP FUNCTION IF EXISTS queen_streams.cycle_ack_v1(UUID, TEXT, TEXT, BIGINT, BOOLEAN);
+DROP FUNCTION IF EXISTS queen_streams.cycle_ack_v1(UUID, TEXT, TEXT, BIGINT, BOOLEAN, BYTEA);
 CREATE FUNCTION queen_streams.cycle_ack_v1(p_pid UUID, p_group TEXT, p_lease TEXT, p_count BIGINT,
-                                           p_release BOOLEAN)
+                                           p_release BOOLEAN, p_hash BYTEA)
 RETURNS TABLE (outcome TEXT, acked BIGINT, lease_released BOOLEAN, committed BIGINT)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -167,6 +172,8 @@ DECLARE
     v_avail BIGINT;
     v_seen BIGINT := 0;
     v_release BOOLEAN;
+    v_tstart BIGINT;
+    v_found BIGINT;
 BEGIN
     SELECT cc.committed, cc.batch_end, cc.worker_id, cc.lease_expires_at INTO c
       FROM queen.log_consumers cc WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
@@ -205,6 +212,22 @@ BEGIN
         END LOOP;
         IF v_left > 0 THEN
             RETURN QUERY SELECT 'count_exceeds_batch'::text, v_seen, FALSE, c.committed;
+            RETURN;
+        END IF;
+    END IF;
+    IF p_hash IS NOT NULL THEN
+        SELECT lp.txns_start INTO v_tstart FROM queen.log_partitions lp WHERE lp.id = p_pid;
+        -- where is the named message? looked up from a little below the cursor (a replay lands just below it)
+        SELECT max(t.base_offset + u.idx) INTO v_found
+          FROM queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u
+         WHERE t.partition_id = p_pid AND t.end_offset >= GREATEST(v_tstart, c.committed + 1 - 10000)
+           AND t.base_offset <= v_target AND u.h = p_hash AND t.base_offset + u.idx <= v_target;
+        IF v_found IS NOT NULL AND v_found <= c.committed THEN
+            RETURN QUERY SELECT 'already_committed'::text, 0::bigint, FALSE, c.committed;
+            RETURN;
+        END IF;
+        IF v_found IS NULL AND v_tstart <= c.committed + 1 AND v_target > c.committed THEN
+            RETURN QUERY SELECT 'txn_not_in_span'::text, 0::bigint, FALSE, c.committed;
             RETURN;
         END IF;
     END IF;

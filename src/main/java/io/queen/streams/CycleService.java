@@ -4,6 +4,7 @@ import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
 import io.queen.api.ErrorMappers;
 import io.queen.pop.PopWaiters;
+import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,6 +25,8 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class CycleService {
     private static final Logger LOG = Logger.getLogger(CycleService.class);
+    /** The answer to a cycle whose ack was already committed (a replay after a lost answer). */
+    public static final String ALREADY_COMMITTED = "Message already committed";
 
     private final StreamsStore store;
     private final AckStore ackStore;
@@ -111,13 +114,18 @@ public class CycleService {
                         + r.partitionId() + " (pop from it before committing cycles)");
             }
         } else if (a.positive()) {
+            byte[] hash = a.transactionId() == null || a.transactionId().isEmpty() ? null
+                    : TransactionHash.of(a.transactionId());
             StreamsStore.AckOutcome o = store.ack(c, r.partitionId(), r.group(), a.leaseId(), a.count(),
-                    r.releaseLease());
+                    r.releaseLease(), hash);
             switch (o.outcome()) {
                 case "ok" -> ack = new AckResult(o.acked(), o.leaseReleased(), false);
                 case "invalid_lease" -> throw new Rollback(false, "Invalid or expired lease");
                 case "no_cursor" -> throw new Rollback(false, "consumer group " + r.group()
                         + " has no cursor on partition " + r.partitionId());
+                case "already_committed" -> throw new Rollback(false, ALREADY_COMMITTED + ": " + a.transactionId());
+                case "txn_not_in_span" -> throw new Rollback(false, "ack.transactionId " + a.transactionId()
+                        + " is not among the messages this ack covers");
                 case "count_exceeds_batch" -> throw new Rollback(false, "ack.count " + a.count()
                         + " exceeds the leased batch (" + o.acked() + " messages)");
                 default -> throw new IllegalStateException("cycle_ack_v1 outcome " + o.outcome());

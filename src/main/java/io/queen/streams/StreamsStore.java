@@ -82,19 +82,21 @@ public class StreamsStore {
         }
     }
 
-    /** {@code outcome}: ok, no_cursor, invalid_lease, count_exceeds_batch. */
+    /** {@code outcome}: ok, no_cursor, invalid_lease, count_exceeds_batch, already_committed, txn_not_in_span. */
     public record AckOutcome(String outcome, long acked, boolean leaseReleased) {
     }
 
-    public AckOutcome ack(Connection c, UUID pid, String group, String lease, Long count, boolean release)
-            throws SQLException {
+    /** {@code txnHash}: the hash of the ack's transactionId (null = unchecked). */
+    public AckOutcome ack(Connection c, UUID pid, String group, String lease, Long count, boolean release,
+            byte[] txnHash) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT outcome, acked, lease_released FROM queen_streams.cycle_ack_v1(?, ?, ?, ?, ?)")) {
+                "SELECT outcome, acked, lease_released FROM queen_streams.cycle_ack_v1(?, ?, ?, ?, ?, ?)")) {
             ps.setObject(1, pid);
             ps.setString(2, group);
             ps.setString(3, lease);
             ps.setObject(4, count);
             ps.setBoolean(5, release);
+            ps.setBytes(6, txnHash);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return new AckOutcome(rs.getString(1), rs.getLong(2), rs.getBoolean(3));

@@ -58,6 +58,10 @@ class StreamsTest {
         return p;
     }
 
+    private static String txn(JsonNode popped, int i) {
+        return messages(popped).get(i).get("transactionId").asText();
+    }
+
     private static Map<String, JsonNode> ops(Object... kv) {
         Map<String, JsonNode> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
@@ -118,7 +122,7 @@ class StreamsTest {
         String q = register("wipe", "wipe-src", null, "h1");
         JsonNode p = seedAndPop("wipe-src", "P", 2);
         String pid = messages(p).get(0).get("partitionId").asText();
-        JsonNode res = commit(cycle(q, pid, G, ops("k", obj("n", 1)), null, p.get("leaseId").asText(), 2, "P-src-1"));
+        JsonNode res = commit(cycle(q, pid, G, ops("k", obj("n", 1)), null, p.get("leaseId").asText(), 2, txn(p, 1)));
         assertTrue(res.get("success").asBoolean(), res.toString());
         assertEquals(1, state(q, pid).size());
         assertEquals(q, register("wipe", "wipe-src", null, "h1"));
@@ -141,7 +145,7 @@ class StreamsTest {
         List<ObjectNode> items = List.of(item("happy-sink", "P", "w-0", obj("sum", 45)),
                 item("happy-sink", "P", "w-1", obj("sum", 1)));
         JsonNode res = commit(cycle(q, pid, G, ops("a", obj("sum", 45), "b", obj("sum", 1)), items, lease, 10,
-                "P-src-9"));
+                txn(p, 9)));
         assertTrue(res.get("success").asBoolean(), res.toString());
         assertEquals(2, res.get("state_ops_applied").asInt());
         assertEquals(q, res.get("query_id").asText());
@@ -365,7 +369,7 @@ class StreamsTest {
         JsonNode p = seedAndPop("gate-src", "P", 10);
         String pid = p.get("partitionId").asText();
         String lease = p.get("leaseId").asText();
-        ObjectNode body = cycle(q, pid, G, ops("tokens", obj("left", 0)), null, lease, 3, "P-src-2");
+        ObjectNode body = cycle(q, pid, G, ops("tokens", obj("left", 0)), null, lease, 3, txn(p, 2));
         body.put("release_lease", false);
         JsonNode res = commit(body);
         assertTrue(res.get("success").asBoolean(), res.toString());
@@ -375,7 +379,16 @@ class StreamsTest {
         JsonNode over = commit(cycle(q, pid, G, null, null, lease, 8, null));
         assertFalse(over.get("success").asBoolean());
         assertTrue(over.get("error").asText().contains("exceeds"), over.toString());
-        res = commit(cycle(q, pid, G, null, null, lease, 7, "P-src-9"));
+        // the first partial cycle again (its answer was lost): already committed, nothing moves
+        JsonNode replay = commit(body);
+        assertFalse(replay.get("success").asBoolean());
+        assertTrue(replay.get("error").asText().startsWith(CycleService.ALREADY_COMMITTED), replay.toString());
+        assertEquals(2, committed(pid));
+        // an ack naming a message outside the span it covers
+        JsonNode wrong = commit(cycle(q, pid, G, null, null, lease, 2, txn(p, 9)));
+        assertFalse(wrong.get("success").asBoolean());
+        assertTrue(wrong.get("error").asText().contains("not among"), wrong.toString());
+        res = commit(cycle(q, pid, G, null, null, lease, 7, txn(p, 9)));
         assertTrue(res.get("success").asBoolean(), res.toString());
         assertTrue(res.get("ack_result").get("lease_released").asBoolean());
         assertEquals(9, committed(pid));
