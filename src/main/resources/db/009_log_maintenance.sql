@@ -241,20 +241,24 @@ END $$;
 -- Is this partition dead, i.e. safe to delete? Long inactive (created and last written before the cutoff), no
 -- segments, no dead letter (a dead letter pins its partition), and no consumer that is leasing now or was active
 -- since the cutoff (created_at matters: auto-ack-only groups leave no lease timestamps).
+-- plpgsql (not sql): the body names queen_streams.state, created by a later file (013), and a plpgsql body is
+-- only resolved when it runs. A partition holding stream state is never dead (the state is a query's memory).
 CREATE OR REPLACE FUNCTION queen.log_partition_dead_v1(p_pid UUID, p_cutoff TIMESTAMPTZ)
 RETURNS BOOLEAN
-LANGUAGE sql STABLE AS $$
-    SELECT EXISTS (SELECT 1 FROM queen.log_partitions lp
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM queen.log_partitions lp
                     WHERE lp.id = p_pid AND lp.created_at < p_cutoff AND lp.last_write_at < p_cutoff)
        AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p_pid)
        AND NOT EXISTS (SELECT 1 FROM queen.log_dlq d WHERE d.partition_id = p_pid)
+       AND NOT EXISTS (SELECT 1 FROM queen_streams.state st WHERE st.partition_id = p_pid)
        AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                         WHERE c.partition_id = p_pid
                           AND ((c.batch_end IS NOT NULL
                                 AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))
                                OR c.lease_expires_at >= p_cutoff OR c.lease_acquired_at >= p_cutoff
-                               OR c.created_at >= p_cutoff))
-$$;
+                               OR c.created_at >= p_cutoff));
+END $$;
 
 -- One partition-cleanup step: up to p_max_rows candidates with id > p_after, locked in ascending id (the global
 -- lock order) with SKIP LOCKED (a busy partition is not dead anyway), re-checked under the lock, then for each

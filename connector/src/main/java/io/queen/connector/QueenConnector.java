@@ -81,6 +81,9 @@ import io.vertx.core.impl.VertxInternal;
 @ConnectorAttribute(name = "commit-strategy", type = "string", direction = INCOMING, defaultValue = "batched", description = "When acks are sent: `batched` (collected into /api/v1/ack/batch, sent at the end of each leased span, every commit-interval ms and before each pop), `immediate` (each ack sent and confirmed before ack() completes), or the @Identifier of a custom QueenCommitHandler.Factory bean")
 @ConnectorAttribute(name = "commit-interval", type = "long", direction = INCOMING, defaultValue = "500", description = "Longest time in ms a `batched` ack waits before it is sent")
 @ConnectorAttribute(name = "payload-class", type = "string", direction = INCOMING, description = "Class the message data is mapped to with Jackson; absent = JsonObject, JsonArray, String, Number, Boolean or null following the JSON")
+@ConnectorAttribute(name = "state-query", type = "string", direction = INCOMING, description = "Name of the stream query under which the channel keeps keyed state (QueenTransactions `state(..)` / `readState(..)`); absent = the channel name")
+@ConnectorAttribute(name = "state-config-hash", type = "string", direction = INCOMING, defaultValue = "1", description = "Version of the state's shape: the broker refuses (409) a query registered with another one unless state-reset is true")
+@ConnectorAttribute(name = "state-reset", type = "boolean", direction = INCOMING, defaultValue = "false", description = "Wipe the query's state when the channel registers it (once per start)")
 @ConnectorAttribute(name = "shutdown-timeout", type = "long", direction = INCOMING_AND_OUTGOING, defaultValue = "10000", description = "At shutdown, how long in ms in-flight messages may take to settle (incoming) or to be confirmed (outgoing)")
 // Outgoing
 @ConnectorAttribute(name = "push-batch-size", type = "int", direction = OUTGOING, defaultValue = "100", description = "Maximum number of messages per push request")

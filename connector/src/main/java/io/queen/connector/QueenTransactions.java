@@ -1,7 +1,9 @@
 package io.queen.connector;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -12,6 +14,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.spi.Connector;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,6 +27,7 @@ import io.queen.connector.incoming.QueenMessage;
 import io.queen.connector.incoming.QueenMessageRef;
 import io.queen.connector.incoming.QueenSource;
 import io.queen.connector.outgoing.QueenSink;
+import io.vertx.core.json.JsonObject;
 
 /**
  * Exactly-once consume-transform-produce: the outputs of an input message and the ack of that input are sent as
@@ -51,10 +55,22 @@ import io.queen.connector.outgoing.QueenSink;
  * span must already be settled (sequential processing guarantees it). On success the input counts as acked; on
  * failure the returned stage fails and the application nacks the input as usual (its failure strategy applies).
  * <p>
+ * <h2>Keyed state</h2>
+ * A transaction can also write keyed state of the input's partition ({@link Transaction#state},
+ * {@link Transaction#deleteState}); it is then committed through {@code POST /streams/v1/cycle}: state, outputs and
+ * the input's ack in one broker transaction, under the input's lease. {@link #readState} reads it back. State lives
+ * per (channel's stream query, source partition, key): the broker leases a partition to one consumer at a time, so
+ * a read-modify-write per message (sequential processing) sees every earlier commit of that partition. A cycle
+ * repeated after an ambiguous failure is refused by the broker ("Message already committed") and counts as acked,
+ * so a state change is applied once. The channel's query is named by its {@code state-query} attribute.
+ * <p>
  * Thread-safe bean; a {@link Transaction} is used by one thread at a time.
  */
 @ApplicationScoped
 public class QueenTransactions {
+
+    /** The broker's answer to a cycle whose ack is already committed. */
+    static final String ALREADY_COMMITTED = "Message already committed";
 
     @Inject
     @Connector(QueenConnector.CONNECTOR_NAME)
@@ -62,17 +78,46 @@ public class QueenTransactions {
 
     /** Starts a transaction that will ack {@code input}. */
     public Transaction begin(Message<?> input) {
-        QueenMessage<?> in = input instanceof QueenMessage<?> q ? q
+        return new Transaction(queenMessage(input));
+    }
+
+    /**
+     * The value of {@code key} in the state of {@code input}'s partition (the channel's stream query), or null when
+     * the key has none.
+     */
+    public CompletionStage<JsonObject> readState(Message<?> input, String key) {
+        QueenMessage<?> in = queenMessage(input);
+        return in.source().stateQuery().read(in.metadata().partitionId(), List.of(key))
+                .thenApply(rows -> rows.containsKey(key) ? toObject(rows.get(key)) : null);
+    }
+
+    /** Every key of the state of {@code input}'s partition, in key order. */
+    public CompletionStage<Map<String, JsonObject>> readAllState(Message<?> input) {
+        QueenMessage<?> in = queenMessage(input);
+        return in.source().stateQuery().read(in.metadata().partitionId(), List.of()).thenApply(rows -> {
+            Map<String, JsonObject> out = new LinkedHashMap<>();
+            rows.forEach((k, v) -> out.put(k, toObject(v)));
+            return out;
+        });
+    }
+
+    private static JsonObject toObject(JsonNode node) {
+        return new JsonObject(node.toString());
+    }
+
+    private static QueenMessage<?> queenMessage(Message<?> input) {
+        return input instanceof QueenMessage<?> q ? q
                 : input.getMetadata(QueenMessageRef.class).map(QueenMessageRef::message)
                         .orElseThrow(() -> new IllegalArgumentException(
                                 "QueenTransactions needs a message received from a smallrye-queen channel"));
-        return new Transaction(in);
     }
 
     /** Collects the outputs of one input; {@link #commit()} sends everything. Not thread-safe. */
     public final class Transaction {
         private final QueenMessage<?> input;
         private final List<PushItem> items = new ArrayList<>();
+        /** key -> new value; null = delete. Last write of a key wins. */
+        private final Map<String, JsonNode> state = new LinkedHashMap<>();
         private final JsonPayloads payloads;
 
         Transaction(QueenMessage<?> input) {
@@ -108,6 +153,33 @@ public class QueenTransactions {
             return push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
         }
 
+        /**
+         * Sets {@code key} of the input partition's state to {@code value} when the transaction commits.
+         * {@code value} must serialize to a JSON object (a Vert.x {@code JsonObject}, a Jackson {@code ObjectNode},
+         * a map or a bean).
+         */
+        public Transaction state(String key, Object value) {
+            JsonNode json = payloads.toJson(value);
+            if (json == null || !json.isObject()) {
+                throw new IllegalArgumentException("a state value must be a JSON object (key " + key + ")");
+            }
+            state.put(requireKey(key), json);
+            return this;
+        }
+
+        /** Deletes {@code key} from the input partition's state when the transaction commits. */
+        public Transaction deleteState(String key) {
+            state.put(requireKey(key), null);
+            return this;
+        }
+
+        private static String requireKey(String key) {
+            if (key == null || key.isEmpty()) {
+                throw new IllegalArgumentException("a state key must be a non-empty string");
+            }
+            return key;
+        }
+
         private boolean committedBefore(String error) {
             if (error == null) {
                 return false;
@@ -123,6 +195,9 @@ public class QueenTransactions {
 
         /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
         public CompletionStage<Void> commit() {
+            if (!state.isEmpty()) {
+                return commitCycle();
+            }
             QueenSource source = input.source();
             QueenClient client = source.client();
             ObjectMapper mapper = client.mapper();
@@ -157,6 +232,49 @@ public class QueenTransactions {
                                     "transaction for " + in.transactionId() + " rolled back: " + result.error()));
                         }
                         return source.committedByTransaction(input);
+                    });
+        }
+    
+        /**
+         * State + outputs + ack through {@code POST /streams/v1/cycle}. The ack moves the cursor by this one message
+         * (every earlier message of the span is settled first) and keeps the lease for the rest of the span; the
+         * broker checks that the named message is the one acked, so a repeated cycle cannot ack a later message.
+         */
+        private CompletionStage<Void> commitCycle() {
+            QueenSource source = input.source();
+            QueenClient client = source.client();
+            QueenIncomingMetadata in = input.metadata();
+            if (in.leaseId() == null || in.leaseId().isEmpty()) {
+                return CompletableFuture.failedFuture(new IllegalStateException(
+                        "keyed state needs a leased input (the channel must not auto-ack)"));
+            }
+            return source.beforeTransaction(input)
+                    .thenCompose(x -> source.stateQuery().id())
+                    .thenCompose(queryId -> {
+                        ObjectNode body = client.mapper().createObjectNode().put("query_id", queryId)
+                                .put("partition_id", in.partitionId()).put("consumer_group", source.ackConsumerGroup())
+                                .put("release_lease", false);
+                        ArrayNode ops = body.putArray("state_ops");
+                        state.forEach((k, v) -> {
+                            ObjectNode op = ops.addObject().put("type", v == null ? "delete" : "upsert").put("key", k);
+                            if (v != null) {
+                                op.set("value", v);
+                            }
+                        });
+                        ArrayNode array = body.putArray("push_items");
+                        items.forEach(i -> array.add(client.pushItemJson(i)));
+                        body.putObject("ack").put("transactionId", in.transactionId()).put("leaseId", in.leaseId())
+                                .put("status", "completed").put("count", 1);
+                        return client.streams("/streams/v1/cycle", body, true);
+                    })
+                    .thenCompose(res -> {
+                        String error = res.path("error").asText("");
+                        // a repeat of a cycle whose answer was lost: the first attempt committed state, outputs and ack
+                        if (res.path("success").asBoolean(false) || error.startsWith(ALREADY_COMMITTED)) {
+                            return source.committedByTransaction(input);
+                        }
+                        return CompletableFuture.failedFuture(new IllegalStateException(
+                                "cycle for " + in.transactionId() + " rolled back: " + error));
                     });
         }
     }

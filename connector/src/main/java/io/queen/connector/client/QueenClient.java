@@ -215,6 +215,16 @@ public final class QueenClient implements AutoCloseable {
                 res.body == null ? "empty answer" : text(res.body, "error")));
     }
 
+    /**
+     * {@code POST} to a {@code /streams/v1} route. A 2xx answer completes with its body (a rolled-back cycle is a
+     * 200 with {@code success:false}); a 4xx fails with {@link QueenHttpException}. {@code repeatable}: re-sent
+     * after transient failures (a cycle is: a repeat of a committed cycle is refused, see QueenTransactions).
+     */
+    public CompletableFuture<JsonNode> streams(String path, JsonNode body, boolean repeatable) {
+        return send("POST", path, body, requestTimeout, repeatable)
+                .thenApply(res -> res.body == null ? mapper.createObjectNode() : res.body);
+    }
+
     /** {@code GET /health}: completes normally when a broker answers 200. */
     public CompletableFuture<Void> health() {
         return send("GET", "/health", null, requestTimeout, false).thenApply(r -> null);

@@ -70,6 +70,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private final ChannelMetrics metrics;
     private final PopRequest request;
     private final String consumerGroup;
+    private final StateQuery state;
     private final Set<PopLease> openLeases = ConcurrentHashMap.newKeySet();
     private final AtomicReference<Future<?>> inflightPop = new AtomicReference<>();
     private final AtomicReference<Throwable> fatal = new AtomicReference<>();
@@ -106,6 +107,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
             return client.ackBatch(consumerGroup, acks);
         }, scheduler);
         this.failure = failureFactory.create(config, this);
+        this.state = new StateQuery(client, config.getStateQuery().orElse(channel.replaceFirst("\\$\\d+$", "")),
+                request.queue(), config.getStateConfigHash(), config.getStateReset());
         client.health().whenComplete((x, t) -> reachable = t == null);
     }
 
@@ -128,6 +131,11 @@ public final class QueenSource implements QueenFailureHandler.Context {
 
     public ChannelMetrics metrics() {
         return metrics;
+    }
+
+    /** The stream query holding this channel's keyed state. */
+    public StateQuery stateQuery() {
+        return state;
     }
 
     /** The consumer group sent with acks ({@code __QUEUE_MODE__} in queue mode). */

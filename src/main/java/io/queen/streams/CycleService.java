@@ -1,0 +1,144 @@
+package io.queen.streams;
+
+import io.queen.ack.AckService;
+import io.queen.ack.AckStore;
+import io.queen.api.ErrorMappers;
+import io.queen.pop.PopWaiters;
+import io.queen.segment.TransactionHash;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs one stream cycle in ONE PostgreSQL transaction: (1) serialize the (query, partition) shard and check the
+ * partition belongs to the query's source queue, (2) apply the state ops, (3) push the sink items, (4) ack the
+ * source under the cycle's lease (or, without an ack, hold the cursor row against deletion). Locks follow the
+ * global order: sink partition rows (ascending id, inside the push) before the source cursor row. Any failure
+ * rolls everything back. A cycle repeated after a lost answer finds its lease already released and writes nothing.
+ * Thread-safe (stateless).
+ */
+@ApplicationScoped
+public class CycleService {
+    private static final Logger LOG = Logger.getLogger(CycleService.class);
+    /** The answer to a cycle whose ack was already committed (a replay after a lost answer). */
+    public static final String ALREADY_COMMITTED = "Message already committed";
+
+    private final StreamsStore store;
+    private final AckStore ackStore;
+    private final AckService acks;
+    private final SinkWriter sink;
+    private final PopWaiters waiters;
+
+    CycleService(StreamsStore store, AckStore ackStore, AckService acks, SinkWriter sink, PopWaiters waiters) {
+        this.store = store;
+        this.ackStore = ackStore;
+        this.acks = acks;
+        this.sink = sink;
+        this.waiters = waiters;
+    }
+
+    /** {@code badRequest}: the failure is the request's (400); otherwise a rolled-back cycle (200). */
+    public record Outcome(boolean success, boolean badRequest, String error, int stateOpsApplied,
+            List<SinkWriter.Result> pushes, AckResult ack) {
+        static Outcome failed(boolean badRequest, String error) {
+            return new Outcome(false, badRequest, error, 0, List.of(), null);
+        }
+    }
+
+    public record AckResult(long count, boolean leaseReleased, boolean dlq) {
+    }
+
+    private static final class Rollback extends Exception {
+        final boolean badRequest;
+
+        Rollback(boolean badRequest, String message) {
+            super(message, null, false, false);
+            this.badRequest = badRequest;
+        }
+    }
+
+    public Outcome run(UUID tenant, CycleRequest r) throws SQLException {
+        Outcome out;
+        try (Connection c = ackStore.transaction()) {
+            try {
+                out = inTransaction(c, tenant, r);
+                c.commit();
+            } catch (Rollback e) {
+                c.rollback();
+                LOG.debugf("stream cycle rolled back: %s", e.getMessage());
+                return Outcome.failed(e.badRequest, e.getMessage());
+            } catch (SQLException e) {
+                c.rollback();
+                if (ErrorMappers.isUnavailable(e)) {
+                    throw e;
+                }
+                // the database refused a part of the cycle (a constraint, a trigger, a deadlock victim): the
+                // whole cycle is undone and the client is told why
+                LOG.debugf("stream cycle failed in SQL: %s", e.getMessage());
+                return Outcome.failed(false, "cycle rolled back: " + e.getMessage());
+            } catch (RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+        Set<String> queues = new LinkedHashSet<>();
+        for (SinkWriter.Result p : out.pushes()) {
+            if (!p.duplicate()) {
+                queues.add(p.item().queue());
+            }
+        }
+        for (String q : queues) {
+            waiters.wake(tenant, q);
+            waiters.publish(tenant, q);
+        }
+        return out;
+    }
+
+    private Outcome inTransaction(Connection c, UUID tenant, CycleRequest r) throws SQLException, Rollback {
+        String problem = store.begin(c, tenant, r.queryId(), r.partitionId());
+        if (problem != null) {
+            throw new Rollback(true, problem);
+        }
+        int applied = r.stateOps().isEmpty() ? 0 : store.applyState(c, r.queryId(), r.partitionId(), r.stateOps());
+        List<SinkWriter.Result> pushes = sink.push(c, tenant, r.pushItems());
+        AckResult ack = null;
+        CycleRequest.Ack a = r.ack();
+        if (a == null) {
+            if (!store.hold(c, r.partitionId(), r.group())) {
+                throw new Rollback(false, "consumer group " + r.group() + " has no cursor on partition "
+                        + r.partitionId() + " (pop from it before committing cycles)");
+            }
+        } else if (a.positive()) {
+            byte[] hash = a.transactionId() == null || a.transactionId().isEmpty() ? null
+                    : TransactionHash.of(a.transactionId());
+            StreamsStore.AckOutcome o = store.ack(c, r.partitionId(), r.group(), a.leaseId(), a.count(),
+                    r.releaseLease(), hash);
+            switch (o.outcome()) {
+                case "ok" -> ack = new AckResult(o.acked(), o.leaseReleased(), false);
+                case "invalid_lease" -> throw new Rollback(false, "Invalid or expired lease");
+                case "no_cursor" -> throw new Rollback(false, "consumer group " + r.group()
+                        + " has no cursor on partition " + r.partitionId());
+                case "already_committed" -> throw new Rollback(false, ALREADY_COMMITTED + ": " + a.transactionId());
+                case "txn_not_in_span" -> throw new Rollback(false, "ack.transactionId " + a.transactionId()
+                        + " is not among the messages this ack covers");
+                case "count_exceeds_batch" -> throw new Rollback(false, "ack.count " + a.count()
+                        + " exceeds the leased batch (" + o.acked() + " messages)");
+                default -> throw new IllegalStateException("cycle_ack_v1 outcome " + o.outcome());
+            }
+        } else {
+            // failed / dlq / retry: the ack decision procedure, with the queue's retry budget
+            AckService.AckResult res = acks.apply(c, List.of(new AckService.AckItem(0, a.transactionId(),
+                    r.partitionId().toString(), a.status(), a.leaseId(), a.error())), r.group(), false).get(0);
+            if (!res.success()) {
+                throw new Rollback(false, "ACK operation failed: " + res.error());
+            }
+            ack = new AckResult(0, res.leaseReleased(), res.dlq());
+        }
+        return new Outcome(true, false, null, applied, pushes, ack);
+    }
+}

@@ -1,0 +1,71 @@
+package io.queen.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Json;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+import java.util.UUID;
+
+/**
+ * {@code POST /streams/v1/queries} (API spec 5.1): registers a stream query or checks a redeploy against its
+ * registration. A changed {@code config_hash} (or source queue) without {@code reset:true} is a 409 and changes
+ * nothing; {@code reset:true} takes the new shape and wipes the query's state. Thread-safe (stateless).
+ */
+@Path("/streams/v1/queries")
+public class QueriesResource {
+    private final StreamsStore store;
+    private final ObjectMapper mapper;
+    private final UUID tenant;
+
+    QueriesResource(StreamsStore store, ObjectMapper mapper, QueenConfig config) {
+        this.store = store;
+        this.mapper = mapper;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @POST
+    @RunOnVirtualThread
+    public Response register(byte[] body) throws Exception {
+        JsonNode req;
+        String name;
+        String source;
+        String hash;
+        String sink;
+        boolean reset;
+        try {
+            req = StreamsBodies.object(mapper, body);
+            name = StreamsBodies.required(req, "name");
+            source = StreamsBodies.required(req, "source_queue");
+            hash = StreamsBodies.required(req, "config_hash");
+            sink = CycleRequest.optionalText(req, "sink_queue");
+            if (sink != null && sink.isEmpty()) {
+                sink = null;
+            }
+            JsonNode r = req.get("reset");
+            if (r != null && !r.isNull() && !r.isBoolean()) {
+                throw ApiException.badRequest("reset must be a boolean");
+            }
+            reset = r != null && r.booleanValue();
+        } catch (ApiException e) {
+            return StreamsBodies.failure(e.status(), e.getMessage());
+        }
+        StreamsStore.Registration reg = store.register(tenant, name, source, sink, hash, reset);
+        if (reg.conflict() != null) {
+            return StreamsBodies.failure(409, reg.conflict());
+        }
+        ObjectNode out = mapper.createObjectNode();
+        out.put("success", true);
+        out.put("query_id", reg.queryId().toString());
+        out.put("name", name);
+        out.put("config_hash", hash);
+        out.put("fresh", reg.fresh());
+        out.put("reset", reg.reset());
+        return Json.ok(out);
+    }
+}
