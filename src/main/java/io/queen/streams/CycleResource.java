@@ -1,5 +1,7 @@
 package io.queen.streams;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -23,18 +25,20 @@ public class CycleResource {
     private final CycleService cycles;
     private final ObjectMapper mapper;
     private final StreamsConfig limits;
-    private final UUID tenant;
+    private final Callers callers;
 
-    CycleResource(CycleService cycles, ObjectMapper mapper, StreamsConfig limits, QueenConfig config) {
+    CycleResource(CycleService cycles, ObjectMapper mapper, StreamsConfig limits, QueenConfig config, Callers callers) {
         this.cycles = cycles;
         this.mapper = mapper;
         this.limits = limits;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @POST
+    @Access(Access.Level.WRITE)
     @RunOnVirtualThread
     public Response cycle(byte[] body) throws Exception {
+        UUID tenant = callers.tenant();
         CycleRequest r;
         try {
             r = CycleRequest.parse(StreamsBodies.object(mapper, body), limits, mapper);

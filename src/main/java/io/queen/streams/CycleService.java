@@ -132,7 +132,7 @@ public class CycleService {
             }
         } else {
             // failed / dlq / retry: the ack decision procedure, with the queue's retry budget
-            AckService.AckResult res = acks.apply(c, List.of(new AckService.AckItem(0, a.transactionId(),
+            AckService.AckResult res = acks.apply(c, tenant, List.of(new AckService.AckItem(0, a.transactionId(),
                     r.partitionId().toString(), a.status(), a.leaseId(), a.error())), r.group(), false).get(0);
             if (!res.success()) {
                 throw new Rollback(false, "ACK operation failed: " + res.error());

@@ -1,5 +1,7 @@
 package io.queen.streams;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,17 +23,19 @@ import java.util.UUID;
 public class QueriesResource {
     private final StreamsStore store;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    QueriesResource(StreamsStore store, ObjectMapper mapper, QueenConfig config) {
+    QueriesResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers) {
         this.store = store;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @POST
+    @Access(Access.Level.WRITE)
     @RunOnVirtualThread
     public Response register(byte[] body) throws Exception {
+        UUID tenant = callers.tenant();
         JsonNode req;
         String name;
         String source;

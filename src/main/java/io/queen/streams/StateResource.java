@@ -1,5 +1,7 @@
 package io.queen.streams;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -24,17 +26,19 @@ import java.util.UUID;
 public class StateResource {
     private final StreamsStore store;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config) {
+    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers) {
         this.store = store;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @POST
+    @Access(Access.Level.READ)
     @RunOnVirtualThread
     public Response get(byte[] body) throws Exception {
+        UUID tenant = callers.tenant();
         UUID query;
         UUID pid;
         List<String> keys = new ArrayList<>();
