@@ -2,6 +2,8 @@
 -- offset arithmetic on watermarks (log_partitions) and cursors (log_consumers), plus counts of log_dlq rows: no
 -- function here reads a segment blob. The only log_segments access is a primary-key probe for the created_at of
 -- the segment covering a lagging cursor's next offset (time lag). Every function is STABLE: nothing writes.
+-- Every function sets jit = off: these plans aggregate thousands of rows at a cost above jit_above_cost, and
+-- compiling them cost more than running them (seconds on a busy 2-core host, for a query that runs in tens of ms).
 --
 -- Per partition (s = log_start, L = last_offset; the live window is [s, L]):
 --   total      = L - s + 1
@@ -16,60 +18,68 @@
 --                one message awaiting its retry, also counted in pending
 -- so total = completed + processing + pending + (dead-lettered offsets still in the window).
 
--- Figures of every partition of some queues. Cost: per partition one PK range read of its cursors and one index
--- range read of its dead letters (idx_log_dlq_partition_failed_at).
+-- Figures of every partition of some queues. Set-based (joins and GROUP BY rather than a subquery per partition)
+-- so the planner can read the cursors and dead letters of many partitions in one pass, or probe their primary key
+-- and index per partition when few are asked for. Cost: O(partitions + their cursors + their dead letters).
 CREATE OR REPLACE FUNCTION queen.status_partition_figures_v1(p_queue_ids UUID[])
 RETURNS TABLE (queue_id UUID, partition_id UUID, partition_name TEXT, created_at TIMESTAMPTZ,
                last_write_at TIMESTAMPTZ, oldest_at TIMESTAMPTZ, log_start BIGINT, last_offset BIGINT,
                total BIGINT, pending BIGINT, processing BIGINT, completed BIGINT, failed BIGINT,
                dead_letter BIGINT, cursors BIGINT, leases BIGINT, leased_span BIGINT, total_consumed BIGINT)
-LANGUAGE sql STABLE AS $$
-    SELECT lp.queue_id, lp.id, lp.name, lp.created_at, lp.last_write_at, lp.oldest_live_at, lp.log_start,
-           lp.last_offset,
-           GREATEST(lp.last_offset - lp.log_start + 1, 0),
-           GREATEST(lp.last_offset - v.floor - v.processing - d.above, 0),
-           v.processing,
-           GREATEST(v.floor - (lp.log_start - 1) - d.below, 0),
-           v.failed, d.rows_, v.cursors, v.leases, v.leased_span, v.consumed
-      FROM queen.log_partitions lp
-      CROSS JOIN LATERAL (
-            SELECT COALESCE(min(k.c) FILTER (WHERE k.is_view), lp.log_start - 1) AS floor,
-                   COALESCE(sum(k.contrib) FILTER (WHERE k.is_view AND k.live), 0)::bigint AS processing,
-                   count(*) FILTER (WHERE k.is_view AND k.batch_retry_count > 0 AND k.c < lp.last_offset) AS failed,
-                   count(*) AS cursors,
-                   count(*) FILTER (WHERE k.live) AS leases,
-                   COALESCE(sum(GREATEST(k.e - k.c, 0)) FILTER (WHERE k.live), 0)::bigint AS leased_span,
-                   COALESCE(sum(k.total_consumed), 0)::bigint AS consumed
-              FROM (
-                    -- union of the view cursors' live spans (c, e]: sorted by start, a span adds what lies above
-                    -- every earlier span's end
-                    SELECT j.*, GREATEST(j.e - GREATEST(j.c, COALESCE(max(j.e) OVER (
-                               PARTITION BY (j.is_view AND j.live) ORDER BY j.c, j.e
-                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), j.c)), 0) AS contrib
-                      FROM (
-                            SELECT i.c, i.live, i.batch_retry_count, i.total_consumed,
-                                   CASE WHEN i.live THEN LEAST(i.batch_end, lp.last_offset) ELSE i.c END AS e,
-                                   (i.consumer_group = '__QUEUE_MODE__' OR NOT i.has_qm) AS is_view
-                              FROM (
-                                    SELECT cc.consumer_group, cc.batch_end, cc.batch_retry_count, cc.total_consumed,
-                                           LEAST(GREATEST(cc.committed, lp.log_start - 1), lp.last_offset) AS c,
-                                           (cc.batch_end IS NOT NULL AND cc.lease_expires_at > now()) AS live,
-                                           bool_or(cc.consumer_group = '__QUEUE_MODE__') OVER () AS has_qm
-                                      FROM queen.log_consumers cc WHERE cc.partition_id = lp.id) i) j) k) v
-      CROSS JOIN LATERAL (
-            SELECT count(*) AS rows_,
-                   count(DISTINCT x."offset") FILTER (WHERE x."offset" BETWEEN lp.log_start AND v.floor) AS below,
-                   count(DISTINCT x."offset") FILTER (WHERE x."offset" > v.floor AND x."offset" <= lp.last_offset)
-                       AS above
-              FROM queen.log_dlq x WHERE x.partition_id = lp.id) d
-     WHERE lp.queue_id = ANY (p_queue_ids)
+LANGUAGE sql STABLE SET jit = off AS $$
+    WITH p AS (SELECT lp.id, lp.queue_id, lp.name, lp.created_at, lp.last_write_at, lp.oldest_live_at,
+                      lp.log_start, lp.last_offset
+                 FROM queen.log_partitions lp WHERE lp.queue_id = ANY (p_queue_ids)),
+         -- every cursor clamped to its partition's live window; live = the lease has not expired
+         c AS (SELECT cc.partition_id, cc.consumer_group, cc.batch_retry_count, cc.total_consumed, p.last_offset,
+                      LEAST(GREATEST(cc.committed, p.log_start - 1), p.last_offset) AS c,
+                      (cc.batch_end IS NOT NULL AND cc.lease_expires_at > now()) AS live, cc.batch_end
+                 FROM p JOIN queen.log_consumers cc ON cc.partition_id = p.id),
+         cv AS (SELECT c.*, CASE WHEN c.live THEN LEAST(c.batch_end, c.last_offset) ELSE c.c END AS e,
+                       (c.consumer_group = '__QUEUE_MODE__'
+                        OR NOT bool_or(c.consumer_group = '__QUEUE_MODE__') OVER (PARTITION BY c.partition_id))
+                           AS is_view
+                  FROM c),
+         -- union of the view cursors' live spans (c, e]: sorted by start, a span adds what lies above every
+         -- earlier span's end
+         cu AS (SELECT cv.*, GREATEST(cv.e - GREATEST(cv.c, COALESCE(max(cv.e) OVER (
+                           PARTITION BY cv.partition_id, (cv.is_view AND cv.live) ORDER BY cv.c, cv.e
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), cv.c)), 0) AS contrib
+                  FROM cv),
+         ca AS (SELECT cu.partition_id,
+                       min(cu.c) FILTER (WHERE cu.is_view) AS floor,
+                       COALESCE(sum(cu.contrib) FILTER (WHERE cu.is_view AND cu.live), 0)::bigint AS processing,
+                       count(*) FILTER (WHERE cu.is_view AND cu.batch_retry_count > 0 AND cu.c < cu.last_offset)
+                           AS failed,
+                       count(*) AS cursors,
+                       count(*) FILTER (WHERE cu.live) AS leases,
+                       COALESCE(sum(GREATEST(cu.e - cu.c, 0)) FILTER (WHERE cu.live), 0)::bigint AS leased_span,
+                       sum(cu.total_consumed)::bigint AS consumed
+                  FROM cu GROUP BY cu.partition_id),
+         pf AS (SELECT p.*, COALESCE(ca.floor, p.log_start - 1) AS floor FROM p LEFT JOIN ca ON ca.partition_id = p.id),
+         -- dead letters: rows per partition, and distinct dead-lettered offsets below / above the floor
+         d AS (SELECT x.partition_id, x."offset", count(*) AS n
+                 FROM p JOIN queen.log_dlq x ON x.partition_id = p.id GROUP BY x.partition_id, x."offset"),
+         da AS (SELECT d.partition_id, sum(d.n)::bigint AS rows_,
+                       count(*) FILTER (WHERE d."offset" BETWEEN pf.log_start AND pf.floor) AS below,
+                       count(*) FILTER (WHERE d."offset" > pf.floor AND d."offset" <= pf.last_offset) AS above
+                  FROM d JOIN pf ON pf.id = d.partition_id GROUP BY d.partition_id)
+    SELECT pf.queue_id, pf.id, pf.name, pf.created_at, pf.last_write_at, pf.oldest_live_at, pf.log_start,
+           pf.last_offset,
+           GREATEST(pf.last_offset - pf.log_start + 1, 0),
+           GREATEST(pf.last_offset - pf.floor - COALESCE(ca.processing, 0) - COALESCE(da.above, 0), 0),
+           COALESCE(ca.processing, 0),
+           GREATEST(pf.floor - (pf.log_start - 1) - COALESCE(da.below, 0), 0),
+           COALESCE(ca.failed, 0), COALESCE(da.rows_, 0), COALESCE(ca.cursors, 0), COALESCE(ca.leases, 0),
+           COALESCE(ca.leased_span, 0), COALESCE(ca.consumed, 0)
+      FROM pf LEFT JOIN ca ON ca.partition_id = pf.id LEFT JOIN da ON da.partition_id = pf.id
 $$;
 
 -- The tenant's queues matching the filters (NULL = no filter; search = case-insensitive substring of the name).
 CREATE OR REPLACE FUNCTION queen.status_queue_match_v1(p_tenant UUID, p_queue TEXT, p_namespace TEXT, p_task TEXT,
                                                       p_search TEXT)
 RETURNS SETOF queen.queues
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT q.* FROM queen.queues q
      WHERE q.tenant_id = p_tenant
        AND (p_queue IS NULL OR q.name = p_queue)
@@ -86,7 +96,7 @@ CREATE OR REPLACE FUNCTION queen.status_queue_page_v1(p_tenant UUID, p_queue TEX
 RETURNS TABLE (matching BIGINT, queue_id UUID, name TEXT, namespace TEXT, task TEXT, priority INT,
                created_at TIMESTAMPTZ, partitions BIGINT, total BIGINT, pending BIGINT, processing BIGINT,
                completed BIGINT, failed BIGINT, dead_letter BIGINT, total_consumed BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     WITH m AS (SELECT * FROM queen.status_queue_match_v1(p_tenant, p_queue, p_namespace, p_task, p_search)),
          page AS (SELECT m.id, m.name, m.namespace, m.task, m.priority, m.created_at FROM m
                    ORDER BY m.created_at DESC, m.name LIMIT p_limit OFFSET p_offset),
@@ -112,7 +122,7 @@ RETURNS TABLE (queues BIGINT, partitions BIGINT, namespaces BIGINT, tasks BIGINT
                processing BIGINT, completed BIGINT, failed BIGINT, dead_letter BIGINT, leases BIGINT,
                partitions_with_leases BIGINT, leased_span BIGINT, total_consumed BIGINT,
                dlq_partitions BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     WITH m AS (SELECT * FROM queen.status_queue_match_v1(p_tenant, p_queue, p_namespace, p_task, NULL)),
          f AS (SELECT * FROM queen.status_partition_figures_v1(ARRAY(SELECT m.id FROM m)))
     SELECT (SELECT count(*) FROM m),
@@ -132,7 +142,7 @@ $$;
 CREATE OR REPLACE FUNCTION queen.status_dlq_top_errors_v1(p_tenant UUID, p_queue TEXT, p_namespace TEXT,
                                                          p_task TEXT, p_limit INT)
 RETURNS TABLE (error TEXT, n BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT COALESCE(d.error, 'Retries exhausted'), count(*)
       FROM queen.status_queue_match_v1(p_tenant, p_queue, p_namespace, p_task, NULL) m
       JOIN queen.log_partitions lp ON lp.queue_id = m.id
@@ -144,7 +154,7 @@ $$;
 -- value. Cost: O(partitions + cursors + dead letters of the tenant).
 CREATE OR REPLACE FUNCTION queen.status_rollup_v1(p_tenant UUID, p_by TEXT)
 RETURNS TABLE (key TEXT, queues BIGINT, partitions BIGINT, total BIGINT, pending BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     WITH m AS (SELECT q.id, CASE WHEN p_by = 'task' THEN q.task ELSE q.namespace END::text AS key
                  FROM queen.queues q WHERE q.tenant_id = p_tenant),
          f AS (SELECT x.queue_id, count(*) AS partitions, sum(x.total) AS total, sum(x.pending) AS pending
@@ -160,7 +170,7 @@ $$;
 -- One queue of the tenant with its stored configuration (NULL row set = unknown).
 CREATE OR REPLACE FUNCTION queen.status_queue_v1(p_tenant UUID, p_queue TEXT)
 RETURNS SETOF queen.queues
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT q.* FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queue
 $$;
 
@@ -171,7 +181,7 @@ RETURNS TABLE (partition_id UUID, partition_name TEXT, created_at TIMESTAMPTZ, l
                oldest_at TIMESTAMPTZ, newest_at TIMESTAMPTZ, log_start BIGINT, last_offset BIGINT, total BIGINT,
                pending BIGINT, processing BIGINT, completed BIGINT, failed BIGINT, dead_letter BIGINT,
                cursors BIGINT, leases BIGINT, total_consumed BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT f.partition_id, f.partition_name, f.created_at, f.last_write_at, f.oldest_at,
            CASE WHEN f.total > 0 THEN (SELECT s.created_at FROM queen.log_segments s
                                         WHERE s.partition_id = f.partition_id
@@ -192,7 +202,7 @@ RETURNS TABLE (consumer_group TEXT, queue_id UUID, queue_name TEXT, partition_id
                worker_id TEXT, committed BIGINT, offset_lag BIGINT, lease_active BOOLEAN,
                lease_expires_at TIMESTAMPTZ, total_consumed BIGINT, oldest_unconsumed_at TIMESTAMPTZ,
                time_lag_seconds DOUBLE PRECISION)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT x.consumer_group, x.queue_id, x.queue_name, x.partition_id, x.partition_name, x.worker_id, x.committed,
            x.lag, x.live, x.lease_expires_at, x.total_consumed, o.at,
            CASE WHEN o.at IS NULL THEN 0 ELSE GREATEST(extract(epoch FROM now() - o.at), 0) END::double precision
@@ -221,7 +231,7 @@ CREATE OR REPLACE FUNCTION queen.status_group_list_v1(p_tenant UUID)
 RETURNS TABLE (consumer_group TEXT, queue_name TEXT, members BIGINT, partitions_with_lag BIGINT,
                total_lag BIGINT, max_time_lag DOUBLE PRECISION, leases BIGINT, subscription_mode TEXT,
                subscription_timestamp TIMESTAMPTZ, subscription_created_at TIMESTAMPTZ)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT g.consumer_group, g.queue_name, g.members, g.lagging, g.total_lag, g.max_time_lag, g.leases,
            md.subscription_mode, md.subscription_timestamp, md.created_at
       FROM (SELECT c.consumer_group, c.queue_id, c.queue_name, count(*) AS members,
@@ -242,7 +252,7 @@ CREATE OR REPLACE FUNCTION queen.status_lag_stats_v1(p_tenant UUID)
 RETURNS TABLE (cursors BIGINT, time_avg DOUBLE PRECISION, time_median DOUBLE PRECISION,
                time_min DOUBLE PRECISION, time_max DOUBLE PRECISION, offset_avg DOUBLE PRECISION,
                offset_median DOUBLE PRECISION, offset_min BIGINT, offset_max BIGINT)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT count(*), avg(c.time_lag_seconds), percentile_cont(0.5) WITHIN GROUP (ORDER BY c.time_lag_seconds),
            min(c.time_lag_seconds), max(c.time_lag_seconds), avg(c.offset_lag)::double precision,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY c.offset_lag), min(c.offset_lag), max(c.offset_lag)
@@ -254,7 +264,7 @@ $$;
 CREATE OR REPLACE FUNCTION queen.status_lagging_v1(p_tenant UUID, p_min_lag DOUBLE PRECISION, p_limit INT)
 RETURNS TABLE (consumer_group TEXT, queue_name TEXT, partition_id UUID, partition_name TEXT, worker_id TEXT,
                offset_lag BIGINT, time_lag_seconds DOUBLE PRECISION, oldest_unconsumed_at TIMESTAMPTZ)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SET jit = off AS $$
     SELECT c.consumer_group, c.queue_name, c.partition_id, c.partition_name, c.worker_id, c.offset_lag,
            c.time_lag_seconds, c.oldest_unconsumed_at
       FROM queen.status_group_cursors_v1(p_tenant, NULL) c
