@@ -90,7 +90,7 @@ public class ConsumerGroupViewResource {
         double minLag = minLag(minLagParam);
         int limit = Math.min(limits.maxLimit(), QueryParams.intParam(limitParam, "limit", limits.maxLimit(), 1));
         ArrayNode out = Json.MAPPER.createArrayNode();
-        for (ConsumerGroupViewStore.CursorLag c : store.lagging(tenant, minLag, limit)) {
+        for (ConsumerGroupViewStore.Lagging c : store.lagging(tenant, minLag, limit)) {
             ObjectNode o = out.addObject();
             o.put("consumer_group", c.group());
             o.put("queue_name", c.queue());
@@ -117,6 +117,9 @@ public class ConsumerGroupViewResource {
             + "workerId, lastConsumedAt, committedOffset, totalConsumed, offsetLag, timeLagSeconds, leaseActive}]}}")
     public Response group(@PathParam("group") String group) throws SQLException {
         ObjectNode out = Json.MAPPER.createObjectNode();
+        if (group.indexOf('\0') >= 0) {
+            return Json.ok(out); // PostgreSQL text holds no NUL: no such group can exist
+        }
         for (ConsumerGroupViewStore.CursorLag c : store.cursors(tenant, group)) {
             ObjectNode q = (ObjectNode) out.get(c.queue());
             if (q == null) {

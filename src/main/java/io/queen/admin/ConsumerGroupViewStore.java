@@ -35,6 +35,11 @@ public class ConsumerGroupViewStore {
             double timeLagSeconds) {
     }
 
+    /** A cursor of the lagging list (largest time lag first). */
+    public record Lagging(String group, String queue, UUID partitionId, String partition, String workerId,
+            long offsetLag, double timeLagSeconds, OffsetDateTime oldestUnconsumedAt) {
+    }
+
     public List<GroupQueue> list(UUID tenant) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.status_group_list_v1(?)")) {
@@ -73,20 +78,19 @@ public class ConsumerGroupViewStore {
         }
     }
 
-    public List<CursorLag> lagging(UUID tenant, double minLagSeconds, int limit) throws SQLException {
+    public List<Lagging> lagging(UUID tenant, double minLagSeconds, int limit) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.status_lagging_v1(?, ?, ?)")) {
             ps.setObject(1, tenant);
             ps.setDouble(2, minLagSeconds);
             ps.setInt(3, limit);
-            List<CursorLag> out = new ArrayList<>();
+            List<Lagging> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new CursorLag(rs.getString("consumer_group"), rs.getString("queue_name"),
+                    out.add(new Lagging(rs.getString("consumer_group"), rs.getString("queue_name"),
                             rs.getObject("partition_id", UUID.class), rs.getString("partition_name"),
-                            rs.getString("worker_id"), -1, rs.getLong("offset_lag"), rs.getString("worker_id") != null,
-                            0, rs.getObject("oldest_unconsumed_at", OffsetDateTime.class),
-                            rs.getDouble("time_lag_seconds")));
+                            rs.getString("worker_id"), rs.getLong("offset_lag"), rs.getDouble("time_lag_seconds"),
+                            rs.getObject("oldest_unconsumed_at", OffsetDateTime.class)));
                 }
             }
             return out;

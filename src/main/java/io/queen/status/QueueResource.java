@@ -73,7 +73,7 @@ public class QueueResource {
     }
 
     static StatusStore.Queue requireQueue(StatusStore store, UUID tenant, String name) throws SQLException {
-        StatusStore.Queue q = store.queue(tenant, name);
+        StatusStore.Queue q = StatusJson.storable(name) ? store.queue(tenant, name) : null;
         if (q == null) {
             throw ApiException.notFound("Queue not found");
         }

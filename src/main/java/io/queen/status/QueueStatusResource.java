@@ -1,7 +1,5 @@
 package io.queen.status;
 
-import static io.queen.api.QueryParams.blankToNull;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -64,8 +62,8 @@ public class QueueStatusResource {
             @QueryParam("offset") String offsetParam) throws SQLException {
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
-        StatusStore.QueuePage page = store.queues(tenant, null, blankToNull(namespace), blankToNull(task), null,
-                limit, offset);
+        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
+                StatusJson.filter(task, "task"), null, limit, offset);
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode qs = out.putArray("queues");
         page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));

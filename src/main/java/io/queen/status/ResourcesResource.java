@@ -1,7 +1,5 @@
 package io.queen.status;
 
-import static io.queen.api.QueryParams.blankToNull;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -97,8 +95,8 @@ public class ResourcesResource {
             @QueryParam("offset") String offsetParam) throws SQLException {
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
-        StatusStore.QueuePage page = store.queues(tenant, null, blankToNull(namespace), blankToNull(task),
-                blankToNull(search), limit, offset);
+        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
+                StatusJson.filter(task, "task"), StatusJson.filter(search, "search"), limit, offset);
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode qs = out.putArray("queues");
         page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));

@@ -1,8 +1,10 @@
 package io.queen.status;
 
+import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
 
@@ -44,6 +46,23 @@ final class StatusJson {
 
     static int offset(String value) {
         return intParam(value, "offset", 0, 0);
+    }
+
+    /**
+     * An optional text filter: blank = absent; a NUL character (which PostgreSQL text cannot hold, so no stored
+     * name has one) = 400 naming the parameter rather than a database error.
+     */
+    static String filter(String value, String field) {
+        String v = blankToNull(value);
+        if (v != null && v.indexOf('\0') >= 0) {
+            throw ApiException.badRequest(field + " must not contain a NUL character");
+        }
+        return v;
+    }
+
+    /** True when {@code name} can be a stored name (PostgreSQL text holds no NUL): otherwise it is simply unknown. */
+    static boolean storable(String name) {
+        return name != null && name.indexOf('\0') < 0;
     }
 
     static ObjectNode pagination(int limit, int offset) {

@@ -1,7 +1,5 @@
 package io.queen.status;
 
-import static io.queen.api.QueryParams.blankToNull;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -66,9 +64,9 @@ public class StatusResource {
         if (f.isAfter(t)) {
             throw ApiException.badRequest("from must not be after to");
         }
-        String q = blankToNull(queue);
-        String ns = blankToNull(namespace);
-        String tk = blankToNull(task);
+        String q = StatusJson.filter(queue, "queue");
+        String ns = StatusJson.filter(namespace, "namespace");
+        String tk = StatusJson.filter(task, "task");
         StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
         StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
         ObjectNode out = Json.MAPPER.createObjectNode();

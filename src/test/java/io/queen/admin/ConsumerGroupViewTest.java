@@ -140,6 +140,7 @@ class ConsumerGroupViewTest {
         assertTrue(e0.get("workerId").isNull());
 
         assertEquals("{}", KnownDataSet.get("/api/v1/consumer-groups/nobody").toString());
+        assertEquals("{}", KnownDataSet.get("/api/v1/consumer-groups/a%00b").toString());
     }
 
     @Test

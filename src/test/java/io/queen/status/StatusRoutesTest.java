@@ -94,7 +94,8 @@ class StatusRoutesTest {
     @Test
     void unknownQueueIs404WithTheSpecText() {
         for (String path : List.of("/api/v1/resources/queues/nope", "/api/v1/status/queues/nope",
-                "/api/v1/status/queues/nope/messages")) {
+                "/api/v1/status/queues/nope/messages", "/api/v1/resources/queues/a%00b",
+                "/api/v1/status/queues/%00")) {
             Http.Reply r = Http.get(path);
             assertEquals(404, r.status(), path);
             assertEquals("Queue not found", json(r.body()).get("error").asText(), path);
@@ -155,15 +156,19 @@ class StatusRoutesTest {
 
     @Test
     void malformedQueryValuesAre400NamingTheParameter() {
-        Map<String, String> cases = Map.of(
-                "/api/v1/resources/queues?limit=abc", "limit",
-                "/api/v1/resources/queues?limit=0", "limit",
-                "/api/v1/resources/queues?offset=-1", "offset",
-                "/api/v1/resources/queues?limit=99999999999", "limit",
-                "/api/v1/status/queues?limit=x", "limit",
-                "/api/v1/status/queues/st-orders/messages?offset=y", "offset",
-                "/api/v1/status?from=yesterday", "from",
-                "/api/v1/status?to=2026-13-45", "to");
+        Map<String, String> cases = Map.ofEntries(
+                Map.entry("/api/v1/resources/queues?limit=abc", "limit"),
+                Map.entry("/api/v1/resources/queues?limit=0", "limit"),
+                Map.entry("/api/v1/resources/queues?offset=-1", "offset"),
+                Map.entry("/api/v1/resources/queues?limit=99999999999", "limit"),
+                Map.entry("/api/v1/status/queues?limit=x", "limit"),
+                Map.entry("/api/v1/status/queues/st-orders/messages?offset=y", "offset"),
+                Map.entry("/api/v1/status?from=yesterday", "from"),
+                Map.entry("/api/v1/status?to=2026-13-45", "to"),
+                Map.entry("/api/v1/status?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z", "from"),
+                Map.entry("/api/v1/resources/queues?search=a%00b", "search"),
+                Map.entry("/api/v1/status/queues?namespace=%00", "namespace"),
+                Map.entry("/api/v1/status?queue=%00", "queue"));
         cases.forEach((path, param) -> {
             Http.Reply r = Http.get(path);
             assertEquals(400, r.status(), path + " -> " + r.body());
