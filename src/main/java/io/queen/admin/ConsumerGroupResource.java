@@ -21,6 +21,13 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Consumer-group administration the clients use (API spec 3.10, 3.11, 4.12): delete a group (everywhere or on
@@ -29,6 +36,7 @@ import java.util.UUID;
  * 30 s).
  */
 @Path("/api/v1/consumer-groups/{group}")
+@Tag(name = "consumer-groups")
 public class ConsumerGroupResource {
     private final ConsumerGroupStore store;
     private final PopService pop;
@@ -45,6 +53,10 @@ public class ConsumerGroupResource {
     @Access(Access.Level.ADMIN)
     @DELETE
     @RunOnVirtualThread
+    @Operation(summary = "Delete a consumer group on every queue",
+            description = "Query: deleteMetadata (default true).")
+    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, deletedPartitions, "
+            + "metadataDeleted}")
     public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
             throws SQLException {
         ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, null, metadataFlag(deleteMetadata));
@@ -61,6 +73,10 @@ public class ConsumerGroupResource {
     @DELETE
     @Path("/queues/{queue}")
     @RunOnVirtualThread
+    @Operation(summary = "Delete a consumer group on one queue",
+            description = "Query: deleteMetadata (default true).")
+    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, "
+            + "deletedPartitions, metadataDeleted}")
     public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
             @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
         ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, queue, metadataFlag(deleteMetadata));
@@ -78,6 +94,11 @@ public class ConsumerGroupResource {
     @POST
     @Path("/subscription")
     @RunOnVirtualThread
+    @RequestBody(required = true, description = "{subscriptionTimestamp: ISO-8601}",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Move the recorded subscription start of a group")
+    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, newTimestamp, rowsUpdated}")
+    @APIResponse(responseCode = "400", description = "missing or unparseable subscriptionTimestamp")
     public Response subscription(@PathParam("group") String group, byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode ts = req.get("subscriptionTimestamp");
@@ -99,6 +120,12 @@ public class ConsumerGroupResource {
     @POST
     @Path("/queues/{queue}/seek")
     @RunOnVirtualThread
+    @RequestBody(required = true, description = "exactly one of {toEnd:true} or {timestamp: ISO-8601}",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Seek a group's cursors on a queue")
+    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, seekToEnd, "
+            + "targetTimestamp, partitionsUpdated}")
+    @APIResponse(responseCode = "400", description = "neither or both of toEnd and timestamp, or a bad timestamp")
     public Response seek(@PathParam("group") String group, @PathParam("queue") String queue, byte[] body)
             throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
@@ -129,6 +156,12 @@ public class ConsumerGroupResource {
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
     @RunOnVirtualThread
+    @RequestBody(required = false, description = "ignored; empty body allowed",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Move one partition's cursor of a group to the end")
+    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, partitionName, "
+            + "updated, cursorMovedTo}")
+    @APIResponse(responseCode = "404", description = "{success:false, error:\"Partition not found\"}")
     public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
             @PathParam("partition") String partition, byte[] body) throws SQLException {
         Bodies.objectOrEmpty(mapper, body);

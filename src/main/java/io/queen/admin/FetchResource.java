@@ -24,6 +24,13 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/fetch} (reference-notes 4.7): a non-destructive batched read by absolute offset, no lease
@@ -35,6 +42,7 @@ import java.util.UUID;
  * Stateless.
  */
 @Path("/api/v1/fetch")
+@Tag(name = "messages")
 public class FetchResource {
     static final int MAX_ENTRIES = 1024;
     static final int DEFAULT_MAX_BYTES = 1 << 20;
@@ -61,6 +69,13 @@ public class FetchResource {
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @RequestBody(required = true, description = "{entries:[{queue, partition, offset, maxBytes}], maxWaitMs?, "
+            + "minBytes?}",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Batched read by absolute offset (no lease, no cursor)")
+    @APIResponse(responseCode = "200", description = "{entries:[{queue, partition, records:[{offset, "
+            + "transactionId, payload, ts}], highWatermark, logStartOffset, error?}]}")
+    @APIResponse(responseCode = "400", description = "invalid JSON or a bad entry")
     public Response fetch(byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode entries = req.get("entries");

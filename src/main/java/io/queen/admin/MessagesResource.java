@@ -24,12 +24,16 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/messages} (browse, API spec 4.2) and {@code GET /api/v1/messages/:partitionId/:transactionId}
  * (one message, 4.3). Non-destructive: no lease, no cursor move. Stateless.
  */
 @Path("/api/v1/messages")
+@Tag(name = "messages")
 public class MessagesResource {
     static final int DEFAULT_LIMIT = 200;
     static final int MAX_LIMIT = 1000;
@@ -47,6 +51,11 @@ public class MessagesResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "Browse messages newest first with derived status (no cursor moves)",
+            description = "Query: queue, partition, ns, task, status, from, to, limit (default 200, max 1000), offset.")
+    @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, offset, "
+            + "queue, partition, status, data?, createdAt, ...}], ...}")
+    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response list(@QueryParam("queue") String queue, @QueryParam("partition") String partition,
             @QueryParam("ns") String namespace, @QueryParam("task") String task, @QueryParam("status") String status,
             @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
@@ -76,6 +85,9 @@ public class MessagesResource {
     @Path("{partitionId}/{transactionId}")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "One message with its payload by (partitionId, transactionId)")
+    @APIResponse(responseCode = "200", description = "{id, transactionId, partitionId, data, status, createdAt, ...}")
+    @APIResponse(responseCode = "404", description = "message not found")
     public Response one(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         UUID partitionId = Ids.uuidOrNull(pid);

@@ -17,6 +17,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Dead letters addressed by (partitionId, transactionId): {@code DELETE /api/v1/messages/:p/:t} (API spec 4.4:
@@ -24,6 +31,7 @@ import java.util.UUID;
  * {@code POST /api/v1/messages/:p/:t/retry} (replay route A: the newest dead letter at that address). Stateless.
  */
 @Path("/api/v1/messages")
+@Tag(name = "dlq")
 public class DlqMessageResource {
     private final DlqStore store;
     private final DlqReplay replay;
@@ -42,6 +50,9 @@ public class DlqMessageResource {
     @Path("{partitionId}/{transactionId}")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "Delete every consumer group's dead letter at (partitionId, transactionId)")
+    @APIResponse(responseCode = "200", description = "{success, deleted, partitionId, transactionId, message}")
+    @APIResponse(responseCode = "404", description = "no dead letter at that address (a live message is immutable)")
     public Response delete(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         UUID partitionId = Ids.uuidOrNull(pid);
@@ -64,6 +75,11 @@ public class DlqMessageResource {
     @Path("{partitionId}/{transactionId}/retry")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @RequestBody(required = false, description = "ignored; empty body allowed",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Replay the newest dead letter at (partitionId, transactionId)")
+    @APIResponse(responseCode = "200", description = "{result: moved|duplicate, ...}")
+    @APIResponse(responseCode = "404", description = "no dead letter at that address")
     public Response retry(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn, byte[] body)
             throws SQLException {
         Bodies.objectOrEmpty(mapper, body); // body ignored, but broken JSON is still a 400

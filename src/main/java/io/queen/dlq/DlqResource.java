@@ -27,12 +27,20 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/dlq} (browse, API spec 3.12) and {@code POST /api/v1/dlq/:id/replay} (replay route B,
  * API spec 4.5). Stateless.
  */
 @Path("/api/v1/dlq")
+@Tag(name = "dlq")
 public class DlqResource {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
@@ -55,6 +63,12 @@ public class DlqResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "Browse dead letters, newest failure first",
+            description = "Query: queue, consumerGroup, partition, from, to, limit (default 100, max 1000), offset.")
+    @APIResponse(responseCode = "200", description = "{messages:[{id, messageId, transactionId, partitionId, "
+            + "queue, partition, consumerGroup, errorMessage, retryCount, data, createdAt, failedAt, ...}], "
+            + "total, limit, offset, pagination}")
+    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("limit") String limitParam, @QueryParam("offset") String offsetParam) throws SQLException {
@@ -82,6 +96,12 @@ public class DlqResource {
     @Path("{id}/replay")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @RequestBody(required = false, description = "{queue?, partition?} destination (default: the source "
+            + "partition); empty body allowed",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Replay one dead letter by its row id")
+    @APIResponse(responseCode = "200", description = "{result: moved|duplicate, ...}")
+    @APIResponse(responseCode = "404", description = "no such dead letter")
     public Response replay(@PathParam("id") String idParam, byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
         String queue = DlqJson.optionalName(req, "queue");

@@ -14,9 +14,13 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy. */
 @Path("/health")
+@Tag(name = "core")
 public class HealthResource {
     private final AgroalDataSource dataSource;
     private final QueenConfig config;
@@ -33,6 +37,10 @@ public class HealthResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "Broker and database health")
+    @APIResponse(responseCode = "200", description = "{status:\"healthy\", database:\"connected\", server, "
+            + "version, worker_id, ...}")
+    @APIResponse(responseCode = "503", description = "{status:\"unhealthy\", database:\"disconnected\", ...}")
     public Response health() {
         boolean db = databaseAnswers(dataSource);
         Map<String, Object> body = new LinkedHashMap<>();

@@ -15,6 +15,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code DELETE /api/v1/resources/queues/:queue} (API spec 3.2): removes the queue with its partitions, segments,
@@ -22,6 +25,7 @@ import java.util.UUID;
  * ({@code existed:false}, still 200). Stateless.
  */
 @Path("/api/v1/resources/queues/{queue}")
+@Tag(name = "core")
 public class QueueDeleteResource {
     private final QueueStore store;
     private final PushFusion fusion;
@@ -39,6 +43,8 @@ public class QueueDeleteResource {
     @DELETE
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "Delete a queue with its partitions, segments, cursors and dead letters")
+    @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
         boolean existed = store.delete(callers.tenant(), name);

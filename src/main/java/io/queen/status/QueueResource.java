@@ -1,0 +1,96 @@
+package io.queen.status;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Json;
+import io.queen.api.Times;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/**
+ * {@code GET /api/v1/resources/queues/:queue} (API spec 4.1): one queue with every partition's figures, its
+ * effective configuration (the options object of {@code /configure}) and {@code storage:"segments"}. Shares its
+ * path with {@code queue.QueueDeleteResource} (DELETE). Stateless, thread-safe.
+ */
+@Path("/api/v1/resources/queues/{queue}")
+@Tag(name = "resources")
+public class QueueResource {
+    private final StatusStore store;
+    private final UUID tenant;
+
+    QueueResource(StatusStore store, QueenConfig config) {
+        this.store = store;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "One queue: partitions with figures, totals, effective configuration",
+            description = "Cost: O(partitions of the queue + their cursors + their dead letters) plus one "
+                    + "segment primary-key probe per non-empty partition (newestMessage).")
+    @APIResponse(responseCode = "200", description = "{id, name, namespace, task, priority, createdAt, "
+            + "storage:\"segments\", config:{<options of /configure>}, partitions:[{id, name, createdAt, stats:{total, "
+            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage}], totals:{...}}")
+    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
+    public Response get(@PathParam("queue") String name) throws SQLException {
+        StatusStore.Queue q = requireQueue(store, tenant, name);
+        List<StatusStore.PartitionRow> parts = store.partitions(q.id());
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        out.put("id", q.id().toString());
+        out.put("name", q.name());
+        out.put("namespace", q.namespace());
+        out.put("task", q.task());
+        out.put("priority", q.priority());
+        out.put("createdAt", Times.millis(q.createdAt()));
+        out.put("storage", "segments");
+        out.set("config", q.config());
+        ArrayNode ps = out.putArray("partitions");
+        for (StatusStore.PartitionRow p : parts) {
+            ObjectNode o = ps.addObject();
+            o.put("id", p.id().toString());
+            o.put("name", p.name());
+            o.put("createdAt", Times.millis(p.createdAt()));
+            o.set("stats", StatusJson.messages(p.figures()));
+            o.put("oldestMessage", Times.millis(p.oldestAt()));
+            o.put("newestMessage", Times.millis(p.newestAt()));
+        }
+        out.set("totals", StatusJson.messages(sum(parts)));
+        return Json.ok(out);
+    }
+
+    static StatusStore.Queue requireQueue(StatusStore store, UUID tenant, String name) throws SQLException {
+        StatusStore.Queue q = StatusJson.storable(name) ? store.queue(tenant, name) : null;
+        if (q == null) {
+            throw ApiException.notFound("Queue not found");
+        }
+        return q;
+    }
+
+    static StatusStore.Figures sum(List<StatusStore.PartitionRow> parts) {
+        long t = 0, pe = 0, pr = 0, c = 0, f = 0, d = 0;
+        for (StatusStore.PartitionRow p : parts) {
+            StatusStore.Figures x = p.figures();
+            t += x.total();
+            pe += x.pending();
+            pr += x.processing();
+            c += x.completed();
+            f += x.failed();
+            d += x.deadLetter();
+        }
+        return new StatusStore.Figures(t, pe, pr, c, f, d);
+    }
+}

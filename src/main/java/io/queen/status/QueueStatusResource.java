@@ -1,0 +1,160 @@
+package io.queen.status;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.admin.MessageBrowser;
+import io.queen.api.Json;
+import io.queen.api.Times;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/**
+ * {@code GET /api/v1/status/queues}, {@code /status/queues/:queue} and {@code /status/queues/:queue/messages}
+ * (API spec 4.7). Figures are offset arithmetic; the message list pages through the message browse (the one route
+ * here that decodes segments, bounded by limit + offset). Stateless, thread-safe.
+ */
+@Path("/api/v1/status/queues")
+@Tag(name = "status")
+public class QueueStatusResource {
+    static final int DEFAULT_QUEUE_LIMIT = 100;
+    static final int DEFAULT_MESSAGE_LIMIT = 50;
+
+    private final StatusStore store;
+    private final MessageBrowser browser;
+    private final StatusConfig limits;
+    private final UUID tenant;
+
+    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, QueenConfig config) {
+        this.store = store;
+        this.browser = browser;
+        this.limits = limits;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "Queues, newest first, with message figures",
+            description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
+                    + "limit is clamped to queen.status.max-limit (1000).")
+    @APIResponse(responseCode = "200", description = "{queues:[{id, name, namespace, task, priority, createdAt, "
+            + "partitions, messages:{total, pending, processing, completed, failed, deadLetter}}], total, "
+            + "pagination:{limit, offset}}")
+    @APIResponse(responseCode = "400", description = "limit or offset not a non-negative integer")
+    public Response list(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
+            @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("offset") String offsetParam) throws SQLException {
+        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
+        int offset = StatusJson.offset(offsetParam);
+        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
+                StatusJson.filter(task, "task"), null, limit, offset);
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        ArrayNode qs = out.putArray("queues");
+        page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
+        out.put("total", page.matching());
+        out.set("pagination", StatusJson.pagination(limit, offset));
+        return Json.ok(out);
+    }
+
+    @GET
+    @Path("{queue}")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "One queue with its partitions (figures, consumption, activity)",
+            description = "Partitions are always included (includePartitions is accepted and ignored). Cost: "
+                    + "O(partitions of the queue + their cursors + their dead letters) plus one segment "
+                    + "primary-key probe per non-empty partition.")
+    @APIResponse(responseCode = "200", description = "{queue:{id, name, namespace, task, priority, createdAt, "
+            + "config:{leaseTime, retryLimit, retryDelay, ttl, maxQueueSize, deadLetterQueue}, storage}, "
+            + "partitions:[{id, name, createdAt, messages:{...}, stats:{...}, cursor:{totalConsumed, consumers, "
+            + "activeLeases}, lastActivity, oldestMessage, newestMessage}], totals:{messages:{...}, total, pending, "
+            + "processing, completed, failed, deadLetter}}")
+    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
+    public Response detail(@PathParam("queue") String name,
+            @QueryParam("includePartitions") String includePartitions) throws SQLException {
+        StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
+        List<StatusStore.PartitionRow> parts = store.partitions(q.id());
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        ObjectNode qo = out.putObject("queue");
+        qo.put("id", q.id().toString());
+        qo.put("name", q.name());
+        qo.put("namespace", q.namespace());
+        qo.put("task", q.task());
+        qo.put("priority", q.priority());
+        qo.put("createdAt", Times.millis(q.createdAt()));
+        ObjectNode cfg = qo.putObject("config");
+        JsonNode options = q.config();
+        cfg.set("leaseTime", options.get("leaseTime"));
+        cfg.set("retryLimit", options.get("retryLimit"));
+        cfg.set("retryDelay", options.get("retryDelay"));
+        cfg.set("ttl", options.get("ttl"));
+        cfg.set("maxQueueSize", options.get("maxSize"));
+        cfg.set("deadLetterQueue", options.get("deadLetterQueue"));
+        qo.put("storage", "segments");
+        ArrayNode ps = out.putArray("partitions");
+        for (StatusStore.PartitionRow p : parts) {
+            ObjectNode o = ps.addObject();
+            o.put("id", p.id().toString());
+            o.put("name", p.name());
+            o.put("createdAt", Times.millis(p.createdAt()));
+            o.set("messages", StatusJson.messages(p.figures()));
+            o.set("stats", StatusJson.messages(p.figures()));
+            o.putObject("cursor").put("totalConsumed", p.totalConsumed()).put("consumers", p.cursors())
+                    .put("activeLeases", p.leases());
+            // last push, quantized to 1 s by the allocator (the column is indexed, see storage model)
+            o.put("lastActivity", Times.millis(p.lastWriteAt()));
+            o.put("oldestMessage", Times.millis(p.oldestAt()));
+            o.put("newestMessage", Times.millis(p.newestAt()));
+        }
+        StatusStore.Figures t = QueueResource.sum(parts);
+        ObjectNode totals = out.putObject("totals");
+        totals.set("messages", StatusJson.messages(t));
+        totals.setAll(StatusJson.messages(t));
+        return Json.ok(out);
+    }
+
+    @GET
+    @Path("{queue}/messages")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "The queue's newest messages with their derived status (JSON array)",
+            description = "Decodes segments through the message browse: cost O(limit + offset) messages, at most "
+                    + "5,000 segments; limit clamped to queen.status.max-limit (1000).")
+    @APIResponse(responseCode = "200",
+            description = "[{id, transactionId, partitionId, queuePath, queue, partition, status, createdAt}]")
+    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
+    public Response messages(@PathParam("queue") String name,
+            @Parameter(description = "default 50, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("offset") String offsetParam) throws SQLException {
+        int limit = StatusJson.limit(limitParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
+        int offset = StatusJson.offset(offsetParam);
+        StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
+        ObjectNode page = browser.list(tenant, new MessageBrowser.Filter(q.name(), null, null, null, null,
+                Instant.EPOCH, Instant.now(), limit, offset));
+        ArrayNode out = Json.MAPPER.createArrayNode();
+        for (JsonNode m : page.get("messages")) {
+            ObjectNode o = out.addObject();
+            for (String k : List.of("id", "transactionId", "partitionId", "queuePath", "queue", "partition", "status",
+                    "createdAt")) {
+                o.set(k, m.get(k));
+            }
+        }
+        return Json.ok(out);
+    }
+}

@@ -1,0 +1,143 @@
+package io.queen.status;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.Json;
+import io.queen.api.Times;
+import io.queen.config.QueenConfig;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/**
+ * {@code GET /api/v1/resources/overview|queues|namespaces|tasks} (API spec 4.1). Figures are offset arithmetic on
+ * watermarks and cursors, computed on every request (so {@code statsAge} is 0). Stateless, thread-safe.
+ */
+@Path("/api/v1/resources")
+@Tag(name = "resources")
+public class ResourcesResource {
+    static final int DEFAULT_QUEUE_LIMIT = 100;
+
+    private final StatusStore store;
+    private final StatusConfig limits;
+    private final UUID tenant;
+
+    ResourcesResource(StatusStore store, StatusConfig limits, QueenConfig config) {
+        this.store = store;
+        this.limits = limits;
+        this.tenant = UUID.fromString(config.defaultTenant());
+    }
+
+    @GET
+    @Path("overview")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "Broker-wide counts, message figures and consumer lag",
+            description = "Cost: O(partitions + cursors + dead letters) plus one segment primary-key probe per "
+                    + "lagging cursor. throughput is null: it needs the per-minute buckets, not the log.")
+    @APIResponse(responseCode = "200", description = "{queues, partitions, namespaces, tasks, messages:{total, "
+            + "pending, processing, completed, failed, deadLetter}, lag:{time:{avg, median, min, max}, offset:{avg, "
+            + "median, min, max}}, throughput:{ingestedPerSecond, processedPerSecond}, timestamp, statsAge}")
+    public Response overview() throws SQLException {
+        StatusStore.Totals t = store.totals(tenant, null, null, null);
+        StatusStore.LagStats lag = store.lagStats(tenant);
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        out.put("queues", t.queues());
+        out.put("partitions", t.partitions());
+        out.put("namespaces", t.namespaces());
+        out.put("tasks", t.tasks());
+        out.set("messages", StatusJson.messages(t.figures()));
+        ObjectNode l = out.putObject("lag");
+        ObjectNode time = l.putObject("time");
+        time.put("avg", lag.timeAvg());
+        time.put("median", lag.timeMedian());
+        time.put("min", lag.timeMin());
+        time.put("max", lag.timeMax());
+        ObjectNode off = l.putObject("offset");
+        off.put("avg", lag.offsetAvg());
+        off.put("median", lag.offsetMedian());
+        off.put("min", lag.offsetMin());
+        off.put("max", lag.offsetMax());
+        // rates need per-minute counters; the log's watermarks say how much, not how fast
+        ObjectNode tp = out.putObject("throughput");
+        tp.putNull("ingestedPerSecond");
+        tp.putNull("processedPerSecond");
+        out.put("timestamp", Times.millis(Instant.now()));
+        out.put("statsAge", 0);
+        return Json.ok(out);
+    }
+
+    @GET
+    @Path("queues")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "Queues, newest first, with message figures",
+            description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
+                    + "limit is clamped to queen.status.max-limit (1000).")
+    @APIResponse(responseCode = "200",
+            description = "{queues:[{id, name, namespace, task, priority, createdAt, partitions, messages:{total, "
+                    + "pending, processing, completed, failed, deadLetter}}], total, pagination:{limit, offset}}")
+    @APIResponse(responseCode = "400", description = "limit or offset not a non-negative integer")
+    public Response queues(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
+            @Parameter(description = "case-insensitive substring of the queue name") @QueryParam("search") String search,
+            @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("offset") String offsetParam) throws SQLException {
+        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
+        int offset = StatusJson.offset(offsetParam);
+        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
+                StatusJson.filter(task, "task"), StatusJson.filter(search, "search"), limit, offset);
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        ArrayNode qs = out.putArray("queues");
+        page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
+        out.put("total", page.matching());
+        out.set("pagination", StatusJson.pagination(limit, offset));
+        return Json.ok(out);
+    }
+
+    @GET
+    @Path("namespaces")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "Queues, partitions and messages per namespace (non-empty namespaces only)",
+            description = "Cost: O(partitions + cursors + dead letters of the tenant).")
+    @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
+            + "messages:{total, pending}}]}")
+    public Response namespaces() throws SQLException {
+        return Json.ok(rollup("namespace", "namespaces"));
+    }
+
+    @GET
+    @Path("tasks")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    @Operation(summary = "Queues, partitions and messages per task (non-empty tasks only)",
+            description = "Cost: O(partitions + cursors + dead letters of the tenant).")
+    @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")
+    public Response tasks() throws SQLException {
+        return Json.ok(rollup("task", "tasks"));
+    }
+
+    private ObjectNode rollup(String by, String key) throws SQLException {
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        ArrayNode arr = out.putArray(key);
+        for (StatusStore.Rollup r : store.rollup(tenant, by)) {
+            ObjectNode o = arr.addObject();
+            o.put(by, r.key());
+            o.put("queues", r.queues());
+            o.put("partitions", r.partitions());
+            o.putObject("messages").put("total", r.total()).put("pending", r.pending());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,71 @@
+package io.queen.status;
+
+import static io.queen.api.QueryParams.blankToNull;
+import static io.queen.api.QueryParams.intParam;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
+import io.queen.api.Json;
+import io.queen.api.Times;
+
+/** JSON fragments shared by the resources and status routes (exact key names the clients read). Stateless. */
+final class StatusJson {
+    private StatusJson() {
+    }
+
+    /** {total, pending, processing, completed, failed, deadLetter}. */
+    static ObjectNode messages(StatusStore.Figures f) {
+        ObjectNode m = Json.MAPPER.createObjectNode();
+        m.put("total", f.total());
+        m.put("pending", f.pending());
+        m.put("processing", f.processing());
+        m.put("completed", f.completed());
+        m.put("failed", f.failed());
+        m.put("deadLetter", f.deadLetter());
+        return m;
+    }
+
+    /** A queue of a listing: {id, name, namespace, task, createdAt, partitions, messages}. */
+    static ObjectNode queueEntry(StatusStore.QueueRow q) {
+        ObjectNode o = Json.MAPPER.createObjectNode();
+        o.put("id", q.id().toString());
+        o.put("name", q.name());
+        o.put("namespace", q.namespace());
+        o.put("task", q.task());
+        o.put("priority", q.priority());
+        o.put("createdAt", Times.millis(q.createdAt()));
+        o.put("partitions", q.partitions());
+        o.set("messages", messages(q.figures()));
+        return o;
+    }
+
+    /** {@code limit} of a listing: absent = {@code def}; not an integer >= 1 = 400; above {@code max} clamped. */
+    static int limit(String value, int def, int max) {
+        return Math.min(max, intParam(value, "limit", def, 1));
+    }
+
+    static int offset(String value) {
+        return intParam(value, "offset", 0, 0);
+    }
+
+    /**
+     * An optional text filter: blank = absent; a NUL character (which PostgreSQL text cannot hold, so no stored
+     * name has one) = 400 naming the parameter rather than a database error.
+     */
+    static String filter(String value, String field) {
+        String v = blankToNull(value);
+        if (v != null && v.indexOf('\0') >= 0) {
+            throw ApiException.badRequest(field + " must not contain a NUL character");
+        }
+        return v;
+    }
+
+    /** True when {@code name} can be a stored name (PostgreSQL text holds no NUL): otherwise it is simply unknown. */
+    static boolean storable(String name) {
+        return name != null && name.indexOf('\0') < 0;
+    }
+
+    static ObjectNode pagination(int limit, int offset) {
+        return Json.MAPPER.createObjectNode().put("limit", limit).put("offset", offset);
+    }
+}
