@@ -1,12 +1,13 @@
 package io.queen.admin;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.queen.status.StatusConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -30,18 +31,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * heartbeat, so a group's state is {@code Lagging} or {@code Stable}, never {@code Dead}. Stateless, thread-safe.
  */
 @Path("/api/v1/consumer-groups")
+@Access(Access.Level.READ)
 @Tag(name = "consumer-groups")
 public class ConsumerGroupViewResource {
     static final double DEFAULT_MIN_LAG_SECONDS = 3600;
 
     private final ConsumerGroupViewStore store;
     private final StatusConfig limits;
-    private final UUID tenant;
+    private final Callers callers;
 
-    ConsumerGroupViewResource(ConsumerGroupViewStore store, StatusConfig limits, QueenConfig config) {
+    ConsumerGroupViewResource(ConsumerGroupViewStore store, StatusConfig limits, Callers callers) {
         this.store = store;
         this.limits = limits;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -53,6 +55,7 @@ public class ConsumerGroupViewResource {
             + "partitionsWithLag, totalLag, maxTimeLag, activeLeases, state: Lagging|Stable, subscriptionMode, "
             + "subscriptionTimestamp, subscriptionCreatedAt, storage:\"segments\"}]")
     public Response list() throws SQLException {
+        UUID tenant = callers.tenant();
         ArrayNode out = Json.MAPPER.createArrayNode();
         for (ConsumerGroupViewStore.GroupQueue g : store.list(tenant)) {
             ObjectNode o = out.addObject();
@@ -87,6 +90,7 @@ public class ConsumerGroupViewResource {
             @Parameter(description = "seconds, default 3600") @QueryParam("minLagSeconds") String minLagParam,
             @Parameter(description = "default and maximum 1000") @QueryParam("limit") String limitParam)
             throws SQLException {
+        UUID tenant = callers.tenant();
         double minLag = minLag(minLagParam);
         int limit = Math.min(limits.maxLimit(), QueryParams.intParam(limitParam, "limit", limits.maxLimit(), 1));
         ArrayNode out = Json.MAPPER.createArrayNode();
@@ -116,6 +120,7 @@ public class ConsumerGroupViewResource {
     @APIResponse(responseCode = "200", description = "{\"<queue>\": {partitions:[{partition, partitionId, "
             + "workerId, lastConsumedAt, committedOffset, totalConsumed, offsetLag, timeLagSeconds, leaseActive}]}}")
     public Response group(@PathParam("group") String group) throws SQLException {
+        UUID tenant = callers.tenant();
         ObjectNode out = Json.MAPPER.createObjectNode();
         if (group.indexOf('\0') >= 0) {
             return Json.ok(out); // PostgreSQL text holds no NUL: no such group can exist

@@ -1,11 +1,12 @@
 package io.queen.status;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,14 +27,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * path with {@code queue.QueueDeleteResource} (DELETE). Stateless, thread-safe.
  */
 @Path("/api/v1/resources/queues/{queue}")
+@Access(Access.Level.READ)
 @Tag(name = "resources")
 public class QueueResource {
     private final StatusStore store;
-    private final UUID tenant;
+    private final Callers callers;
 
-    QueueResource(StatusStore store, QueenConfig config) {
+    QueueResource(StatusStore store, Callers callers) {
         this.store = store;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -47,6 +49,7 @@ public class QueueResource {
             + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage}], totals:{...}}")
     @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response get(@PathParam("queue") String name) throws SQLException {
+        UUID tenant = callers.tenant();
         StatusStore.Queue q = requireQueue(store, tenant, name);
         List<StatusStore.PartitionRow> parts = store.partitions(q.id());
         ObjectNode out = Json.MAPPER.createObjectNode();

@@ -1,12 +1,13 @@
 package io.queen.status;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.admin.MessageBrowser;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -30,6 +31,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * here that decodes segments, bounded by limit + offset). Stateless, thread-safe.
  */
 @Path("/api/v1/status/queues")
+@Access(Access.Level.READ)
 @Tag(name = "status")
 public class QueueStatusResource {
     static final int DEFAULT_QUEUE_LIMIT = 100;
@@ -38,13 +40,13 @@ public class QueueStatusResource {
     private final StatusStore store;
     private final MessageBrowser browser;
     private final StatusConfig limits;
-    private final UUID tenant;
+    private final Callers callers;
 
-    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, QueenConfig config) {
+    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, Callers callers) {
         this.store = store;
         this.browser = browser;
         this.limits = limits;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -60,6 +62,7 @@ public class QueueStatusResource {
     public Response list(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
+        UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
         StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
@@ -88,6 +91,7 @@ public class QueueStatusResource {
     @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response detail(@PathParam("queue") String name,
             @QueryParam("includePartitions") String includePartitions) throws SQLException {
+        UUID tenant = callers.tenant();
         StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
         List<StatusStore.PartitionRow> parts = store.partitions(q.id());
         ObjectNode out = Json.MAPPER.createObjectNode();
@@ -142,6 +146,7 @@ public class QueueStatusResource {
     public Response messages(@PathParam("queue") String name,
             @Parameter(description = "default 50, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
+        UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
         StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);

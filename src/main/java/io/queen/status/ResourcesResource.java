@@ -1,10 +1,11 @@
 package io.queen.status;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -25,18 +26,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * watermarks and cursors, computed on every request (so {@code statsAge} is 0). Stateless, thread-safe.
  */
 @Path("/api/v1/resources")
+@Access(Access.Level.READ)
 @Tag(name = "resources")
 public class ResourcesResource {
     static final int DEFAULT_QUEUE_LIMIT = 100;
 
     private final StatusStore store;
     private final StatusConfig limits;
-    private final UUID tenant;
+    private final Callers callers;
 
-    ResourcesResource(StatusStore store, StatusConfig limits, QueenConfig config) {
+    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers) {
         this.store = store;
         this.limits = limits;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -50,6 +52,7 @@ public class ResourcesResource {
             + "pending, processing, completed, failed, deadLetter}, lag:{time:{avg, median, min, max}, offset:{avg, "
             + "median, min, max}}, throughput:{ingestedPerSecond, processedPerSecond}, timestamp, statsAge}")
     public Response overview() throws SQLException {
+        UUID tenant = callers.tenant();
         StatusStore.Totals t = store.totals(tenant, null, null, null);
         StatusStore.LagStats lag = store.lagStats(tenant);
         ObjectNode out = Json.MAPPER.createObjectNode();
@@ -93,6 +96,7 @@ public class ResourcesResource {
             @Parameter(description = "case-insensitive substring of the queue name") @QueryParam("search") String search,
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
+        UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
         StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
@@ -131,7 +135,7 @@ public class ResourcesResource {
     private ObjectNode rollup(String by, String key) throws SQLException {
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode arr = out.putArray(key);
-        for (StatusStore.Rollup r : store.rollup(tenant, by)) {
+        for (StatusStore.Rollup r : store.rollup(callers.tenant(), by)) {
             ObjectNode o = arr.addObject();
             o.put(by, r.key());
             o.put("queues", r.queues());

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import io.queen.auth.Access;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
@@ -18,6 +19,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * answers at once and touches nothing. Stateless.
  */
 @Path("/api/v1/stats/refresh")
+@Access(Access.Level.ADMIN)
 @Tag(name = "consumer-groups")
 public class StatsRefreshResource {
     private final ObjectMapper mapper;

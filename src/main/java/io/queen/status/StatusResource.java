@@ -1,11 +1,12 @@
 package io.queen.status;
 
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -28,18 +29,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * does not carry). Stateless, thread-safe.
  */
 @Path("/api/v1/status")
+@Access(Access.Level.READ)
 @Tag(name = "status")
 public class StatusResource {
     static final int TOP_ERRORS = 5;
 
     private final StatusStore store;
     private final StatusConfig limits;
-    private final UUID tenant;
+    private final Callers callers;
 
-    StatusResource(StatusStore store, StatusConfig limits, QueenConfig config) {
+    StatusResource(StatusStore store, StatusConfig limits, Callers callers) {
         this.store = store;
         this.limits = limits;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -59,6 +61,7 @@ public class StatusResource {
     public Response status(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue, @QueryParam("namespace") String namespace,
             @QueryParam("task") String task) throws SQLException {
+        UUID tenant = callers.tenant();
         Instant t = Times.parse(to, "to", Instant.now());
         Instant f = Times.parse(from, "from", t.minus(Duration.ofHours(1)));
         if (f.isAfter(t)) {
