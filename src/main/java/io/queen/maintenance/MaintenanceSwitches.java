@@ -35,6 +35,8 @@ public class MaintenanceSwitches {
 
     private final AgroalDataSource ds;
     private final long pollMs;
+    private final MeterRegistry registry;
+    private final java.util.List<Gauge> gauges = new java.util.ArrayList<>();
     private volatile boolean push;
     private volatile boolean pop;
     private volatile boolean running;
@@ -43,11 +45,12 @@ public class MaintenanceSwitches {
     MaintenanceSwitches(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
         this.ds = ds;
         this.pollMs = Math.max(20, config.maintenance().pollMs());
-        Gauge.builder("queen.maintenance.mode.enabled", () -> push ? 1 : 0).tag("mode", "push")
+        this.registry = registry;
+        gauges.add(Gauge.builder("queen.maintenance.mode.enabled", this, s -> s.push ? 1 : 0).tag("mode", "push")
                 .description("1 while push maintenance is on: pushes are answered 'buffered' and spooled to disk")
-                .register(registry);
-        Gauge.builder("queen.maintenance.mode.enabled", () -> pop ? 1 : 0).tag("mode", "pop")
-                .description("1 while pop maintenance is on: pops answer 204 without leasing").register(registry);
+                .register(registry));
+        gauges.add(Gauge.builder("queen.maintenance.mode.enabled", this, s -> s.pop ? 1 : 0).tag("mode", "pop")
+                .description("1 while pop maintenance is on: pops answer 204 without leasing").register(registry));
     }
 
     void start(@Observes StartupEvent e) {
@@ -57,6 +60,9 @@ public class MaintenanceSwitches {
 
     void stop(@Observes ShutdownEvent e) {
         running = false;
+        // the registry can outlive this bean (tests restart the application in one JVM): a gauge left behind
+        // would keep reading a stopped instance
+        gauges.forEach(registry::remove);
         if (poller != null) {
             poller.interrupt();
         }

@@ -59,6 +59,8 @@ public class PushSpool {
     private final Path dir;
     private final int drainBatch;
     private final Object monitor = new Object();
+    private final MeterRegistry registry;
+    private final List<Gauge> gauges = new ArrayList<>();
 
     private FileChannel log;
     private FileChannel posFile;
@@ -79,13 +81,14 @@ public class PushSpool {
         this.fusion = fusion;
         this.dir = Path.of(config.maintenance().spoolDir());
         this.drainBatch = Math.max(1, config.maintenance().drainBatch());
-        Gauge.builder("queen.file.buffer.pending", () -> pending)
-                .description("pushes spooled on this broker's disk and not yet written to the log").register(registry);
-        Gauge.builder("queen.file.buffer.failed", () -> failedAttempts)
+        this.registry = registry;
+        gauges.add(Gauge.builder("queen.file.buffer.pending", this, s -> s.pending)
+                .description("pushes spooled on this broker's disk and not yet written to the log").register(registry));
+        gauges.add(Gauge.builder("queen.file.buffer.failed", this, s -> s.failedAttempts)
                 .description("spool drain attempts that failed (the database refused or was unreachable)")
-                .register(registry);
-        Gauge.builder("queen.file.buffer.db.healthy", () -> dbHealthy ? 1 : 0)
-                .description("1 when the spool's last drain attempt reached the database").register(registry);
+                .register(registry));
+        gauges.add(Gauge.builder("queen.file.buffer.db.healthy", this, s -> s.dbHealthy ? 1 : 0)
+                .description("1 when the spool's last drain attempt reached the database").register(registry));
     }
 
     void start(@Observes StartupEvent e) {
@@ -105,6 +108,7 @@ public class PushSpool {
 
     void stop(@Observes ShutdownEvent e) {
         running = false;
+        gauges.forEach(registry::remove);   // the registry can outlive this bean (tests restart the application)
         synchronized (monitor) {
             monitor.notifyAll();
         }
