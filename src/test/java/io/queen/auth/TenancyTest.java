@@ -80,6 +80,11 @@ class TenancyTest {
     void tenantsNeverSeeEachOther() {
         push(A, "a", 4);
         push(B, "b", 3);
+        // stats: each tenant's views count its own messages only
+        assertEquals(4, json(Tokens.get(A, "/api/v1/resources/queues/" + Q).body()).get("totals").get("total").asLong());
+        assertEquals(3, json(Tokens.get(B, "/api/v1/resources/queues/" + Q).body()).get("totals").get("total").asLong());
+        assertEquals(3, json(Tokens.get(B, "/api/v1/status/queues").body()).get("queues").get(0).get("messages")
+                .get("total").asLong());
 
         List<JsonNode> popA = pop(A, "/api/v1/pop/queue/" + Q + "/partition/" + P + "?batch=100&consumerGroup=" + G);
         List<JsonNode> popB = pop(B, "/api/v1/pop/queue/" + Q + "?batch=100&consumerGroup=" + G);
@@ -158,6 +163,17 @@ class TenancyTest {
         assertEquals(1, json(Tokens.get(A, "/api/v1/dlq?queue=" + Q).body()).get("total").asInt());
         Http.Reply replay = Tokens.post(A, "/api/v1/dlq/" + dlqId + "/replay", "{}");
         assertEquals(200, replay.status(), replay.body());
+
+        // traces: A's trace on its message is invisible to B, by message, by name and in the names summary
+        String trace = "{\"partitionId\":\"" + pidA + "\",\"transactionId\":\"t-0\",\"data\":{\"k\":1},"
+                + "\"traceNames\":[\"tenant-trace\"]}";
+        assertEquals(201, Tokens.post(A, "/api/v1/traces", trace).status());
+        assertEquals(404, Tokens.post(B, "/api/v1/traces", trace).status(), "B cannot trace A's message");
+        assertEquals(1, json(Tokens.get(A, "/api/v1/traces/" + pidA + "/t-0").body()).get("traces").size());
+        assertEquals(0, json(Tokens.get(B, "/api/v1/traces/" + pidA + "/t-0").body()).get("traces").size());
+        assertEquals(1, json(Tokens.get(A, "/api/v1/traces/by-name/tenant-trace").body()).get("total").asLong());
+        assertEquals(0, json(Tokens.get(B, "/api/v1/traces/by-name/tenant-trace").body()).get("total").asLong());
+        assertEquals(0, json(Tokens.get(B, "/api/v1/traces/names").body()).get("total").asLong());
 
         // B's deleted group starts over on B's messages only
         assertAllFrom("b", pop(B, "/api/v1/pop/queue/" + Q + "?batch=100&consumerGroup=" + G));
