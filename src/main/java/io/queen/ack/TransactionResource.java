@@ -8,6 +8,7 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
 import io.queen.pop.PopWaiters;
 import io.queen.push.PushEncryption;
 import io.queen.push.PushItem;
@@ -47,9 +48,11 @@ public class TransactionResource {
     private final ObjectMapper mapper;
     private final UUID tenant;
     private final int zstdLevel;
+    private final OpsMeter meter;
 
     TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
-            PushEncryption encryption, ObjectMapper mapper, QueenConfig config) {
+            PushEncryption encryption, ObjectMapper mapper, QueenConfig config, OpsMeter meter) {
+        this.meter = meter;
         this.encryption = encryption;
         this.acks = acks;
         this.ackStore = ackStore;
@@ -120,10 +123,11 @@ public class TransactionResource {
         }
         pushes = encryption.apply(tenant, pushes);
         List<String> touchedQueues = new ArrayList<>();
+        List<AckCount> counts = new ArrayList<>();
         try (Connection c = ackStore.transaction()) {
             try {
                 pushAll(c, pushes, pushResultIndex, results, touchedQueues);
-                ackAll(c, ackOps, results);
+                ackAll(c, ackOps, results, counts);
                 c.commit();
             } catch (TxnFailed e) {
                 c.rollback();
@@ -137,6 +141,7 @@ public class TransactionResource {
             waiters.wake(tenant, q);
             waiters.publish(tenant, q);
         }
+        countCommitted(pushes, counts);
         out.put("success", true);
         out.set("results", results);
         return Json.ok(out);
@@ -200,7 +205,33 @@ public class TransactionResource {
         }
     }
 
-    private void ackAll(Connection c, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
+    /** Metrics of a committed transaction: one transaction per queue it touched, its pushes and its acks. */
+    private void countCommitted(List<PushItem> pushes, List<AckCount> ackCounts) {
+        List<String> queues = new ArrayList<>(2);
+        for (PushItem p : pushes) {
+            meter.queue(p.queue()).increment(OpsMeter.PUSH_MESSAGES);
+            if (!queues.contains(p.queue())) {
+                queues.add(p.queue());
+            }
+        }
+        for (AckCount a : ackCounts) {
+            acks.count(a.items(), a.results(), a.group(), true);
+            for (AckService.AckResult r : a.results()) {
+                if (r.queueName() != null && !queues.contains(r.queueName())) {
+                    queues.add(r.queueName());
+                }
+            }
+        }
+        for (String q : queues) {
+            meter.queue(q).increment(OpsMeter.TRANSACTIONS);
+        }
+    }
+
+    private record AckCount(List<AckService.AckItem> items, List<AckService.AckResult> results, String group) {
+    }
+
+    private void ackAll(Connection c, List<AckOp> ops, ArrayNode results, List<AckCount> counts)
+            throws SQLException, TxnFailed {
         // one apply per group keeps each group's acks together; groups in name order
         Map<String, List<AckOp>> byGroup = new java.util.TreeMap<>();
         for (AckOp op : ops) {
@@ -214,6 +245,7 @@ public class TransactionResource {
                         it.error()));
             }
             List<AckService.AckResult> rs = acks.apply(c, items, e.getKey(), true);
+            counts.add(new AckCount(items, rs, e.getKey()));
             for (int i = 0; i < rs.size(); i++) {
                 AckService.AckResult r = rs.get(i);
                 ObjectNode node = (ObjectNode) results.get(e.getValue().get(i).resultIndex());

@@ -2,6 +2,7 @@ package io.queen.push;
 
 import io.queen.api.JsonBytes;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -31,9 +32,11 @@ public class PushResource {
     private final UUID tenant;
 
     private final PushEncryption encryption;
+    private final OpsMeter meter;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config) {
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, OpsMeter meter) {
         this.fusion = fusion;
+        this.meter = meter;
         this.encryption = encryption;
         this.parser = new PushRequestParser(config.push().maxItems());
         this.tenant = UUID.fromString(config.defaultTenant());
@@ -91,15 +94,23 @@ public class PushResource {
         String firstError = null;
         JsonBytes.Memo queues = new JsonBytes.Memo();
         JsonBytes.Memo partitions = new JsonBytes.Memo();
+        countRequest(byPartition);
+        OpsMeter.QueueMeter qm = null;
+        String qmName = null;
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
             PushFusion.Verdict v = futures[leaderOf[i]].join();
+            if (!it.queue().equals(qmName)) {
+                qmName = it.queue();  // items of a queue are usually adjacent: one meter lookup per run
+                qm = meter.queue(qmName);
+            }
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null);
             }
             out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(i);
             switch (v.status()) {
                 case QUEUED -> {
+                    qm.increment(OpsMeter.PUSH_MESSAGES);
                     out.raw(QUEUED);
                     ids(out, it, v, queues, partitions);
                     out.raw(PARTITION_ID).uuid(v.partitionId());
@@ -142,6 +153,17 @@ public class PushResource {
             return bytes(500, err.raw(itemsJson).raw('}').toByteArray());
         }
         return bytes(201, out.toByteArray());
+    }
+
+    /** One push request for each queue the request names (a request naming two queues counts for both). */
+    private void countRequest(Map<Lane, List<PushItem>> byPartition) {
+        List<String> seen = new ArrayList<>(2);
+        for (Lane lane : byPartition.keySet()) {
+            if (!seen.contains(lane.queue())) {
+                seen.add(lane.queue());
+                meter.queue(lane.queue()).increment(OpsMeter.PUSH_REQUESTS);
+            }
+        }
     }
 
     private static Response bytes(int status, byte[] json) {

@@ -15,10 +15,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /** {@code POST /api/v1/configure}: create or fully replace a queue's configuration (API spec 3.1). */
 @Path("/api/v1/configure")
 public class ConfigureResource {
+    private static final Logger LOG = Logger.getLogger(ConfigureResource.class);
+
     private final QueueStore store;
     private final ObjectMapper mapper;
     private final UUID tenant;
@@ -47,6 +50,8 @@ public class ConfigureResource {
         ObjectNode options = QueueOptions.resolve(req.get("options"));
         QueueStore.ConfiguredQueue cq = store.configure(tenant, queue, namespace, task, options);
         flags.invalidate(tenant, queue);
+        LOG.infof("queue configured: queue=%s namespace=%s task=%s options=%s", cq.name(), cq.namespace(), cq.task(),
+                cq.options());
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);
         out.put("queueId", cq.id().toString());
