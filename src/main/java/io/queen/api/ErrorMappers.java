@@ -1,6 +1,8 @@
 package io.queen.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.queen.metrics.OpsMeter;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
@@ -17,6 +19,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
  */
 public class ErrorMappers {
     private static final Logger LOG = Logger.getLogger(ErrorMappers.class);
+
+    @Inject
+    OpsMeter meter;
 
     public static Response error(int status, String message) {
         return Json.response(status, Json.MAPPER.createObjectNode().put("error", message));
@@ -59,6 +64,7 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response sql(SQLException e) {
+        meter.unattributed().increment(OpsMeter.DB_ERRORS);
         return failure(e);
     }
 
