@@ -3,12 +3,27 @@
 --
 -- Volume: one row per (minute, broker, active queue) plus one row per (minute, broker). Idle queues write no
 -- row. The primary keys lead with the bucket time, so the purge and every time-range read are index range scans;
--- (queue_name, bucket) serves the per-queue reads.
+-- (tenant_id, queue_name, bucket) serves the per-queue reads. A queue is known by (tenant_id, queue_name), as in
+-- queen.queues; the rows summing the queues beyond the broker's label cap carry queue_name '_other' and the nil
+-- tenant, so no tenant's read ever returns them.
+
+-- an early layout without tenant_id held no data worth keeping (per-minute counts): replaced
+DO $$
+BEGIN
+    IF to_regclass('queen.metrics_queue_minute') IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM information_schema.columns
+             WHERE table_schema = 'queen' AND table_name = 'metrics_queue_minute' AND column_name = 'tenant_id') THEN
+        DROP TABLE queen.metrics_queue_minute;
+    END IF;
+END $$;
+DROP FUNCTION IF EXISTS queen.metrics_flush_v1(TIMESTAMPTZ, TEXT, INT, INT, TEXT[], BIGINT[], BIGINT[],
+    DOUBLE PRECISION[]);
 
 CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
     bucket        TIMESTAMPTZ NOT NULL,
     hostname      TEXT NOT NULL,
     worker_id     INTEGER NOT NULL,
+    tenant_id     UUID NOT NULL,
     queue_name    TEXT NOT NULL,
     push_requests BIGINT NOT NULL DEFAULT 0,
     push_messages BIGINT NOT NULL DEFAULT 0,
@@ -24,9 +39,9 @@ CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
     lag_sum_ms    BIGINT NOT NULL DEFAULT 0,   -- avg lag = lag_sum_ms / lag_count
     lag_max_ms    BIGINT NOT NULL DEFAULT 0,
     parked        BIGINT NOT NULL DEFAULT 0,   -- peak of pops parked on the queue during the minute
-    PRIMARY KEY (bucket, hostname, worker_id, queue_name)
+    PRIMARY KEY (bucket, hostname, worker_id, tenant_id, queue_name)
 );
-CREATE INDEX IF NOT EXISTS idx_metrics_queue_minute_queue ON queen.metrics_queue_minute (queue_name, bucket);
+CREATE INDEX IF NOT EXISTS idx_metrics_queue_minute_queue ON queen.metrics_queue_minute (tenant_id, queue_name, bucket);
 
 -- One row per broker and minute: the broker's totals over all queues (plus activity with no queue and database
 -- errors) and its system sample (process CPU, memory, DB pool, threads).
@@ -88,25 +103,30 @@ INSERT INTO queen.metrics_cluster_totals (id) VALUES (1) ON CONFLICT (id) DO NOT
 -- One broker's flush, one statement. p_counts is flat: 15 values per queue, in this order: push_requests,
 -- push_messages, pop_requests, pop_messages, pop_empty, ack_requests, ack_messages, ack_failed, transactions, dlq,
 -- lag_count, lag_sum_ms, db_errors (ignored per queue), lag_max_ms, parked. p_broker holds the same 15 values for
--- the broker's totals; p_system: cpu_user_pct, cpu_system_pct, rss, heap_used, heap_committed, heap_max,
+-- the broker's totals; p_tenants: each queue's tenant (NULL for '_other': stored as the nil UUID); p_system: cpu_user_pct, cpu_system_pct, rss, heap_used, heap_committed, heap_max,
 -- nonheap_used, pool max, active, idle, waiting, threads, daemon threads. A second flush into the same minute
 -- adds to it (sums; max for the peaks). Returns the cluster totals after adding this broker's deltas.
 CREATE OR REPLACE FUNCTION queen.metrics_flush_v1(p_bucket TIMESTAMPTZ, p_hostname TEXT, p_worker_id INT,
-        p_port INT, p_queues TEXT[], p_counts BIGINT[], p_broker BIGINT[], p_system DOUBLE PRECISION[])
+        p_port INT, p_queues TEXT[], p_counts BIGINT[], p_broker BIGINT[], p_system DOUBLE PRECISION[],
+        p_tenants UUID[])
 RETURNS TABLE (push_requests BIGINT, push_messages BIGINT, pop_requests BIGINT, pop_messages BIGINT,
         ack_requests BIGINT, ack_messages BIGINT, ack_failed BIGINT, transactions BIGINT, dlq BIGINT,
         db_errors BIGINT)
 LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO queen.metrics_queue_minute AS m (bucket, hostname, worker_id, queue_name, push_requests,
+    IF cardinality(p_tenants) IS DISTINCT FROM cardinality(p_queues) THEN
+        RAISE EXCEPTION 'metrics_flush_v1: % tenants for % queues', cardinality(p_tenants), cardinality(p_queues);
+    END IF;
+    INSERT INTO queen.metrics_queue_minute AS m (bucket, hostname, worker_id, tenant_id, queue_name, push_requests,
         push_messages, pop_requests, pop_messages, pop_empty, ack_requests, ack_messages, ack_failed, transactions,
         dlq, lag_count, lag_sum_ms, lag_max_ms, parked)
-    SELECT p_bucket, p_hostname, p_worker_id, p_queues[i], p_counts[o + 1], p_counts[o + 2], p_counts[o + 3],
+    SELECT p_bucket, p_hostname, p_worker_id, COALESCE(p_tenants[i], '00000000-0000-0000-0000-000000000000'::uuid),
+           p_queues[i], p_counts[o + 1], p_counts[o + 2], p_counts[o + 3],
            p_counts[o + 4], p_counts[o + 5], p_counts[o + 6], p_counts[o + 7], p_counts[o + 8], p_counts[o + 9],
            p_counts[o + 10], p_counts[o + 11], p_counts[o + 12], p_counts[o + 14], p_counts[o + 15]
       FROM generate_subscripts(p_queues, 1) AS i, LATERAL (SELECT (i - 1) * 15 AS o) AS x
-     ORDER BY p_queues[i]
-    ON CONFLICT (bucket, hostname, worker_id, queue_name) DO UPDATE SET
+     ORDER BY 4, 5
+    ON CONFLICT (bucket, hostname, worker_id, tenant_id, queue_name) DO UPDATE SET
         push_requests = m.push_requests + EXCLUDED.push_requests,
         push_messages = m.push_messages + EXCLUDED.push_messages,
         pop_requests = m.pop_requests + EXCLUDED.pop_requests,
@@ -186,8 +206,8 @@ DECLARE
     b INT;
 BEGIN
     DELETE FROM queen.metrics_queue_minute m
-     WHERE (m.bucket, m.hostname, m.worker_id, m.queue_name) IN (
-        SELECT x.bucket, x.hostname, x.worker_id, x.queue_name FROM queen.metrics_queue_minute x
+     WHERE (m.bucket, m.hostname, m.worker_id, m.tenant_id, m.queue_name) IN (
+        SELECT x.bucket, x.hostname, x.worker_id, x.tenant_id, x.queue_name FROM queen.metrics_queue_minute x
          WHERE x.bucket < p_cutoff ORDER BY x.bucket LIMIT p_max_rows);
     GET DIAGNOSTICS q = ROW_COUNT;
     DELETE FROM queen.metrics_broker_minute m

@@ -128,7 +128,7 @@ public class AckService {
             });
         }
         List<AckResult> out = List.of(results);
-        count(items, out, group, false);
+        count(tenant, items, out, group, false);
         return out;
     }
 
@@ -137,7 +137,7 @@ public class AckService {
      * logs one line per call that dead-lettered (an event worth an operator's eye, at most one line per request).
      * Call only after the acks committed.
      */
-    public void count(List<AckItem> items, List<AckResult> results, String group, boolean inTransaction) {
+    public void count(UUID tenant, List<AckItem> items, List<AckResult> results, String group, boolean inTransaction) {
         String last = null;
         OpsMeter.QueueMeter qm = null;
         List<String> seen = new ArrayList<>(2);
@@ -152,7 +152,7 @@ public class AckService {
             String q = r.queueName();
             if (last == null || !last.equals(q)) {
                 last = q;
-                qm = meter.queue(q);
+                qm = meter.queue(tenant, q);
                 if (!inTransaction && !seen.contains(q)) {
                     seen.add(q);
                     qm.increment(OpsMeter.ACK_REQUESTS);
@@ -171,7 +171,8 @@ public class AckService {
             }
         }
         if (dlq > 0) {
-            LOG.infof("dead-lettered %d message(s): queue=%s consumerGroup=%s firstTransactionId=%s", dlq, dlqQueue,
+            LOG.infof("dead-lettered %d message(s): tenant=%s queue=%s consumerGroup=%s firstTransactionId=%s", dlq,
+                    tenant, dlqQueue,
                     group, dlqTxn);
         }
     }

@@ -172,7 +172,7 @@ public class TransactionResource {
             waiters.wake(tenant, q);
             waiters.publish(tenant, q);
         }
-        countCommitted(pushes, counts);
+        countCommitted(tenant, pushes, counts);
         out.put("success", true);
         out.set("results", results);
         return Json.ok(out);
@@ -237,16 +237,16 @@ public class TransactionResource {
     }
 
     /** Metrics of a committed transaction: one transaction per queue it touched, its pushes and its acks. */
-    private void countCommitted(List<PushItem> pushes, List<AckCount> ackCounts) {
+    private void countCommitted(UUID tenant, List<PushItem> pushes, List<AckCount> ackCounts) {
         List<String> queues = new ArrayList<>(2);
         for (PushItem p : pushes) {
-            meter.queue(p.queue()).increment(OpsMeter.PUSH_MESSAGES);
+            meter.queue(tenant, p.queue()).increment(OpsMeter.PUSH_MESSAGES);
             if (!queues.contains(p.queue())) {
                 queues.add(p.queue());
             }
         }
         for (AckCount a : ackCounts) {
-            acks.count(a.items(), a.results(), a.group(), true);
+            acks.count(tenant, a.items(), a.results(), a.group(), true);
             for (AckService.AckResult r : a.results()) {
                 if (r.queueName() != null && !queues.contains(r.queueName())) {
                     queues.add(r.queueName());
@@ -254,7 +254,7 @@ public class TransactionResource {
             }
         }
         for (String q : queues) {
-            meter.queue(q).increment(OpsMeter.TRANSACTIONS);
+            meter.queue(tenant, q).increment(OpsMeter.TRANSACTIONS);
         }
     }
 

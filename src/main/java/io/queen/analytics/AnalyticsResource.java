@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.ApiException;
 import io.queen.api.Json;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
+import io.queen.config.QueenConfig;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -18,35 +22,54 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The time-series routes of API spec 4.8 over the per-minute bucket tables: {@code system-metrics},
  * {@code worker-metrics}, {@code queue-lag}, {@code queue-ops}, {@code queue-parked-replicas} ({@code retention} is
  * served by the retention feature, {@code postgres-stats} by {@link PostgresStatsResource}). Every route takes
  * {@code from}/{@code to} (default: the last hour, at most 31 days, see {@link TimeRange}); its cost is one or
- * a few index range scans over (brokers x active queues x minutes) rows. Stateless.
+ * a few index range scans over (brokers x active queues x minutes) rows. The per-queue routes answer the caller's
+ * tenant's queues only; the broker-wide ones ({@code system-metrics}, {@code worker-metrics}) only the default
+ * tenant's callers. Stateless.
  */
 @Path("/api/v1/analytics")
+@Access(Access.Level.READ)
 public class AnalyticsResource {
     private static final String BIN = "date_bin(make_interval(mins => ?), bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
     private static final String WINDOW = " bucket >= ? AND bucket <= ?";
     /** Per-minute sums over brokers of one queue (the inner level of the two-level aggregation). */
-    private static final String QUEUE_MINUTES = "SELECT " + BIN + " AS b, bucket, queue_name,"
+    private static final String QUEUE_MINUTES = "SELECT " + BIN + " AS b, bucket, tenant_id, queue_name,"
             + " sum(push_requests) AS push_requests, sum(push_messages) AS push_messages,"
             + " sum(pop_requests) AS pop_requests, sum(pop_messages) AS pop_messages, sum(pop_empty) AS pop_empty,"
             + " sum(ack_requests) AS ack_requests, sum(ack_messages) AS ack_messages, sum(ack_failed) AS ack_failed,"
             + " sum(transactions) AS transactions, sum(dlq) AS dlq, sum(lag_count) AS lag_count,"
             + " sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms, sum(parked) AS parked"
-            + " FROM queen.metrics_queue_minute WHERE" + WINDOW + " AND (?::text IS NULL OR queue_name = ?::text)"
+            + " FROM queen.metrics_queue_minute WHERE" + WINDOW + " AND tenant_id = ?"
+            + " AND (?::text IS NULL OR queue_name = ?::text)"
             + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)"
-            + " GROUP BY 1, 2, 3";
+            + " GROUP BY 1, 2, 3, 4";
 
     private final AnalyticsReads reads;
     private final ObjectMapper mapper;
+    private final Callers callers;
+    private final UUID defaultTenant;
 
-    AnalyticsResource(AnalyticsReads reads, ObjectMapper mapper) {
+    AnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers, QueenConfig config) {
         this.reads = reads;
         this.mapper = mapper;
+        this.callers = callers;
+        this.defaultTenant = UUID.fromString(config.defaultTenant());
+    }
+
+    /**
+     * Broker-wide figures (every tenant's traffic summed, brokers' processes) are the cluster operator's: served to
+     * callers of the default tenant only.
+     */
+    static void requireClusterView(Callers callers, UUID defaultTenant) {
+        if (!callers.tenant().equals(defaultTenant)) {
+            throw new ApiException(403, "broker-wide metrics are served to callers of the default tenant only");
+        }
     }
 
     @GET
@@ -60,7 +83,7 @@ public class AnalyticsResource {
         ObjectNode out = envelope(r);
         ArrayNode series = reads.rows("SELECT b AS bucket, queue_name AS \"queueName\", " + AnalyticsReads.SUMS
                 + ", max(parked)::bigint AS \"parkedCount\" FROM (" + QUEUE_MINUTES + ") m GROUP BY b, queue_name"
-                + " ORDER BY b, queue_name", queueArgs(r, q, null, null));
+                + " ORDER BY b, queue_name", queueArgs(r, callers.tenant(), q, null, null));
         double seconds = r.bucketMinutes() * 60.0;
         for (JsonNode n : series) {
             ObjectNode o = (ObjectNode) n;
@@ -70,7 +93,7 @@ public class AnalyticsResource {
             o.put("emptyPerSecond", o.get("popEmpty").asLong() / seconds);
         }
         out.set("series", series);
-        out.set("queues", queueTotals(r, q, null, null));
+        out.set("queues", queueTotals(r, callers.tenant(), q, null, null));
         return Json.ok(out);
     }
 
@@ -85,7 +108,8 @@ public class AnalyticsResource {
         return Json.ok(reads.rows("SELECT queue_name AS \"queueName\", sum(lag_count)::bigint AS \"popCount\","
                 + " COALESCE(round(sum(lag_sum_ms)::numeric / NULLIF(sum(lag_count), 0)), 0)::bigint AS \"avgLagMs\","
                 + " max(lag_max_ms)::bigint AS \"maxLagMs\", b AS \"bucketTime\" FROM (" + QUEUE_MINUTES + ") m"
-                + " WHERE lag_count > 0 GROUP BY b, queue_name ORDER BY b, queue_name", queueArgs(r, q, null, null)));
+                + " WHERE lag_count > 0 GROUP BY b, queue_name ORDER BY b, queue_name",
+                queueArgs(r, callers.tenant(), q, null, null)));
     }
 
     @GET
@@ -96,13 +120,17 @@ public class AnalyticsResource {
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
         String q = QueryParams.blankToNull(queue);
+        UUID tenant = callers.tenant();
         ObjectNode out = envelope(r);
         out.set("series", reads.rows("SELECT " + BIN + " AS bucket, queue_name AS \"queueName\", hostname,"
                 + " worker_id AS \"workerId\", max(parked)::bigint AS \"parkedCount\" FROM queen.metrics_queue_minute"
-                + " WHERE" + WINDOW + " AND (?::text IS NULL OR queue_name = ?::text) AND parked > 0"
-                + " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4", r.bucketMinutes(), r.fromMinute(), r.toTime(), q, q));
+                + " WHERE" + WINDOW + " AND tenant_id = ? AND (?::text IS NULL OR queue_name = ?::text) AND parked > 0"
+                + " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4", r.bucketMinutes(), r.fromMinute(), r.toTime(), tenant,
+                q, q));
+        // the brokers that served the caller's queues in the window (not every broker of the cluster)
         out.set("replicas", reads.rows("SELECT DISTINCT hostname, worker_id AS \"workerId\""
-                + " FROM queen.metrics_broker_minute WHERE" + WINDOW + " ORDER BY 1, 2", r.fromMinute(), r.toTime()));
+                + " FROM queen.metrics_queue_minute WHERE" + WINDOW + " AND tenant_id = ? ORDER BY 1, 2",
+                r.fromMinute(), r.toTime(), tenant));
         return Json.ok(out);
     }
 
@@ -112,6 +140,7 @@ public class AnalyticsResource {
     @RunOnVirtualThread
     public Response workerMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
+        requireClusterView(callers, defaultTenant);
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
         String host = QueryParams.blankToNull(hostname);
         Integer worker = workerId == null || workerId.isBlank() ? null
@@ -145,7 +174,7 @@ public class AnalyticsResource {
                 + " max(bucket) AS \"lastSeen\"" + filter + " GROUP BY 1, 2 ORDER BY 1, 2",
                 r.fromMinute(), r.toTime(), host, host, worker, worker);
         out.set("workers", workers);
-        out.set("queues", queueTotals(r, null, host, worker));
+        out.set("queues", queueTotals(r, defaultTenant, null, host, worker));
         ObjectNode summary = out.putObject("summary");
         ObjectNode total = reads.one("SELECT " + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\""
                 + filter, r.fromMinute(), r.toTime(), host, host, worker, worker);
@@ -173,6 +202,7 @@ public class AnalyticsResource {
     @RunOnVirtualThread
     public Response systemMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
+        requireClusterView(callers, defaultTenant);
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
         String host = QueryParams.blankToNull(hostname);
         Integer worker = workerId == null || workerId.isBlank() ? null
@@ -247,16 +277,17 @@ public class AnalyticsResource {
         return Json.ok(out);
     }
 
-    private ArrayNode queueTotals(TimeRange r, String q, String host, Integer worker) throws SQLException {
+    private ArrayNode queueTotals(TimeRange r, UUID tenant, String q, String host, Integer worker)
+            throws SQLException {
         return reads.rows("SELECT queue_name AS \"queueName\", " + AnalyticsReads.SUMS
                 + ", max(parked)::bigint AS \"parkedMax\", (SELECT count(*) FROM queen.log_partitions p JOIN"
-                + " queen.queues qq ON qq.id = p.queue_id WHERE qq.name = m.queue_name) AS \"partitionCount\""
-                + " FROM (" + QUEUE_MINUTES + ") m GROUP BY queue_name ORDER BY \"pushMessages\" DESC, queue_name",
-                queueArgs(r, q, host, worker));
+                + " queen.queues qq ON qq.id = p.queue_id WHERE qq.tenant_id = m.tenant_id AND qq.name = m.queue_name)"
+                + " AS \"partitionCount\" FROM (" + QUEUE_MINUTES + ") m GROUP BY tenant_id, queue_name"
+                + " ORDER BY \"pushMessages\" DESC, queue_name", queueArgs(r, tenant, q, host, worker));
     }
 
-    private static Object[] queueArgs(TimeRange r, String q, String host, Integer worker) {
-        return new Object[] {r.bucketMinutes(), r.fromMinute(), r.toTime(), q, q, host, host, worker, worker};
+    private static Object[] queueArgs(TimeRange r, UUID tenant, String q, String host, Integer worker) {
+        return new Object[] {r.bucketMinutes(), r.fromMinute(), r.toTime(), tenant, q, q, host, host, worker, worker};
     }
 
     private ObjectNode envelope(TimeRange r) {

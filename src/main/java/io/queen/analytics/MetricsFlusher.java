@@ -57,6 +57,7 @@ public class MetricsFlusher {
     private final MetricsStore.Broker broker;
     private final long flushMs;
     private final int maxQueues;
+    private final java.util.UUID defaultTenant;
     private final Deque<Pending> pending = new ArrayDeque<>();
     private ScheduledExecutorService timer;
     private long intervalStartMs = System.currentTimeMillis();
@@ -75,6 +76,7 @@ public class MetricsFlusher {
         this.broker = new MetricsStore.Broker(process.hostname(), process.workerId(), process.port());
         this.flushMs = Math.max(100, config.metrics().flushMs());
         this.maxQueues = Math.max(1, config.metrics().maxQueues());
+        this.defaultTenant = java.util.UUID.fromString(config.defaultTenant());
         this.lastCpu = process.cpuMicros();
         this.lastCpuAtNanos = System.nanoTime();
     }
@@ -171,7 +173,7 @@ public class MetricsFlusher {
         if (publish) {
             Map<String, Long> dlq = null;
             try {
-                dlq = store.dlqDepth(maxQueues);
+                dlq = store.dlqDepth(defaultTenant, maxQueues);
             } catch (SQLException e) {
                 LOG.debugf("dlq depth not refreshed: %s", e.getMessage());
             }

@@ -3,6 +3,7 @@ package io.queen.analytics;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
+import io.queen.auth.Access;
 import io.queen.metrics.ProcessStats;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -19,6 +20,7 @@ import java.lang.management.MemoryUsage;
  * Stateless.
  */
 @Path("/metrics")
+@Access(Access.Level.PUBLIC)
 public class MetricsJsonResource {
     private final MetricsFlusher flusher;
     private final ProcessStats process;

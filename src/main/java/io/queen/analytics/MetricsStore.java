@@ -14,6 +14,7 @@ import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Writes of the metric tables (db/015_metrics.sql): one broker flush is one function call; the purge is a bounded
@@ -44,9 +45,11 @@ public class MetricsStore {
     public ClusterTotals flush(OffsetDateTime bucket, Broker broker, List<OpsMeter.Sample> queues, long[] totals,
             double[] system) throws SQLException {
         String[] names = new String[queues.size()];
+        Object[] tenants = new Object[queues.size()];
         Long[] counts = new Long[queues.size() * OpsMeter.FIELDS];
         for (int i = 0; i < queues.size(); i++) {
             names[i] = queues.get(i).queue();
+            tenants[i] = queues.get(i).tenant();  // null for _other
             long[] v = queues.get(i).values();
             for (int k = 0; k < OpsMeter.FIELDS; k++) {
                 counts[i * OpsMeter.FIELDS + k] = v[k];
@@ -61,7 +64,7 @@ public class MetricsStore {
             sys[k] = Double.isNaN(system[k]) ? null : system[k];
         }
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM queen.metrics_flush_v1(?, ?, ?, ?, ?, ?, ?, ?)")) {
+                "SELECT * FROM queen.metrics_flush_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setObject(1, bucket);
             ps.setString(2, broker.hostname());
             ps.setInt(3, broker.workerId());
@@ -74,6 +77,7 @@ public class MetricsStore {
             ps.setArray(6, a2);
             ps.setArray(7, a3);
             ps.setArray(8, a4);
+            ps.setArray(9, c.createArrayOf("uuid", tenants));
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return ClusterTotals.ZERO;  // the totals row is seeded by the schema; missing only if deleted
@@ -85,25 +89,30 @@ public class MetricsStore {
     }
 
     /**
-     * Dead letters per queue (the largest {@code limit} queues; the rest summed under {@link OpsMeter#OTHER}).
+     * Dead letters per queue of the default tenant (the largest {@code limit} queues; the rest and every other
+     * tenant's summed under {@link OpsMeter#OTHER}).
      * Cost: one pass over log_dlq's partition index joined to partitions and queues.
      */
-    public Map<String, Long> dlqDepth(int limit) throws SQLException {
+    public Map<String, Long> dlqDepth(UUID defaultTenant, int limit) throws SQLException {
         Map<String, Long> out = new LinkedHashMap<>();
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT q.name, count(*) FROM queen.log_dlq d JOIN queen.log_partitions p ON p.id = d.partition_id"
-                        + " JOIN queen.queues q ON q.id = p.queue_id GROUP BY q.name ORDER BY count(*) DESC, q.name");
-                ResultSet rs = ps.executeQuery()) {
+                "SELECT q.tenant_id = ? AS named, q.name, count(*) FROM queen.log_dlq d"
+                        + " JOIN queen.log_partitions p ON p.id = d.partition_id JOIN queen.queues q ON q.id = p.queue_id"
+                        + " GROUP BY 1, 2 ORDER BY count(*) DESC, q.name")) {
+            ps.setObject(1, defaultTenant);
+            try (ResultSet rs = ps.executeQuery()) {
             long other = 0;
             while (rs.next()) {
-                if (out.size() < limit) {
-                    out.put(rs.getString(1), rs.getLong(2));
+                // only the default tenant's queues are named (the Prometheus endpoint is public)
+                if (rs.getBoolean(1) && out.size() < limit) {
+                    out.put(rs.getString(2), rs.getLong(3));
                 } else {
-                    other += rs.getLong(2);
+                    other += rs.getLong(3);
                 }
             }
             if (other > 0) {
                 out.merge(OpsMeter.OTHER, other, Long::sum);
+            }
             }
         }
         return out;

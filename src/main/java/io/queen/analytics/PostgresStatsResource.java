@@ -3,6 +3,9 @@ package io.queen.analytics;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
+import io.queen.config.QueenConfig;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -12,6 +15,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.UUID;
 
 /**
  * {@code GET /api/v1/analytics/postgres-stats} (API spec 4.8): PostgreSQL's own statistics for the broker's
@@ -22,21 +26,27 @@ import java.time.Instant;
  * they are. Stateless.
  */
 @Path("/api/v1/analytics/postgres-stats")
+@Access(Access.Level.READ)
 public class PostgresStatsResource {
     private static final String QUEEN_TABLES = "schemaname = 'queen'";
 
     private final AnalyticsReads reads;
     private final ObjectMapper mapper;
+    private final Callers callers;
+    private final UUID defaultTenant;
 
-    PostgresStatsResource(AnalyticsReads reads, ObjectMapper mapper) {
+    PostgresStatsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers, QueenConfig config) {
         this.reads = reads;
         this.mapper = mapper;
+        this.callers = callers;
+        this.defaultTenant = UUID.fromString(config.defaultTenant());
     }
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response stats() throws SQLException {
+        AnalyticsResource.requireClusterView(callers, defaultTenant);  // the database is shared by every tenant
         ObjectNode out = mapper.createObjectNode();
         out.put("timestamp", Times.millis(Instant.now()));
         out.set("database", reads.one("SELECT datname AS name, numbackends AS connections,"

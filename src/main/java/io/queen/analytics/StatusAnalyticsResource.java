@@ -6,7 +6,8 @@ import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
+import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,15 +27,16 @@ import java.util.UUID;
  * points) is widened to the next one; {@code interval} in the answer says which was used. Stateless.
  */
 @Path("/api/v1/status/analytics")
+@Access(Access.Level.READ)
 public class StatusAnalyticsResource {
     private final AnalyticsReads reads;
     private final ObjectMapper mapper;
-    private final UUID tenant;
+    private final Callers callers;
 
-    StatusAnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, QueenConfig config) {
+    StatusAnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers) {
         this.reads = reads;
         this.mapper = mapper;
-        this.tenant = UUID.fromString(config.defaultTenant());
+        this.callers = callers;
     }
 
     @GET
@@ -60,17 +62,18 @@ public class StatusAnalyticsResource {
         String ns = QueryParams.blankToNull(namespace);
         String tk = QueryParams.blankToNull(task);
         String unit = interval;
+        UUID tenant = callers.tenant();
         ObjectNode out = mapper.createObjectNode();
         out.set("dataPoints", reads.rows("WITH m AS (SELECT date_trunc(?, bucket, 'UTC') AS t, sum(push_messages) AS n"
                 + " FROM queen.metrics_queue_minute m WHERE bucket >= date_trunc(?, ?::timestamptz, 'UTC') AND bucket <= ?"
-                + " AND (?::text IS NULL OR queue_name = ?::text)"
+                + " AND m.tenant_id = ? AND (?::text IS NULL OR queue_name = ?::text)"
                 + " AND (?::text IS NULL AND ?::text IS NULL OR EXISTS (SELECT 1 FROM queen.queues qq"
                 + " WHERE qq.tenant_id = ? AND qq.name = m.queue_name AND (?::text IS NULL OR qq.namespace = ?::text)"
                 + " AND (?::text IS NULL OR qq.task = ?::text))) GROUP BY 1)"
                 + " SELECT g AS timestamp, COALESCE(m.n, 0)::bigint AS messages"
                 + " FROM generate_series(date_trunc(?, ?::timestamptz, 'UTC'), ?::timestamptz, make_interval(mins => ?)) g"
                 + " LEFT JOIN m ON m.t = g ORDER BY g",
-                unit, unit, r.fromMinute(), r.toTime(), q, q, ns, tk, tenant, ns, ns, tk, tk,
+                unit, unit, r.fromMinute(), r.toTime(), tenant, q, q, ns, tk, tenant, ns, ns, tk, tk,
                 unit, r.fromMinute(), r.toTime(), minutes));
         out.put("interval", interval);
         out.put("from", Times.millis(r.from()));

@@ -4,6 +4,7 @@ import io.queen.config.QueenConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
@@ -14,7 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
  * lag of delivered messages and the pops parked on each queue. {@code analytics.MetricsFlusher} drains them once a
  * minute into the bucket tables.
  *
- * <p>Invariants: one {@link QueueMeter} per queue name, at most {@code queen.metrics.max-queues} of them; activity
+ * <p>Invariants: one {@link QueueMeter} per (tenant, queue name), at most {@code queen.metrics.max-queues} of them
+ * over all tenants (a queue is known by its tenant and name: two tenants' queues of one name never share a meter);
+ * activity
  * of further queues lands in the {@link #OTHER} meter, so memory, bucket rows and Prometheus series stay bounded by
  * the setting (a label per queue, never per partition or consumer group). Every increment is counted in exactly one
  * drain: {@link LongAdder#sumThenReset} takes each cell with an atomic get-and-set. Activity with no queue (a
@@ -53,13 +56,15 @@ public class OpsMeter {
 
     /** One queue's counters. Thread-safe. */
     public static final class QueueMeter {
+        private final UUID tenant;
         private final String queue;
         private final LongAdder[] counters = new LongAdder[COUNTERS];
         private final LongAccumulator lagMax = new LongAccumulator(Math::max, 0);
         private final AtomicLong parked = new AtomicLong();
         private final LongAccumulator parkedPeak = new LongAccumulator(Math::max, 0);
 
-        QueueMeter(String queue) {
+        QueueMeter(UUID tenant, String queue) {
+            this.tenant = tenant;
             this.queue = queue;
             for (int i = 0; i < COUNTERS; i++) {
                 counters[i] = new LongAdder();
@@ -69,6 +74,11 @@ public class OpsMeter {
         /** The queue name, {@link #OTHER}, or null for the unattributed meter. */
         public String queue() {
             return queue;
+        }
+
+        /** The queue's tenant; null for {@link #OTHER} and the unattributed meter. */
+        public UUID tenant() {
+            return tenant;
         }
 
         public void add(int counter, long n) {
@@ -116,14 +126,17 @@ public class OpsMeter {
         }
     }
 
-    /** A drained meter: {@code values} indexed by the constants above. */
-    public record Sample(String queue, long[] values) {
+    /** A drained meter: {@code values} indexed by the constants above; tenant null for OTHER and the totals. */
+    public record Sample(UUID tenant, String queue, long[] values) {
     }
 
     private final int maxQueues;
-    private final ConcurrentHashMap<String, QueueMeter> queues = new ConcurrentHashMap<>();
-    private final QueueMeter other = new QueueMeter(OTHER);
-    private final QueueMeter unattributed = new QueueMeter(null);
+    /** tenant -> queue name -> meter: two lookups and no key allocation on the recording path. */
+    private final ConcurrentHashMap<UUID, ConcurrentHashMap<String, QueueMeter>> tenants = new ConcurrentHashMap<>();
+    /** Meters under their own label, over all tenants; guarded by {@code tenants}. */
+    private int tracked;
+    private final QueueMeter other = new QueueMeter(null, OTHER);
+    private final QueueMeter unattributed = new QueueMeter(null, null);
     /** Meters removed from the map (queue deleted); drained once more so that late increments are not lost. */
     private final List<QueueMeter> retired = new ArrayList<>();
 
@@ -131,39 +144,44 @@ public class OpsMeter {
         this.maxQueues = Math.max(0, config.metrics().maxQueues());
     }
 
-    /** The meter of {@code queue}: its own while under the cap, else {@link #OTHER}; null -> unattributed. */
-    public QueueMeter queue(String queue) {
+    /** The meter of {@code queue} in {@code tenant}: its own while under the cap, else {@link #OTHER}; null -> unattributed. */
+    public QueueMeter queue(UUID tenant, String queue) {
         if (queue == null) {
             return unattributed;
         }
-        QueueMeter m = queues.get(queue);
-        return m != null ? m : create(queue);
+        ConcurrentHashMap<String, QueueMeter> byName = tenants.get(tenant);
+        QueueMeter m = byName == null ? null : byName.get(queue);
+        return m != null ? m : create(tenant, queue);
     }
 
     public QueueMeter unattributed() {
         return unattributed;
     }
 
-    private QueueMeter create(String queue) {
-        synchronized (queues) {
-            QueueMeter m = queues.get(queue);
+    private QueueMeter create(UUID tenant, String queue) {
+        synchronized (tenants) {
+            ConcurrentHashMap<String, QueueMeter> byName = tenants.computeIfAbsent(tenant, t -> new ConcurrentHashMap<>());
+            QueueMeter m = byName.get(queue);
             if (m != null) {
                 return m;
             }
-            if (queues.size() >= maxQueues) {
+            if (tracked >= maxQueues) {
                 return other;
             }
-            m = new QueueMeter(queue);
-            queues.put(queue, m);
+            m = new QueueMeter(tenant, queue);
+            byName.put(queue, m);
+            tracked++;
             return m;
         }
     }
 
     /** A deleted queue frees its label (its last counts are still drained once). */
-    public void forget(String queue) {
-        synchronized (queues) {
-            QueueMeter m = queues.remove(queue);
+    public void forget(UUID tenant, String queue) {
+        synchronized (tenants) {
+            ConcurrentHashMap<String, QueueMeter> byName = tenants.get(tenant);
+            QueueMeter m = byName == null ? null : byName.remove(queue);
             if (m != null) {
+                tracked--;
                 retired.add(m);
             }
         }
@@ -171,7 +189,17 @@ public class OpsMeter {
 
     /** Queues tracked under their own label. */
     public int trackedQueues() {
-        return queues.size();
+        synchronized (tenants) {
+            return tracked;
+        }
+    }
+
+    private List<QueueMeter> named() {
+        List<QueueMeter> out = new ArrayList<>(tracked + 1);
+        for (ConcurrentHashMap<String, QueueMeter> byName : tenants.values()) {
+            out.addAll(byName.values());
+        }
+        return out;
     }
 
     /**
@@ -182,8 +210,8 @@ public class OpsMeter {
     public List<Sample> drain() {
         List<QueueMeter> meters;
         List<QueueMeter> gone;
-        synchronized (queues) {
-            meters = new ArrayList<>(queues.values());
+        synchronized (tenants) {
+            meters = named();
             gone = new ArrayList<>(retired);
             retired.clear();
         }
@@ -191,7 +219,7 @@ public class OpsMeter {
         long[] broker = new long[FIELDS];
         for (QueueMeter m : meters) {
             long[] v = m.drain();
-            out.add(new Sample(m.queue, v));
+            out.add(new Sample(m.tenant, m.queue, v));
             fold(broker, v);
         }
         for (QueueMeter m : gone) {
@@ -199,11 +227,11 @@ public class OpsMeter {
         }
         long[] o = other.drain();
         if (active(o)) {
-            out.add(new Sample(OTHER, o));
+            out.add(new Sample(null, OTHER, o));
         }
         fold(broker, o);
         fold(broker, unattributed.drain());
-        out.add(new Sample(null, broker));
+        out.add(new Sample(null, null, broker));
         return out;
     }
 
@@ -226,8 +254,8 @@ public class OpsMeter {
 
     /** Live parked pops per tracked queue (for the Prometheus gauge). */
     public List<QueueMeter> meters() {
-        synchronized (queues) {
-            List<QueueMeter> out = new ArrayList<>(queues.values());
+        synchronized (tenants) {
+            List<QueueMeter> out = named();
             out.add(other);
             return out;
         }

@@ -10,9 +10,12 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+import io.queen.config.QueenConfig;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.ToDoubleFunction;
 
@@ -23,7 +26,9 @@ import java.util.function.ToDoubleFunction;
  * last-minute gauges labelled {@code queue}, and DLQ depth.
  *
  * <p>Cardinality: one series per queue label and family, never per partition or consumer group; the labels are
- * {@link OpsMeter}'s (at most {@code queen.metrics.max-queues} plus {@code _other}), so a scrape stays bounded. The
+ * {@link OpsMeter}'s (at most {@code queen.metrics.max-queues} plus {@code _other}), so a scrape stays bounded.
+ * The endpoint is public, so only queues of the default tenant are named; other tenants' queues count in
+ * {@code _other} (and in the cluster totals). The
  * per-queue and cluster values are what the last flush computed (at most one flush interval old,
  * {@code queen_queue_metrics_age_seconds}); parked consumers are live.
  *
@@ -46,6 +51,7 @@ public class PrometheusFamilies {
     private final MeterRegistry registry;
     private final ProcessStats process;
     private final OpsMeter meter;
+    private final UUID defaultTenant;
     private final AtomicLongArray cluster = new AtomicLongArray(10);
     private volatile long dlqTotal;
     private volatile long lastUpdateNanos = System.nanoTime();
@@ -62,7 +68,8 @@ public class PrometheusFamilies {
     private MultiGauge parked;
     private MultiGauge dlqByQueue;
 
-    PrometheusFamilies(MeterRegistry registry, ProcessStats process, OpsMeter meter) {
+    PrometheusFamilies(MeterRegistry registry, ProcessStats process, OpsMeter meter, QueenConfig config) {
+        this.defaultTenant = UUID.fromString(config.defaultTenant());
         this.registry = registry;
         this.process = process;
         this.meter = meter;
@@ -147,6 +154,19 @@ public class PrometheusFamilies {
      * (indexed by the {@code C_*} constants, null = unchanged) and DLQ depth by queue (null = unchanged).
      */
     public void update(List<OpsMeter.Sample> samples, long[] clusterTotals, Map<String, Long> dlqDepth) {
+        // one row per label: a queue of another tenant is summed into _other (the endpoint is public)
+        Map<String, long[]> byLabel = new LinkedHashMap<>();
+        for (OpsMeter.Sample s : samples) {
+            if (s.queue() == null) {
+                continue;  // broker totals
+            }
+            long[] v = s.values();
+            long[] into = byLabel.computeIfAbsent(label(s.tenant(), s.queue()), k -> new long[OpsMeter.FIELDS]);
+            for (int i = 0; i < OpsMeter.COUNTERS; i++) {
+                into[i] += v[i];
+            }
+            into[OpsMeter.LAG_MAX_MS] = Math.max(into[OpsMeter.LAG_MAX_MS], v[OpsMeter.LAG_MAX_MS]);
+        }
         List<MultiGauge.Row<?>> pm = new ArrayList<>();
         List<MultiGauge.Row<?>> pr = new ArrayList<>();
         List<MultiGauge.Row<?>> po = new ArrayList<>();
@@ -154,12 +174,9 @@ public class PrometheusFamilies {
         List<MultiGauge.Row<?>> ak = new ArrayList<>();
         List<MultiGauge.Row<?>> tx = new ArrayList<>();
         List<MultiGauge.Row<?>> lg = new ArrayList<>();
-        for (OpsMeter.Sample s : samples) {
-            if (s.queue() == null) {
-                continue;  // broker totals
-            }
-            long[] v = s.values();
-            Tags q = Tags.of("queue", s.queue());
+        for (Map.Entry<String, long[]> e : byLabel.entrySet()) {
+            long[] v = e.getValue();
+            Tags q = Tags.of("queue", e.getKey());
             pm.add(MultiGauge.Row.of(q, v[OpsMeter.PUSH_MESSAGES]));
             pr.add(MultiGauge.Row.of(q, v[OpsMeter.PUSH_REQUESTS]));
             po.add(MultiGauge.Row.of(q, v[OpsMeter.POP_MESSAGES]));
@@ -177,10 +194,20 @@ public class PrometheusFamilies {
         acks.register(ak, true);
         transactions.register(tx, true);
         lag.register(lg, true);
-        List<MultiGauge.Row<?>> pk = new ArrayList<>();
+        Map<String, List<OpsMeter.QueueMeter>> parkedBy = new LinkedHashMap<>();
         for (OpsMeter.QueueMeter m : meter.meters()) {
-            pk.add(MultiGauge.Row.of(Tags.of("queue", m.queue()), m, (ToDoubleFunction<OpsMeter.QueueMeter>)
-                    OpsMeter.QueueMeter::parkedNow));
+            parkedBy.computeIfAbsent(label(m.tenant(), m.queue()), k -> new ArrayList<>()).add(m);
+        }
+        List<MultiGauge.Row<?>> pk = new ArrayList<>();
+        for (Map.Entry<String, List<OpsMeter.QueueMeter>> e : parkedBy.entrySet()) {
+            pk.add(MultiGauge.Row.of(Tags.of("queue", e.getKey()), e.getValue(),
+                    (ToDoubleFunction<List<OpsMeter.QueueMeter>>) ms -> {
+                        long n = 0;
+                        for (OpsMeter.QueueMeter m : ms) {
+                            n += m.parkedNow();
+                        }
+                        return n;
+                    }));
         }
         parked.register(pk, true);
         if (clusterTotals != null) {
@@ -199,5 +226,13 @@ public class PrometheusFamilies {
             dlqTotal = sum;
         }
         lastUpdateNanos = System.nanoTime();
+    }
+
+    /**
+     * The {@code queue} label of a meter: its name for a queue of the default tenant; {@link OpsMeter#OTHER} for
+     * the meters beyond the cap and for every other tenant's queue, whose names the public endpoint never shows.
+     */
+    private String label(UUID tenant, String queue) {
+        return tenant != null && tenant.equals(defaultTenant) ? queue : OpsMeter.OTHER;
     }
 }

@@ -99,7 +99,7 @@ public class PopService {
         PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
-        OpsMeter.QueueMeter qm = meter.queue(r.queue());
+        OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
         boolean served = false;
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
@@ -282,7 +282,7 @@ public class PopService {
         if (segments.isEmpty()) {
             return null;
         }
-        OpsMeter.QueueMeter qm = meter.queue(queue);
+        OpsMeter.QueueMeter qm = meter.queue(tenant, queue);
         qm.increment(OpsMeter.POP_REQUESTS);
         long nowMs = System.currentTimeMillis();
         List<PopResponseWriter.Delivered> out = new ArrayList<>(segments.size());

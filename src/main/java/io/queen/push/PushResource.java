@@ -136,7 +136,7 @@ public class PushResource {
         boolean retryable = false;
         JsonBytes.Memo queues = new JsonBytes.Memo();
         JsonBytes.Memo partitions = new JsonBytes.Memo();
-        countRequest(byPartition);
+        countRequest(tenant, byPartition);
         OpsMeter.QueueMeter qm = null;
         String qmName = null;
         for (int i = 0; i < n; i++) {
@@ -144,7 +144,7 @@ public class PushResource {
             PushFusion.Verdict v = futures[leaderOf[i]].join();
             if (!it.queue().equals(qmName)) {
                 qmName = it.queue();  // items of a queue are usually adjacent: one meter lookup per run
-                qm = meter.queue(qmName);
+                qm = meter.queue(tenant, qmName);
             }
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null, false);
@@ -236,12 +236,12 @@ public class PushResource {
     }
 
     /** One push request for each queue the request names (a request naming two queues counts for both). */
-    private void countRequest(Map<Lane, List<PushItem>> byPartition) {
+    private void countRequest(UUID tenant, Map<Lane, List<PushItem>> byPartition) {
         List<String> seen = new ArrayList<>(2);
         for (Lane lane : byPartition.keySet()) {
             if (!seen.contains(lane.queue())) {
                 seen.add(lane.queue());
-                meter.queue(lane.queue()).increment(OpsMeter.PUSH_REQUESTS);
+                meter.queue(tenant, lane.queue()).increment(OpsMeter.PUSH_REQUESTS);
             }
         }
     }

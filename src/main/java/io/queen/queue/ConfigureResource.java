@@ -78,7 +78,7 @@ public class ConfigureResource {
         }
         QueueStore.ConfiguredQueue cq = store.configure(callers.tenant(), queue, namespace, task, options);
         flags.invalidate(callers.tenant(), queue);
-        LOG.infof("queue configured: queue=%s namespace=%s task=%s options=%s", cq.name(), cq.namespace(), cq.task(),
+        LOG.infof("queue configured: tenant=%s queue=%s namespace=%s task=%s options=%s", callers.tenant(), cq.name(), cq.namespace(), cq.task(),
                 cq.options());
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);

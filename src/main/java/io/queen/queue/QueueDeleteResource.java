@@ -53,11 +53,12 @@ public class QueueDeleteResource {
     @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
-        boolean existed = store.delete(callers.tenant(), name);
-        fusion.forgetQueue(callers.tenant(), name);
+        UUID tenant = callers.tenant();
+        boolean existed = store.delete(tenant, name);
+        fusion.forgetQueue(tenant, name);
         if (existed) {
-            meter.forget(name);
-            LOG.infof("queue deleted: queue=%s", name);
+            meter.forget(tenant, name);
+            LOG.infof("queue deleted: tenant=%s queue=%s", tenant, name);
         }
         ObjectNode out = mapper.createObjectNode();
         out.put("deleted", true);

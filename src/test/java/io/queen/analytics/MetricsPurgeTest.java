@@ -31,9 +31,9 @@ class MetricsPurgeTest {
         // 3,000 queue rows and 1,500 broker rows from 8 days ago, 60 + 30 from 6 days ago
         for (String age : new String[] {"8 days", "6 days"}) {
             int minutes = age.startsWith("8") ? 1500 : 30;
-            Sql.exec(ds, "INSERT INTO queen.metrics_queue_minute (bucket, hostname, worker_id, queue_name,"
+            Sql.exec(ds, "INSERT INTO queen.metrics_queue_minute (bucket, hostname, worker_id, tenant_id, queue_name,"
                     + " push_messages) SELECT date_trunc('minute', now() - interval '" + age + "') - g * interval"
-                    + " '1 minute', 'h', 1, q, 1 FROM generate_series(0, " + (minutes - 1) + ") g,"
+                    + " '1 minute', 'h', 1, '00000000-0000-0000-0000-000000000001', q, 1 FROM generate_series(0, " + (minutes - 1) + ") g,"
                     + " (VALUES ('a'), ('b')) v(q)");
             Sql.exec(ds, "INSERT INTO queen.metrics_broker_minute (bucket, hostname, worker_id, push_messages)"
                     + " SELECT date_trunc('minute', now() - interval '" + age + "') - g * interval '1 minute', 'h',"

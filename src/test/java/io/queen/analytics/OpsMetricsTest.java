@@ -72,7 +72,7 @@ class OpsMetricsTest {
         // a pop parked on another queue while the flush runs
         CompletableFuture<JsonNode> parked = CompletableFuture.supplyAsync(
                 () -> pop("/api/v1/pop/queue/ops-park?wait=true&timeout=4000"));
-        waitFor(() -> meter.queue("ops-park").parkedNow() == 1);
+        waitFor(() -> meter.queue(java.util.UUID.fromString("00000000-0000-0000-0000-000000000001"), "ops-park").parkedNow() == 1);
         assertTrue(flusher.flushNow() >= 2, "ops-a and ops-park rows written");
         assertEquals(1.0, prometheus().get("queen_queue_parked_consumers{queue=\"ops-park\"}"), "live parked gauge");
         assertNull(parked.get(), "the parked pop times out empty");

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @EnabledIfSystemProperty(named = "metrics.bench", matches = "true")
 class OpsMeterBench {
+    static final java.util.UUID T = java.util.UUID.fromString("00000000-0000-0000-0000-000000000001");
     @Test
     void cpuPerRecordedMessage() throws Exception {
         OpsMeter meter = OpsMeterTest.meter(1000);
@@ -44,8 +45,8 @@ class OpsMeterBench {
                         long cpu0 = mx.getCurrentThreadCpuTime();
                         for (int r = 0; r < requests; r++) {
                             String q = queues[(r + id) % queues.length];
-                            meter.queue(q).increment(OpsMeter.PUSH_REQUESTS);
-                            OpsMeter.QueueMeter qm = meter.queue(q);
+                            meter.queue(T, q).increment(OpsMeter.PUSH_REQUESTS);
+                            OpsMeter.QueueMeter qm = meter.queue(T, q);
                             for (int k = 0; k < 100; k++) {
                                 qm.increment(OpsMeter.PUSH_MESSAGES);
                             }

@@ -9,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /** The counters without a broker: the label cap, exact drains under concurrent recording, lag and parked peaks. */
 class OpsMeterTest {
+    static final UUID T = UUID.fromString("00000000-0000-0000-0000-000000000001");
+    static final UUID T2 = UUID.fromString("00000000-0000-0000-0000-00000000000b");
 
     static OpsMeter meter(int maxQueues) {
         QueenConfig.Metrics metrics = (QueenConfig.Metrics) Proxy.newProxyInstance(OpsMeterTest.class.getClassLoader(),
@@ -40,14 +43,32 @@ class OpsMeterTest {
     }
 
     @Test
+    void twoTenantsQueuesOfOneNameHaveTheirOwnMeters() {
+        OpsMeter m = meter(10);
+        m.queue(T, "orders").add(OpsMeter.PUSH_MESSAGES, 1);
+        m.queue(T2, "orders").add(OpsMeter.PUSH_MESSAGES, 5);
+        assertEquals(2, m.trackedQueues());
+        List<OpsMeter.Sample> s = m.drain();
+        assertEquals(3, s.size(), "one sample per (tenant, queue) and the broker totals");
+        for (OpsMeter.Sample x : s) {
+            if (x.queue() != null) {
+                assertEquals(x.tenant().equals(T) ? 1 : 5, x.values()[OpsMeter.PUSH_MESSAGES]);
+            }
+        }
+        m.forget(T2, "orders");
+        assertEquals(1, m.trackedQueues(), "deleting one tenant's queue leaves the other's meter");
+        assertEquals(T, m.queue(T, "orders").tenant());
+    }
+
+    @Test
     void queuesBeyondTheCapAreSummedUnderOther() {
         OpsMeter m = meter(2);
-        m.queue("a").add(OpsMeter.PUSH_MESSAGES, 1);
-        m.queue("b").add(OpsMeter.PUSH_MESSAGES, 2);
-        m.queue("c").add(OpsMeter.PUSH_MESSAGES, 3);
-        m.queue("d").add(OpsMeter.PUSH_MESSAGES, 4);
-        assertSame(m.queue("c"), m.queue("d"));
-        assertEquals(OpsMeter.OTHER, m.queue("c").queue());
+        m.queue(T, "a").add(OpsMeter.PUSH_MESSAGES, 1);
+        m.queue(T, "b").add(OpsMeter.PUSH_MESSAGES, 2);
+        m.queue(T, "c").add(OpsMeter.PUSH_MESSAGES, 3);
+        m.queue(T, "d").add(OpsMeter.PUSH_MESSAGES, 4);
+        assertSame(m.queue(T, "c"), m.queue(T, "d"));
+        assertEquals(OpsMeter.OTHER, m.queue(T, "c").queue());
         assertEquals(2, m.trackedQueues());
         m.unattributed().increment(OpsMeter.POP_EMPTY);
         Map<String, long[]> s = byQueue(m.drain());
@@ -63,10 +84,10 @@ class OpsMeterTest {
     @Test
     void aDeletedQueueFreesItsLabelAndItsLastCountsReachTheBrokerTotals() {
         OpsMeter m = meter(1);
-        OpsMeter.QueueMeter a = m.queue("a");
-        m.forget("a");
+        OpsMeter.QueueMeter a = m.queue(T, "a");
+        m.forget(T, "a");
         a.add(OpsMeter.ACK_MESSAGES, 5);  // a straggler that still held the meter
-        assertEquals("b", m.queue("b").queue(), "the label is free again");
+        assertEquals("b", m.queue(T, "b").queue(), "the label is free again");
         Map<String, long[]> s = byQueue(m.drain());
         assertNull(s.get("a"));
         assertEquals(5, s.get(null)[OpsMeter.ACK_MESSAGES]);
@@ -75,7 +96,7 @@ class OpsMeterTest {
     @Test
     void lagAndParkedPeaks() {
         OpsMeter m = meter(10);
-        OpsMeter.QueueMeter q = m.queue("q");
+        OpsMeter.QueueMeter q = m.queue(T, "q");
         q.delivered(10, 100);
         q.delivered(30, 500);
         q.delivered(5, -3);  // clock skew between brokers: never a negative lag
@@ -108,7 +129,7 @@ class OpsMeterTest {
                 fs.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < perThread; i++) {
-                        m.queue(queue).increment(OpsMeter.PUSH_MESSAGES);
+                        m.queue(T, queue).increment(OpsMeter.PUSH_MESSAGES);
                     }
                     return null;
                 }));
