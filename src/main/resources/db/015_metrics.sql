@@ -217,3 +217,45 @@ BEGIN
     GET DIAGNOSTICS b = ROW_COUNT;
     RETURN QUERY SELECT q + b, q < p_max_rows AND b < p_max_rows;
 END $$;
+
+-- The throughput series of GET /api/v1/status: one point per p_bucket_minutes bucket from p_from to p_to (empty
+-- buckets as zeros), summed over the tenant's queues matching the filters and over every broker. Cost: an index
+-- range scan of (brokers x active queues x minutes) rows of the window.
+CREATE OR REPLACE FUNCTION queen.metrics_throughput_v1(p_tenant UUID, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+        p_bucket_minutes INT, p_queue TEXT, p_namespace TEXT, p_task TEXT)
+RETURNS TABLE (bucket TIMESTAMPTZ, push_messages BIGINT, ack_messages BIGINT, pop_messages BIGINT,
+        lag_count BIGINT, lag_sum_ms BIGINT, lag_max_ms BIGINT)
+LANGUAGE sql STABLE AS $$
+    WITH m AS (
+        SELECT date_bin(make_interval(mins => p_bucket_minutes), x.bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b,
+               sum(x.push_messages) AS push_messages, sum(x.ack_messages) AS ack_messages,
+               sum(x.pop_messages) AS pop_messages, sum(x.lag_count) AS lag_count, sum(x.lag_sum_ms) AS lag_sum_ms,
+               max(x.lag_max_ms) AS lag_max_ms
+          FROM queen.metrics_queue_minute x
+         WHERE x.tenant_id = p_tenant AND x.bucket >= date_trunc('minute', p_from) AND x.bucket <= p_to
+           AND (p_queue IS NULL OR x.queue_name = p_queue)
+           AND (p_namespace IS NULL AND p_task IS NULL OR EXISTS (
+                SELECT 1 FROM queen.queues q WHERE q.tenant_id = x.tenant_id AND q.name = x.queue_name
+                   AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task)))
+         GROUP BY 1)
+    SELECT g, COALESCE(m.push_messages, 0)::bigint, COALESCE(m.ack_messages, 0)::bigint,
+           COALESCE(m.pop_messages, 0)::bigint, COALESCE(m.lag_count, 0)::bigint, COALESCE(m.lag_sum_ms, 0)::bigint,
+           COALESCE(m.lag_max_ms, 0)::bigint
+      FROM generate_series(date_bin(make_interval(mins => p_bucket_minutes), date_trunc('minute', p_from),
+                TIMESTAMPTZ '2000-01-01 00:00:00+00'), p_to, make_interval(mins => p_bucket_minutes)) AS g
+      LEFT JOIN m ON m.b = g
+     ORDER BY g
+$$;
+
+-- The overview's rates: messages pushed and positively acked per second over the p_minutes complete minutes before
+-- the current one, every queue of the tenant, every broker.
+CREATE OR REPLACE FUNCTION queen.metrics_recent_rates_v1(p_tenant UUID, p_minutes INT)
+RETURNS TABLE (ingested_per_second DOUBLE PRECISION, processed_per_second DOUBLE PRECISION)
+LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(sum(x.push_messages), 0)::double precision / (60 * p_minutes),
+           COALESCE(sum(x.ack_messages), 0)::double precision / (60 * p_minutes)
+      FROM queen.metrics_queue_minute x
+     WHERE x.tenant_id = p_tenant
+       AND x.bucket >= date_trunc('minute', now()) - make_interval(mins => p_minutes)
+       AND x.bucket < date_trunc('minute', now())
+$$;
