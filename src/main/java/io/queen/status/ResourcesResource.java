@@ -23,7 +23,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/resources/overview|queues|namespaces|tasks} (API spec 4.1). Figures are offset arithmetic on
- * watermarks and cursors, computed on every request (so {@code statsAge} is 0). Stateless, thread-safe.
+ * watermarks and cursors; a costly answer is served from a {@link StatusSnapshots} snapshot ({@code statsAge} says
+ * how old, 0 when fresh). Thread-safe.
  */
 @Path("/api/v1/resources")
 @Access(Access.Level.READ)
@@ -37,8 +38,10 @@ public class ResourcesResource {
     private final StatusStore store;
     private final StatusConfig limits;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers) {
+    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.limits = limits;
         this.callers = callers;
@@ -57,33 +60,34 @@ public class ResourcesResource {
             + "median, min, max}}, throughput:{ingestedPerSecond, processedPerSecond}, timestamp, statsAge}")
     public Response overview() throws SQLException {
         UUID tenant = callers.tenant();
-        StatusStore.Totals t = store.totals(tenant, null, null, null);
-        StatusStore.LagStats lag = store.lagStats(tenant);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.put("queues", t.queues());
-        out.put("partitions", t.partitions());
-        out.put("namespaces", t.namespaces());
-        out.put("tasks", t.tasks());
-        out.set("messages", StatusJson.messages(t.figures()));
-        ObjectNode l = out.putObject("lag");
-        ObjectNode time = l.putObject("time");
-        time.put("avg", lag.timeAvg());
-        time.put("median", lag.timeMedian());
-        time.put("min", lag.timeMin());
-        time.put("max", lag.timeMax());
-        ObjectNode off = l.putObject("offset");
-        off.put("avg", lag.offsetAvg());
-        off.put("median", lag.offsetMedian());
-        off.put("min", lag.offsetMin());
-        off.put("max", lag.offsetMax());
-        // rates come from the per-minute buckets: the log's watermarks say how much, not how fast
-        double[] rates = store.recentRates(tenant, RATE_MINUTES);
-        ObjectNode tp = out.putObject("throughput");
-        tp.put("ingestedPerSecond", rates[0]);
-        tp.put("processedPerSecond", rates[1]);
-        out.put("timestamp", Times.millis(Instant.now()));
-        out.put("statsAge", 0);
-        return Json.ok(out);
+        return snapshots.serve(tenant, "overview", () -> {
+            StatusStore.Totals t = store.totals(tenant, null, null, null);
+            StatusStore.LagStats lag = store.lagStats(tenant);
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.put("queues", t.queues());
+            out.put("partitions", t.partitions());
+            out.put("namespaces", t.namespaces());
+            out.put("tasks", t.tasks());
+            out.set("messages", StatusJson.messages(t.figures()));
+            ObjectNode l = out.putObject("lag");
+            ObjectNode time = l.putObject("time");
+            time.put("avg", lag.timeAvg());
+            time.put("median", lag.timeMedian());
+            time.put("min", lag.timeMin());
+            time.put("max", lag.timeMax());
+            ObjectNode off = l.putObject("offset");
+            off.put("avg", lag.offsetAvg());
+            off.put("median", lag.offsetMedian());
+            off.put("min", lag.offsetMin());
+            off.put("max", lag.offsetMax());
+            // rates come from the per-minute buckets: the log's watermarks say how much, not how fast
+            double[] rates = store.recentRates(tenant, RATE_MINUTES);
+            ObjectNode tp = out.putObject("throughput");
+            tp.put("ingestedPerSecond", rates[0]);
+            tp.put("processedPerSecond", rates[1]);
+            out.put("timestamp", Times.millis(Instant.now()));
+            return out;
+        });
     }
 
     @GET
@@ -104,14 +108,18 @@ public class ResourcesResource {
         UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
-        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
-                StatusJson.filter(task, "task"), StatusJson.filter(search, "search"), limit, offset);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        ArrayNode qs = out.putArray("queues");
-        page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
-        out.put("total", page.matching());
-        out.set("pagination", StatusJson.pagination(limit, offset));
-        return Json.ok(out);
+        String ns = StatusJson.filter(namespace, "namespace");
+        String tk = StatusJson.filter(task, "task");
+        String sr = StatusJson.filter(search, "search");
+        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, limit, offset), () -> {
+            StatusStore.QueuePage page = store.queues(tenant, null, ns, tk, sr, limit, offset);
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            ArrayNode qs = out.putArray("queues");
+            page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
+            out.put("total", page.matching());
+            out.set("pagination", StatusJson.pagination(limit, offset));
+            return out;
+        });
     }
 
     @GET
@@ -123,7 +131,8 @@ public class ResourcesResource {
     @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
             + "messages:{total, pending}}]}")
     public Response namespaces() throws SQLException {
-        return Json.ok(rollup("namespace", "namespaces"));
+        UUID tenant = callers.tenant();
+        return snapshots.serve(tenant, "namespaces", () -> rollup(tenant, "namespace", "namespaces"));
     }
 
     @GET
@@ -134,13 +143,14 @@ public class ResourcesResource {
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")
     public Response tasks() throws SQLException {
-        return Json.ok(rollup("task", "tasks"));
+        UUID tenant = callers.tenant();
+        return snapshots.serve(tenant, "tasks", () -> rollup(tenant, "task", "tasks"));
     }
 
-    private ObjectNode rollup(String by, String key) throws SQLException {
+    private ObjectNode rollup(UUID tenant, String by, String key) throws SQLException {
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode arr = out.putArray(key);
-        for (StatusStore.Rollup r : store.rollup(callers.tenant(), by)) {
+        for (StatusStore.Rollup r : store.rollup(tenant, by)) {
             ObjectNode o = arr.addObject();
             o.put(by, r.key());
             o.put("queues", r.queues());

@@ -36,8 +36,10 @@ public class StatusResource {
     private final StatusStore store;
     private final StatusConfig limits;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    StatusResource(StatusStore store, StatusConfig limits, Callers callers) {
+    StatusResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.limits = limits;
         this.callers = callers;
@@ -63,55 +65,58 @@ public class StatusResource {
             @QueryParam("queue") String queue, @QueryParam("namespace") String namespace,
             @QueryParam("task") String task) throws SQLException {
         UUID tenant = callers.tenant();
-        TimeRange range = TimeRange.parse(from, to, Duration.ofHours(1));
+        TimeRange.parse(from, to, Duration.ofHours(1));  // 400 before anything is computed or kept
         String q = StatusJson.filter(queue, "queue");
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
-        StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
-        StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.putObject("timeRange").put("from", Times.millis(range.from())).put("to", Times.millis(range.to()));
-        out.put("bucketMinutes", range.bucketMinutes());
-        ArrayNode series = out.putArray("throughput");
-        double seconds = range.bucketMinutes() * 60.0;
-        for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
-                range.bucketMinutes(), q, ns, tk)) {
-            ObjectNode o = series.addObject();
-            o.put("timestamp", Times.millis(p.bucket()));
-            o.put("ingested", p.pushMessages());
-            o.put("processed", p.ackMessages());
-            o.put("popMessages", p.popMessages());
-            o.put("ingestedPerSecond", p.pushMessages() / seconds);
-            o.put("processedPerSecond", p.ackMessages() / seconds);
-            o.put("popPerSecond", p.popMessages() / seconds);
-            o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
-            o.put("maxLagMs", p.lagMaxMs());
-        }
-        out.put("pointCount", series.size());
-        ArrayNode qs = out.putArray("queues");
-        for (StatusStore.QueueRow r : page.queues()) {
-            ObjectNode o = qs.addObject();
-            o.put("id", r.id().toString());
-            o.put("name", r.name());
-            o.put("namespace", r.namespace());
-            o.put("task", r.task());
-            o.put("partitions", r.partitions());
-            o.put("totalConsumed", r.totalConsumed());
-        }
-        out.put("queuesTotal", page.matching());
-        out.set("messages", StatusJson.messages(totals.figures()));
-        ObjectNode leases = out.putObject("leases");
-        leases.put("active", totals.leases());
-        leases.put("partitionsWithLeases", totals.partitionsWithLeases());
-        leases.put("totalBatchSize", totals.leasedSpan());
-        ObjectNode dlq = out.putObject("deadLetterQueue");
-        dlq.put("totalMessages", totals.figures().deadLetter());
-        dlq.put("affectedPartitions", totals.dlqPartitions());
-        ArrayNode errors = dlq.putArray("topErrors");
-        for (StatusStore.ErrorCount e : store.topErrors(tenant, q, ns, tk, TOP_ERRORS)) {
-            errors.addObject().put("error", e.error()).put("count", e.count());
-        }
-        out.put("statsAge", 0);
-        return Json.ok(out);
+        // the window moves with now unless both ends are given: recomputed on every refresh
+        return snapshots.serve(tenant, StatusSnapshots.key("status", from, to, q, ns, tk), () -> {
+            TimeRange range = TimeRange.parse(from, to, Duration.ofHours(1));
+            StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
+            StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.putObject("timeRange").put("from", Times.millis(range.from())).put("to", Times.millis(range.to()));
+            out.put("bucketMinutes", range.bucketMinutes());
+            ArrayNode series = out.putArray("throughput");
+            double seconds = range.bucketMinutes() * 60.0;
+            for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
+                    range.bucketMinutes(), q, ns, tk)) {
+                ObjectNode o = series.addObject();
+                o.put("timestamp", Times.millis(p.bucket()));
+                o.put("ingested", p.pushMessages());
+                o.put("processed", p.ackMessages());
+                o.put("popMessages", p.popMessages());
+                o.put("ingestedPerSecond", p.pushMessages() / seconds);
+                o.put("processedPerSecond", p.ackMessages() / seconds);
+                o.put("popPerSecond", p.popMessages() / seconds);
+                o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
+                o.put("maxLagMs", p.lagMaxMs());
+            }
+            out.put("pointCount", series.size());
+            ArrayNode qs = out.putArray("queues");
+            for (StatusStore.QueueRow r : page.queues()) {
+                ObjectNode o = qs.addObject();
+                o.put("id", r.id().toString());
+                o.put("name", r.name());
+                o.put("namespace", r.namespace());
+                o.put("task", r.task());
+                o.put("partitions", r.partitions());
+                o.put("totalConsumed", r.totalConsumed());
+            }
+            out.put("queuesTotal", page.matching());
+            out.set("messages", StatusJson.messages(totals.figures()));
+            ObjectNode leases = out.putObject("leases");
+            leases.put("active", totals.leases());
+            leases.put("partitionsWithLeases", totals.partitionsWithLeases());
+            leases.put("totalBatchSize", totals.leasedSpan());
+            ObjectNode dlq = out.putObject("deadLetterQueue");
+            dlq.put("totalMessages", totals.figures().deadLetter());
+            dlq.put("affectedPartitions", totals.dlqPartitions());
+            ArrayNode errors = dlq.putArray("topErrors");
+            for (StatusStore.ErrorCount e : store.topErrors(tenant, q, ns, tk, TOP_ERRORS)) {
+                errors.addObject().put("error", e.error()).put("count", e.count());
+            }
+            return out;
+        });
     }
 }
