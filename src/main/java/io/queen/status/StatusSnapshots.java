@@ -7,7 +7,10 @@ import io.queen.api.Json;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.MediaType;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -50,7 +53,8 @@ public class StatusSnapshots {
     private record Key(UUID tenant, String what) {
     }
 
-    private record Value(ObjectNode body, long computedAtNanos) {
+    /** A computed answer, serialized once: {@code json} is an object without {@code statsAge}. */
+    private record Value(byte[] json, long computedAtNanos) {
     }
 
     private static final class Entry {
@@ -108,13 +112,13 @@ public class StatusSnapshots {
             e.lastAskedNanos = now;
             Value v = e.value;
             if (now - v.computedAtNanos() <= maxAgeNanos) {
-                return answer(v.body(), now - v.computedAtNanos());
+                return answer(v.json(), now - v.computedAtNanos());
             }
         }
-        ObjectNode body = answer.compute();
+        byte[] json = serialize(answer.compute());
         long done = System.nanoTime();
         if (done - now >= thresholdNanos && thresholdNanos > 0) {
-            Value v = new Value(body, now);
+            Value v = new Value(json, now);
             if (e != null) {
                 e.value = v;
             } else if (entries.size() < maxEntries) {
@@ -123,14 +127,28 @@ public class StatusSnapshots {
         } else if (e != null) {
             entries.remove(key);  // cheap again: fresh figures from now on
         }
-        return answer(body, 0);
+        return answer(json, 0);
     }
 
-    private static Response answer(ObjectNode cached, long ageNanos) {
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.setAll(cached);
-        out.put("statsAge", TimeUnit.NANOSECONDS.toSeconds(ageNanos));
-        return Json.ok(out);
+    private static byte[] serialize(ObjectNode body) {
+        body.remove("statsAge");
+        try {
+            return Json.MAPPER.writeValueAsBytes(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize a JSON tree", e);
+        }
+    }
+
+    /**
+     * The kept bytes with {@code "statsAge": seconds} as their last member: a copy, not a re-serialization (a
+     * 10,000-partition queue detail is megabytes of JSON).
+     */
+    static Response answer(byte[] json, long ageNanos) {
+        byte[] tail = ((json.length > 2 ? "," : "") + "\"statsAge\":" + TimeUnit.NANOSECONDS.toSeconds(ageNanos) + "}")
+                .getBytes(StandardCharsets.US_ASCII);
+        byte[] out = Arrays.copyOf(json, json.length - 1 + tail.length);  // drops the closing brace
+        System.arraycopy(tail, 0, out, json.length - 1, tail.length);
+        return Response.ok(out, MediaType.APPLICATION_JSON_TYPE).build();
     }
 
     /** A snapshot key: the route and every value that shapes its answer (null = absent). */
@@ -175,7 +193,7 @@ public class StatusSnapshots {
             Entry e = me.getValue();
             try {
                 long t0 = System.nanoTime();
-                e.value = new Value(me.getValue().answer.compute(), t0);
+                e.value = new Value(serialize(me.getValue().answer.compute()), t0);
             } catch (Exception ex) {
                 // the queue may be gone (404) or the database away: stop keeping it; a request recomputes
                 entries.remove(me.getKey(), e);
