@@ -71,13 +71,7 @@ public class QueueStatusResource {
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
         return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, limit, offset), () -> {
-            StatusStore.QueuePage page = store.queues(tenant, null, ns, tk, null, limit, offset);
-            ObjectNode out = Json.MAPPER.createObjectNode();
-            ArrayNode qs = out.putArray("queues");
-            page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
-            out.put("total", page.matching());
-            out.set("pagination", StatusJson.pagination(limit, offset));
-            return out;
+            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, limit, offset), limit, offset);
         });
     }
 

@@ -112,13 +112,7 @@ public class ResourcesResource {
         String tk = StatusJson.filter(task, "task");
         String sr = StatusJson.filter(search, "search");
         return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, limit, offset), () -> {
-            StatusStore.QueuePage page = store.queues(tenant, null, ns, tk, sr, limit, offset);
-            ObjectNode out = Json.MAPPER.createObjectNode();
-            ArrayNode qs = out.putArray("queues");
-            page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
-            out.put("total", page.matching());
-            out.set("pagination", StatusJson.pagination(limit, offset));
-            return out;
+            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, limit, offset), limit, offset);
         });
     }
 
