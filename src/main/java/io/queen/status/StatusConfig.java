@@ -25,4 +25,7 @@ public interface StatusConfig {
 
     /** Most snapshots kept (all tenants and routes); a costly answer beyond that is served fresh, not kept. */
     int snapshotMaxEntries();
+
+    /** Most JSON the kept snapshots may hold, in MiB (a 10,000-partition queue detail is ~3 MiB). */
+    int snapshotMaxMb();
 }

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,7 +32,8 @@ import org.jboss.logging.Logger;
  * <p>Invariants: a snapshot is served only while younger than twice the refresh interval (after that the request
  * computes it itself); an answer that is cheap to compute is never kept, so small deployments always read fresh
  * figures; a snapshot not asked for during {@code queen.status.snapshot-idle-ms} is dropped; at most
- * {@code queen.status.snapshot-max-entries} are kept (a new costly answer beyond that is served fresh, not kept);
+ * {@code queen.status.snapshot-max-entries} holding at most {@code queen.status.snapshot-max-mb} of JSON are kept (a
+ * new costly answer beyond either is served fresh, not kept);
  * snapshots are keyed by tenant, so no tenant is served another's. A failed answer (404, 400, database error) is
  * never kept. {@link #invalidate} (POST /api/v1/stats/refresh) drops a tenant's snapshots.
  *
@@ -75,6 +75,9 @@ public class StatusSnapshots {
     private final long maxAgeNanos;
     private final long idleNanos;
     private final int maxEntries;
+    private final long maxBytes;
+    /** JSON bytes held by the kept snapshots. */
+    private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
     private ScheduledExecutorService refresher;
 
     StatusSnapshots(StatusConfig config) {
@@ -83,6 +86,7 @@ public class StatusSnapshots {
         this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(2 * refreshMs);
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(refreshMs, config.snapshotIdleMs()));
         this.maxEntries = Math.max(0, config.snapshotMaxEntries());
+        this.maxBytes = Math.max(0, config.snapshotMaxMb()) * 1024L * 1024L;
     }
 
     void start(@Observes StartupEvent event) {
@@ -120,12 +124,14 @@ public class StatusSnapshots {
         if (done - now >= thresholdNanos && thresholdNanos > 0) {
             Value v = new Value(json, now);
             if (e != null) {
-                e.value = v;
-            } else if (entries.size() < maxEntries) {
-                entries.put(key, new Entry(answer, v, now));
+                replace(key, e, v);
+            } else if (entries.size() < maxEntries && bytes.get() + json.length <= maxBytes) {
+                if (entries.putIfAbsent(key, new Entry(answer, v, now)) == null) {
+                    bytes.addAndGet(json.length);
+                }
             }
         } else if (e != null) {
-            entries.remove(key);  // cheap again: fresh figures from now on
+            drop(key, e);  // cheap again: fresh figures from now on
         }
         return answer(json, 0);
     }
@@ -163,13 +169,43 @@ public class StatusSnapshots {
     /** Drops every snapshot of {@code tenant}; returns how many there were. */
     public int invalidate(UUID tenant) {
         int n = 0;
-        for (Iterator<Key> it = entries.keySet().iterator(); it.hasNext(); ) {
-            if (it.next().tenant().equals(tenant)) {
-                it.remove();
+        for (Map.Entry<Key, Entry> me : entries.entrySet()) {
+            if (me.getKey().tenant().equals(tenant) && drop(me.getKey(), me.getValue())) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** Accounting of an entry's bytes happens under its monitor, so a drop and a replace never race. */
+    private boolean drop(Key key, Entry e) {
+        synchronized (e) {
+            if (entries.remove(key, e)) {
+                bytes.addAndGet(-e.value.json().length);
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** A newer value for a kept entry; dropped instead when it no longer fits the byte budget. */
+    private void replace(Key key, Entry e, Value v) {
+        synchronized (e) {
+            long delta = v.json().length - e.value.json().length;
+            if (bytes.get() + delta > maxBytes) {
+                drop(key, e);
+                return;
+            }
+            if (entries.get(key) == e) {
+                bytes.addAndGet(delta);
+            }
+            e.value = v;
+        }
+    }
+
+    /** JSON bytes the kept snapshots hold. */
+    public long bytes() {
+        return bytes.get();
     }
 
     /** Snapshots kept right now (all tenants). */
@@ -184,7 +220,7 @@ public class StatusSnapshots {
         for (Map.Entry<Key, Entry> me : entries.entrySet()) {
             Entry e = me.getValue();
             if (now - e.lastAskedNanos > idleNanos) {
-                entries.remove(me.getKey(), e);
+                drop(me.getKey(), e);
             } else {
                 due.add(me);
             }
@@ -193,10 +229,10 @@ public class StatusSnapshots {
             Entry e = me.getValue();
             try {
                 long t0 = System.nanoTime();
-                e.value = new Value(serialize(me.getValue().answer.compute()), t0);
+                replace(me.getKey(), e, new Value(serialize(e.answer.compute()), t0));
             } catch (Exception ex) {
                 // the queue may be gone (404) or the database away: stop keeping it; a request recomputes
-                entries.remove(me.getKey(), e);
+                drop(me.getKey(), e);
                 LOG.debugf("status snapshot %s dropped: %s", me.getKey().what(), ex.toString());
             }
         }

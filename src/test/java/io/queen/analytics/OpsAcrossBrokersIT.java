@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  * a broker writes one JSON object per line, including the queue-deleted and dead-letter events.
  */
 class OpsAcrossBrokersIT {
+    /** Event lines name the queue's tenant: the default one here. */
+    static final String TENANT = "tenant=00000000-0000-0000-0000-000000000001";
     static TestPostgres.Server pg;
     static String db;
     static BrokerProcess a;
@@ -78,7 +80,7 @@ class OpsAcrossBrokersIT {
 
         assertEquals(200, Http.send(HttpRequest.newBuilder(URI.create(a.url() + "/api/v1/resources/queues/x-ops"))
                 .DELETE().build()).status());
-        String log = awaitLog(a, "queue deleted: queue=x-ops");
+        String log = awaitLog(a, "queue deleted: " + TENANT + " queue=x-ops");
         List<JsonNode> lines = new ArrayList<>();
         for (String line : log.lines().toList()) {
             if (line.startsWith("{")) {
@@ -90,9 +92,10 @@ class OpsAcrossBrokersIT {
                 .findFirst().orElseThrow();
         assertEquals("INFO", deleted.get("level").asText());
         assertEquals("io.queen.queue.QueueDeleteResource", deleted.get("loggerName").asText());
-        assertTrue(lines.stream().anyMatch(j -> j.path("message").asText().startsWith("queue configured: queue=x-ops")));
+        assertTrue(lines.stream().anyMatch(j -> j.path("message").asText().startsWith("queue configured: " + TENANT
+                + " queue=x-ops")));
         // broker b logs text (the default) and carries the dead-letter event
-        String textLog = awaitLog(b, "dead-lettered 1 message(s): queue=x-ops");
+        String textLog = awaitLog(b, "dead-lettered 1 message(s): " + TENANT + " queue=x-ops");
         assertFalse(textLog.lines().anyMatch(l -> l.startsWith("{\"timestamp\"")), "b logs text");
     }
 
