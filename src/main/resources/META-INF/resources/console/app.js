@@ -58,6 +58,7 @@ export async function render() {
   view.removeAttribute('aria-busy');
   view.dataset.ready = name;
   view.dataset.seq = String(mine);
+  if (!view.dataset.drawnMs) view.dataset.drawnMs = String(Math.round(performance.now()));
   document.title = (page.dataset?.title ? page.dataset.title + ' · ' : '') + 'Queen console';
 }
 

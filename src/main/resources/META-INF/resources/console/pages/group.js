@@ -1,7 +1,7 @@
 // One consumer group: lag per partition of each queue it reads; with a write role, seek a queue to its end or
 // to a time, or one partition to its end (each after a confirmation).
 import { get, post, canWrite } from '../api.js';
-import { h, num, ago, section, table, confirmAction, act, groupName } from '../ui.js';
+import { h, num, ago, table, confirmAction, act, groupName } from '../ui.js';
 
 export async function render([group], _query, { refresh }) {
   const byQueue = await get('/api/v1/consumer-groups/' + encodeURIComponent(group));
@@ -28,7 +28,7 @@ export async function render([group], _query, { refresh }) {
           if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue + ' to ' + ts
             + '? Messages after it are delivered (again), earlier ones are skipped.', 'Seek')) await seek(queue, { timestamp: ts }, 'to ' + ts, e.target);
         } }, 'Seek to time')) : null;
-      return section(queue, tools, table([
+      return h('section', { class: 'card', 'data-queue': queue }, h('h2', null, queue), tools, table([
         { label: 'Partition', key: 'partition', value: p => h('a', { href: '#/queues/' + enc(queue) + '/partitions/' + enc(p.partition) }, p.partition) },
         { label: 'Committed', key: 'committedOffset', value: p => num(p.committedOffset), num: true },
         { label: 'Offset lag', key: 'offsetLag', value: p => num(p.offsetLag), num: true },
