@@ -2,7 +2,7 @@
 // is known before its data arrives (no layout jump). Series: [{name, cls, points: [[timeMs, value], ...]}].
 import { h } from './ui.js';
 
-const W = 600, H = 170, L = 44, R = 8, T = 10, B = 22;
+const W = 600, H = 170, L = 52, R = 8, T = 10, B = 24;
 
 function niceMax(v) {
   if (v <= 0) return 1;
@@ -32,7 +32,7 @@ export function lineChart({ title, series, unit = '', key }) {
   const s = (tag, a, ...c) => h(tag, { ...a, svg: true }, ...c);
   const grid = [0, 0.5, 1].map(f => [
     s('line', { x1: L, x2: W - R, y1: y(yMax * f), y2: y(yMax * f), class: 'grid' }),
-    s('text', { x: L - 4, y: y(yMax * f) + 4, class: 'axis', 'text-anchor': 'end' }, label(yMax * f))]);
+    s('text', { x: L - 6, y: y(yMax * f) + 5, class: 'axis', 'text-anchor': 'end' }, label(yMax * f))]);
   const ticks = xs.length ? [x0, (x0 + x1) / 2, x1].map((t, i) =>
     s('text', { x: x(t), y: H - 6, class: 'axis', 'text-anchor': ['start', 'middle', 'end'][i] }, hhmm(t))) : [];
   const lines = series.map(se => se.points.length
