@@ -50,9 +50,9 @@ function config(q, refresh) {
   const fields = Object.entries(q.config || {}).map(([k, v]) => {
     const input = typeof v === 'boolean'
       ? h('input', { type: 'checkbox', name: k, checked: v, disabled: !write })
-      : typeof v === 'number'
-        ? h('input', { type: 'number', name: k, value: String(v), min: '0', step: '1', disabled: !write })
-        : h('input', { type: 'text', name: k, value: v == null ? '' : String(v), disabled: !write });
+      : typeof v === 'number' || v === null
+        ? h('input', { type: 'number', name: k, value: v === null ? '' : String(v), min: '0', step: '1', disabled: !write })
+        : h('input', { type: 'text', name: k, value: v == null ? '' : String(v), readonly: true, title: 'fixed' });
     inputs[k] = [input, v];
     return h('label', { class: 'field' }, h('span', null, k), input);
   });
@@ -64,8 +64,9 @@ function config(q, refresh) {
       const options = {};
       for (const [k, [input, v]] of Object.entries(inputs)) {
         if (typeof v === 'boolean') options[k] = input.checked;
-        else if (typeof v === 'number') options[k] = Number(input.value);
-        else if (input.value !== '') options[k] = input.value;
+        else if (input.value === '') continue;
+        else if (input.type === 'number') options[k] = Number(input.value);
+        else options[k] = input.value;
       }
       const ok = await act(save, () => post('/api/v1/configure', { queue: q.name, namespace: q.namespace, task: q.task, options }),
         'Configuration saved');
