@@ -125,6 +125,11 @@ final class Browser implements AutoCloseable {
         return text(rowCss + " [data-k='" + key + "']");
     }
 
+    /** The texts of the cells with the given data-k keys in the row matched by {@code rowCss}, in that order. */
+    List<String> cells(String rowCss, String... keys) {
+        return java.util.Arrays.stream(keys).map(k -> cell(rowCss, k)).collect(Collectors.toList());
+    }
+
     void click(String css) {
         WebElement e = one(css);
         ((JavascriptExecutor) driver).executeScript("arguments[0].scrollIntoView({block:'center'})", e);

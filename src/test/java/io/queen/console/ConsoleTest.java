@@ -86,7 +86,8 @@ class ConsoleTest {
         browser.open(route, page);
         assertTrue(browser.layoutShift() < 0.1, "layout shift on " + route + ": " + browser.layoutShift());
         LOG.infof("console %s drawn %d ms after navigation start", route, browser.drawnAfterMs());
-        assertTrue(browser.drawnAfterMs() < 3000, route + " drawn after " + browser.drawnAfterMs() + " ms");
+        // typically 0.2-0.8 s (the first page of a fresh broker ~1.4 s); the bound only catches a page that hangs
+        assertTrue(browser.drawnAfterMs() < 5000, route + " drawn after " + browser.drawnAfterMs() + " ms");
         browser.screenshot(screenshot);
         browser.assertNoConsoleErrors(route);
     }
@@ -144,9 +145,8 @@ class ConsoleTest {
         page("/queues", "queues", "queues");
         assertEquals("3 queues", k("count"));
         String orders = "tr[data-queue='st-orders']";
-        assertEquals(List.of("4", "40", "25", "8", "1"), List.of(browser.cell(orders, "partitions"),
-                browser.cell(orders, "total"), browser.cell(orders, "pending"), browser.cell(orders, "processing"),
-                browser.cell(orders, "deadLetter")));
+        assertEquals(List.of("4", "40", "25", "8", "1"),
+                browser.cells(orders, "partitions", "total", "pending", "processing", "deadLetter"));
         assertEquals("13", browser.text(orders + " [data-group='__QUEUE_MODE__'] b"));
         assertEquals("0", browser.text(orders + " [data-group='g1'] b"));
         assertEquals("10", browser.text(orders + " [data-group='g2'] b"));
@@ -175,9 +175,8 @@ class ConsoleTest {
                 "p3", List.of("0", "9", "10", "5", "5", "0", "0"));
         expected.forEach((p, figures) -> {
             String row = "tr[data-partition='" + p + "']";
-            assertEquals(figures, List.of(browser.cell(row, "logStart"), browser.cell(row, "lastOffset"),
-                    browser.cell(row, "total"), browser.cell(row, "pending"), browser.cell(row, "processing"),
-                    browser.cell(row, "completed"), browser.cell(row, "deadLetter")), p);
+            assertEquals(figures, browser.cells(row, "logStart", "lastOffset", "total", "pending", "processing",
+                    "completed", "deadLetter"), p);
         });
         assertEquals("13", browser.cell("tr[data-group='__QUEUE_MODE__']", "totalLag"));
         assertEquals("10", browser.cell("tr[data-group='g2']", "totalLag"));
@@ -319,9 +318,8 @@ class ConsoleTest {
         page("/dlq", "dlq", "dead-letters");
         assertEquals("1 dead letter", k("total"));
         String row = "tr[data-transaction='o1-2']";
-        assertEquals(List.of("st-orders", "p1", "queue mode", "2", "poison pill"), List.of(browser.cell(row, "queue"),
-                browser.cell(row, "partition"), browser.cell(row, "consumerGroup"), browser.cell(row, "offset"),
-                browser.cell(row, "errorMessage")));
+        assertEquals(List.of("st-orders", "p1", "queue mode", "2", "poison pill"),
+                browser.cells(row, "queue", "partition", "consumerGroup", "offset", "errorMessage"));
         browser.click(row + " [data-k='errorMessage'] button");
         browser.waitFor("#dlq-detail [data-k='error']");
         assertEquals("poison pill", browser.text("#dlq-detail [data-k='error']"));
