@@ -48,7 +48,7 @@ public class QueueResource {
                     + "segment primary-key probe per non-empty partition (newestMessage).")
     @APIResponse(responseCode = "200", description = "{id, name, namespace, task, priority, createdAt, "
             + "storage:\"segments\", config:{<options of /configure>}, partitions:[{id, name, createdAt, stats:{total, "
-            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage}], totals:{...}}")
+            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage, logStart, lastOffset}], totals:{...}}")
     @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response get(@PathParam("queue") String name) throws SQLException {
         UUID tenant = callers.tenant();
@@ -73,6 +73,9 @@ public class QueueResource {
                 o.set("stats", StatusJson.messages(p.figures()));
                 o.put("oldestMessage", Times.millis(p.oldestAt()));
                 o.put("newestMessage", Times.millis(p.newestAt()));
+                // the watermarks: live offsets are logStart..lastOffset (empty when lastOffset < logStart)
+                o.put("logStart", p.logStart());
+                o.put("lastOffset", p.lastOffset());
             }
             out.set("totals", StatusJson.messages(sum(parts)));
             return out;
