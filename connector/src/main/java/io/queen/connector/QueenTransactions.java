@@ -116,6 +116,8 @@ public class QueenTransactions {
     public final class Transaction {
         private final QueenMessage<?> input;
         private final List<PushItem> items = new ArrayList<>();
+        /** Outputs per outgoing channel written through {@link #toChannel}: counted on it once committed. */
+        private final Map<QueenSink, Integer> perSink = new LinkedHashMap<>();
         /** key -> new value; null = delete. Last write of a key wins. */
         private final Map<String, JsonNode> state = new LinkedHashMap<>();
         private final JsonPayloads payloads;
@@ -150,7 +152,9 @@ public class QueenTransactions {
             if (sink == null) {
                 throw new IllegalArgumentException("no smallrye-queen outgoing channel named " + channel);
             }
-            return push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+            push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+            perSink.merge(sink, 1, Integer::sum);
+            return this;
         }
 
         /**
@@ -193,6 +197,12 @@ public class QueenTransactions {
             return false;
         }
 
+        /** The broker committed: the input counts as acked on its channel, the outputs as pushed on theirs. */
+        private CompletionStage<Void> committed(QueenSource source) {
+            perSink.forEach(QueenSink::countTransactionPush);
+            return source.committedByTransaction(input);
+        }
+
         /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
         public CompletionStage<Void> commit() {
             if (!state.isEmpty()) {
@@ -225,13 +235,13 @@ public class QueenTransactions {
                             // The client re-sent a transaction whose first attempt committed (its answer was
                             // lost): outputs and ack commit atomically, so an existing derived output proves the
                             // input's ack is committed too.
-                            return source.committedByTransaction(input);
+                            return committed(source);
                         }
                         if (!result.success()) {
                             return CompletableFuture.failedFuture(new IllegalStateException(
                                     "transaction for " + in.transactionId() + " rolled back: " + result.error()));
                         }
-                        return source.committedByTransaction(input);
+                        return committed(source);
                     });
         }
     
@@ -271,7 +281,7 @@ public class QueenTransactions {
                         String error = res.path("error").asText("");
                         // a repeat of a cycle whose answer was lost: the first attempt committed state, outputs and ack
                         if (res.path("success").asBoolean(false) || error.startsWith(ALREADY_COMMITTED)) {
-                            return source.committedByTransaction(input);
+                            return committed(source);
                         }
                         return CompletableFuture.failedFuture(new IllegalStateException(
                                 "cycle for " + in.transactionId() + " rolled back: " + error));
