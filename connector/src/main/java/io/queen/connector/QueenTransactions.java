@@ -52,8 +52,9 @@ import io.vertx.core.json.JsonObject;
  * and with it the whole transaction, fails and the outputs are not written.
  * <p>
  * The input must come from a {@code smallrye-queen} incoming channel, and every earlier message of its partition
- * span must already be settled (sequential processing guarantees it). On success the input counts as acked; on
- * failure the returned stage fails and the application nacks the input as usual (its failure strategy applies).
+ * span must already be settled (sequential processing guarantees it). On success the input is acked (its
+ * {@code ack()} runs, with nothing left to send to the broker); on failure the returned stage fails and the
+ * application nacks the input as usual (its failure strategy applies).
  * <p>
  * <h2>Keyed state</h2>
  * A transaction can also write keyed state of the input's partition ({@link Transaction#state},
@@ -78,7 +79,7 @@ public class QueenTransactions {
 
     /** Starts a transaction that will ack {@code input}. */
     public Transaction begin(Message<?> input) {
-        return new Transaction(queenMessage(input));
+        return new Transaction(input, queenMessage(input));
     }
 
     /**
@@ -115,6 +116,8 @@ public class QueenTransactions {
     /** Collects the outputs of one input; {@link #commit()} sends everything. Not thread-safe. */
     public final class Transaction {
         private final QueenMessage<?> input;
+        /** The message as the application received it (possibly wrapped by SmallRye decorators). */
+        private final Message<?> received;
         private final List<PushItem> items = new ArrayList<>();
         /** Outputs per outgoing channel written through {@link #toChannel}: counted on it once committed. */
         private final Map<QueenSink, Integer> perSink = new LinkedHashMap<>();
@@ -122,7 +125,8 @@ public class QueenTransactions {
         private final Map<String, JsonNode> state = new LinkedHashMap<>();
         private final JsonPayloads payloads;
 
-        Transaction(QueenMessage<?> input) {
+        Transaction(Message<?> received, QueenMessage<?> input) {
+            this.received = received;
             this.input = input;
             this.payloads = new JsonPayloads(input.source().client().mapper());
         }
@@ -200,7 +204,9 @@ public class QueenTransactions {
         /** The broker committed: the input counts as acked on its channel, the outputs as pushed on theirs. */
         private CompletionStage<Void> committed(QueenSource source) {
             perSink.forEach(QueenSink::countTransactionPush);
-            return source.committedByTransaction(input);
+            // Then ack the message as received: the broker side is already settled, so this only runs what SmallRye
+            // wrapped around the ack (its message observation counts the ack, as for any acked message).
+            return source.committedByTransaction(input).thenCompose(x -> received.ack());
         }
 
         /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
