@@ -27,16 +27,14 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * The billing example against a real broker: orders sent through the producer are logged once by the
- * at-least-once consumer and invoiced exactly once by the transform on the same queue; health and metrics show
- * the channels.
+ * The billing example against a real broker, started by Dev Services for Queen (the test configures no broker):
+ * orders sent through the producer are logged once by the at-least-once consumer and invoiced exactly once by the
+ * transform on the same queue; health and metrics show the channels.
  */
 @QuarkusTest
-@QuarkusTestResource(QueenBrokerResource.class)
 class BillingTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -82,7 +80,7 @@ class BillingTest {
         assertEquals(31.0, sample(metrics, "quarkus_messaging_message_acks_total", "invoicing"), metrics);
     }
 
-    /** Pops (auto-acked, group {@code test}) what is in {@code queue} now. */
+    /** Pops (auto-acked, group {@code test}) what is in {@code queue} now, from the broker Dev Services started. */
     private static List<JsonNode> popAll(String queue) throws Exception {
         String broker = ConfigProvider.getConfig().getValue("mp.messaging.connector.smallrye-queen.url", String.class);
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(broker
