@@ -89,6 +89,11 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    /** Whether the broker process is running. */
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
     /**
      * Starts the broker process again on the same port and database after {@link #kill()}; returns the
      * {@link System#nanoTime()} at which it first answered {@code /health} with 200.
