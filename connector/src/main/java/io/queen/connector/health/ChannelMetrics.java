@@ -4,11 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-channel counters of the connector, published to Micrometer (global registry) when Micrometer is on the
- * class path, with the tag {@code channel} as the Quarkus messaging metrics do. Names:
- * {@code queen.messaging.pops}, {@code queen.messaging.pops.empty}, {@code queen.messaging.received},
- * {@code queen.messaging.acks}, {@code queen.messaging.nacks}, {@code queen.messaging.lease.extensions},
- * {@code queen.messaging.pushes}, {@code queen.messaging.pushed}, {@code queen.messaging.push.failures}, and the
- * gauges {@code queen.messaging.buffered} (received, not yet settled) and {@code queen.messaging.buffered.max}.
+ * class path, with the tag {@code channel} as the Quarkus messaging metrics do. {@link #DESCRIPTIONS} lists every
+ * meter with its help text (Prometheus {@code # HELP}); the README's metrics table is generated from it.
+ * Transactional acks count as acks of their input channel and {@code toChannel} outputs as pushes of their
+ * output channel, so the counters say what reached the broker whichever way it was sent.
  * <p>
  * The counters are always kept locally too (tests and health read them). Thread-safe: atomics only.
  */

@@ -49,6 +49,9 @@ import io.smallrye.mutiny.Uni;
  * <li>Stopping: no new pop after {@link #stop}; in-flight messages get {@code shutdown-timeout} to settle; the
  * acks are flushed; every unfinished lease is released with a {@code retry} ack so the broker redelivers the
  * rest at once. Nothing unacked is ever committed, so nothing is lost.</li>
+ * <li>Outages: while the channel's {@link BrokerLink} is down no pop is sent; the loop waits for the link's
+ * reconnect probes (back-off to a cap) and resumes as soon as one is answered. Pops the broker answers with an
+ * error are retried with the same back-off, logged at WARN once per series.</li>
  * </ul>
  * Thread-safety: the stream is driven by one subscriber; acks, nacks, timers and {@link #stop} may run on any
  * thread and only touch atomics, concurrent sets and the synchronized spans.

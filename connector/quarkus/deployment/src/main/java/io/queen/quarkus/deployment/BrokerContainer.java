@@ -30,6 +30,7 @@ final class BrokerContainer extends GenericContainer<BrokerContainer> implements
         return "http://" + getHost() + ":" + getMappedPort(PORT);
     }
 
+    // Quarkus's Startable is a Closeable: the inherited close() must be declared here to implement it.
     @Override
     public void close() {
         super.close();
