@@ -30,6 +30,8 @@ import org.eclipse.microprofile.reactive.messaging.spi.Connector;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.queen.connector.client.Backoff;
+import io.queen.connector.client.BrokerLink;
 import io.queen.connector.client.QueenClient;
 import io.queen.connector.commit.QueenCommitHandler;
 import io.queen.connector.fault.QueenFailureHandler;
@@ -64,6 +66,9 @@ import io.vertx.core.impl.VertxInternal;
 @ConnectorAttribute(name = "auth-token", type = "string", direction = INCOMING_AND_OUTGOING, description = "Bearer token sent as `Authorization: Bearer <token>` when the broker has authentication on")
 @ConnectorAttribute(name = "request-timeout", type = "long", direction = INCOMING_AND_OUTGOING, defaultValue = "10000", description = "Timeout in ms of a request that is not a long poll")
 @ConnectorAttribute(name = "retries", type = "int", direction = INCOMING_AND_OUTGOING, defaultValue = "3", description = "How often a repeatable request (push, ack, lease extension, transaction) is re-sent per broker URL after a transient failure (5xx, connection error)")
+@ConnectorAttribute(name = "retry-backoff", type = "long", direction = INCOMING_AND_OUTGOING, defaultValue = "100", description = "First pause in ms before reconnecting to an unreachable broker (a `GET /health` probe) or before popping again after a failed pop; doubles with each failure up to retry-backoff-max, less up to 20 % jitter")
+@ConnectorAttribute(name = "retry-backoff-max", type = "long", direction = INCOMING_AND_OUTGOING, defaultValue = "1000", description = "Cap in ms of the reconnect back-off; also the longest a channel takes to notice that an unreachable broker is back (readiness recovers within it)")
+@ConnectorAttribute(name = "health-probe-interval", type = "long", direction = INCOMING_AND_OUTGOING, defaultValue = "1000", description = "While the channel is idle (no request in flight, no answer for this many ms), the broker's `/health` is probed this often so readiness notices an outage (e.g. an idle outgoing channel). 0 = never")
 @ConnectorAttribute(name = "health-enabled", type = "boolean", direction = INCOMING_AND_OUTGOING, defaultValue = "true", description = "Whether the channel reports readiness and liveness")
 // Incoming
 @ConnectorAttribute(name = "consumer-group", type = "string", direction = INCOMING, description = "Consumer group; absent = queue mode (competing consumers on the queue's own cursor)")
@@ -73,7 +78,6 @@ import io.vertx.core.impl.VertxInternal;
 @ConnectorAttribute(name = "partitions", type = "int", direction = INCOMING, defaultValue = "1", description = "Partitions one wildcard pop may claim (they share one lease); batch-size stays the total")
 @ConnectorAttribute(name = "wait-timeout", type = "long", direction = INCOMING, defaultValue = "30000", description = "Long-poll timeout in ms: the broker holds a pop until messages arrive or this elapses. 0 = short polls every poll-interval ms")
 @ConnectorAttribute(name = "poll-interval", type = "long", direction = INCOMING, defaultValue = "500", description = "Pause in ms after an empty short poll (only with wait-timeout=0)")
-@ConnectorAttribute(name = "retry-backoff", type = "long", direction = INCOMING, defaultValue = "1000", description = "Pause in ms before polling again after a failed pop (broker unreachable)")
 @ConnectorAttribute(name = "lease-renewal", type = "boolean", direction = INCOMING, defaultValue = "true", description = "Extend the lease (`POST /api/v1/lease/:leaseId/extend`) while messages of a pop are still being processed, so slow processing does not lose the lease")
 @ConnectorAttribute(name = "lease-renewal-interval", type = "long", direction = INCOMING, defaultValue = "20000", description = "Period in ms of lease extensions; keep it well below the queue's leaseTime")
 @ConnectorAttribute(name = "lease-extension", type = "int", direction = INCOMING, defaultValue = "60", description = "Seconds from now that one extension grants")
@@ -150,6 +154,10 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
         ObjectMapper mapper = objectMappers != null && objectMappers.isResolvable() ? objectMappers.get() : new ObjectMapper();
         QueenClient client = new QueenClient(c.getUrl(), c.getAuthToken(), Duration.ofMillis(c.getRequestTimeout()),
                 c.getRetries(), mapper);
+        BrokerLink link = new BrokerLink(c.getChannel(), client.urls(), client::health, client::inflight, scheduler,
+                new Backoff(c.getRetryBackoff(), c.getRetryBackoffMax()), c.getHealthProbeInterval());
+        client.link(link);
+        link.start();
         clients.add(client);
         return client;
     }

@@ -52,8 +52,9 @@ import io.vertx.core.json.JsonObject;
  * and with it the whole transaction, fails and the outputs are not written.
  * <p>
  * The input must come from a {@code smallrye-queen} incoming channel, and every earlier message of its partition
- * span must already be settled (sequential processing guarantees it). On success the input counts as acked; on
- * failure the returned stage fails and the application nacks the input as usual (its failure strategy applies).
+ * span must already be settled (sequential processing guarantees it). On success the input is acked (its
+ * {@code ack()} runs, with nothing left to send to the broker); on failure the returned stage fails and the
+ * application nacks the input as usual (its failure strategy applies).
  * <p>
  * <h2>Keyed state</h2>
  * A transaction can also write keyed state of the input's partition ({@link Transaction#state},
@@ -78,7 +79,7 @@ public class QueenTransactions {
 
     /** Starts a transaction that will ack {@code input}. */
     public Transaction begin(Message<?> input) {
-        return new Transaction(queenMessage(input));
+        return new Transaction(input, queenMessage(input));
     }
 
     /**
@@ -115,12 +116,17 @@ public class QueenTransactions {
     /** Collects the outputs of one input; {@link #commit()} sends everything. Not thread-safe. */
     public final class Transaction {
         private final QueenMessage<?> input;
+        /** The message as the application received it (possibly wrapped by SmallRye decorators). */
+        private final Message<?> received;
         private final List<PushItem> items = new ArrayList<>();
+        /** Outputs per outgoing channel written through {@link #toChannel}: counted on it once committed. */
+        private final Map<QueenSink, Integer> perSink = new LinkedHashMap<>();
         /** key -> new value; null = delete. Last write of a key wins. */
         private final Map<String, JsonNode> state = new LinkedHashMap<>();
         private final JsonPayloads payloads;
 
-        Transaction(QueenMessage<?> input) {
+        Transaction(Message<?> received, QueenMessage<?> input) {
+            this.received = received;
             this.input = input;
             this.payloads = new JsonPayloads(input.source().client().mapper());
         }
@@ -150,7 +156,9 @@ public class QueenTransactions {
             if (sink == null) {
                 throw new IllegalArgumentException("no smallrye-queen outgoing channel named " + channel);
             }
-            return push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+            push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+            perSink.merge(sink, 1, Integer::sum);
+            return this;
         }
 
         /**
@@ -193,6 +201,14 @@ public class QueenTransactions {
             return false;
         }
 
+        /** The broker committed: the input counts as acked on its channel, the outputs as pushed on theirs. */
+        private CompletionStage<Void> committed(QueenSource source) {
+            perSink.forEach(QueenSink::countTransactionPush);
+            // Then ack the message as received: the broker side is already settled, so this only runs what SmallRye
+            // wrapped around the ack (its message observation counts the ack, as for any acked message).
+            return source.committedByTransaction(input).thenCompose(x -> received.ack());
+        }
+
         /** Sends the outputs and the input's ack atomically; completes when the broker committed them. */
         public CompletionStage<Void> commit() {
             if (!state.isEmpty()) {
@@ -225,13 +241,13 @@ public class QueenTransactions {
                             // The client re-sent a transaction whose first attempt committed (its answer was
                             // lost): outputs and ack commit atomically, so an existing derived output proves the
                             // input's ack is committed too.
-                            return source.committedByTransaction(input);
+                            return committed(source);
                         }
                         if (!result.success()) {
                             return CompletableFuture.failedFuture(new IllegalStateException(
                                     "transaction for " + in.transactionId() + " rolled back: " + result.error()));
                         }
-                        return source.committedByTransaction(input);
+                        return committed(source);
                     });
         }
     
@@ -271,7 +287,7 @@ public class QueenTransactions {
                         String error = res.path("error").asText("");
                         // a repeat of a cycle whose answer was lost: the first attempt committed state, outputs and ack
                         if (res.path("success").asBoolean(false) || error.startsWith(ALREADY_COMMITTED)) {
-                            return source.committedByTransaction(input);
+                            return committed(source);
                         }
                         return CompletableFuture.failedFuture(new IllegalStateException(
                                 "cycle for " + in.transactionId() + " rolled back: " + error));

@@ -42,8 +42,11 @@ import io.queen.connector.client.Wire.TransactionResult;
  * lease extension) are also retried after a 5xx with a short backoff; pops are never retried here because the
  * poll loop simply polls again.
  * <p>
- * Thread-safe: the JDK {@link HttpClient} is thread-safe and the only mutable state is the index of the current
- * URL (atomic).
+ * Every request's final outcome is reported to the {@link Listener} (the channel's {@link BrokerLink}): an HTTP
+ * answer of any status means a broker is reachable, a connection failure on every URL means none is.
+ * <p>
+ * Thread-safe: the JDK {@link HttpClient} is thread-safe; the mutable state is the index of the current URL and
+ * the in-flight count (atomics) and the listener (volatile).
  */
 public final class QueenClient implements AutoCloseable {
 
@@ -56,6 +59,18 @@ public final class QueenClient implements AutoCloseable {
     private final int retries;
     private final HttpClient http;
     private final ObjectMapper mapper;
+    private final AtomicInteger inflight = new AtomicInteger();
+    private volatile Listener listener;
+    private volatile BrokerLink link;
+
+    /** Told the final outcome of every request. Implementations must be thread-safe and not block. */
+    public interface Listener {
+        /** A broker answered (any HTTP status). */
+        void answered();
+
+        /** No broker could be reached ({@code error}: the connection failure). */
+        void unreachable(Throwable error);
+    }
 
     /**
      * @param urls comma-separated broker base URLs, e.g. {@code http://a:6632,http://b:6632}
@@ -84,6 +99,27 @@ public final class QueenClient implements AutoCloseable {
 
     public ObjectMapper mapper() {
         return mapper;
+    }
+
+    /** Attaches the link that tracks reachability: told the outcome of every request. */
+    public void link(BrokerLink link) {
+        this.link = link;
+        this.listener = link;
+    }
+
+    /** The link tracking whether a broker is reachable; null until attached. */
+    public BrokerLink link() {
+        return link;
+    }
+
+    /** Requests sent and not answered yet (a parked long poll counts). */
+    public int inflight() {
+        return inflight.get();
+    }
+
+    /** The broker URLs as configured (for logs). */
+    public String urls() {
+        return bases.stream().map(URI::toString).collect(java.util.stream.Collectors.joining(","));
     }
 
     /** The URL currently in use (for health reports). */
@@ -266,7 +302,21 @@ public final class QueenClient implements AutoCloseable {
     private CompletableFuture<Answer> send(String method, String path, JsonNode body, Duration timeout,
             boolean repeatable) {
         int maxAttempts = bases.size() * (1 + (repeatable ? retries : 0));
-        return attempt(method, path, body, timeout, repeatable, 1, maxAttempts);
+        inflight.incrementAndGet();
+        CompletableFuture<Answer> f = attempt(method, path, body, timeout, repeatable, 1, maxAttempts);
+        f.whenComplete((a, t) -> {
+            inflight.decrementAndGet();
+            Listener l = listener;
+            if (l == null) {
+                return;
+            }
+            if (t == null || unwrap(t) instanceof QueenHttpException e && e.status() >= 0) {
+                l.answered();
+            } else if (BrokerLink.isConnectionFailure(t)) {
+                l.unreachable(unwrap(t));
+            }
+        });
+        return f;
     }
 
     private CompletableFuture<Answer> attempt(String method, String path, JsonNode body, Duration timeout,
@@ -362,6 +412,10 @@ public final class QueenClient implements AutoCloseable {
 
     @Override
     public void close() {
+        BrokerLink l = link;
+        if (l != null) {
+            l.close();
+        }
         http.shutdownNow();
     }
 }

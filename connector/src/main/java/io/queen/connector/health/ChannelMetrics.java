@@ -1,15 +1,13 @@
 package io.queen.connector.health;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * Per-channel counters of the connector, published to Micrometer (global registry) when Micrometer is on the
- * class path, with the tag {@code channel} as the Quarkus messaging metrics do. Names:
- * {@code queen.messaging.pops}, {@code queen.messaging.pops.empty}, {@code queen.messaging.received},
- * {@code queen.messaging.acks}, {@code queen.messaging.nacks}, {@code queen.messaging.lease.extensions},
- * {@code queen.messaging.pushes}, {@code queen.messaging.pushed}, {@code queen.messaging.push.failures}, and the
- * gauges {@code queen.messaging.buffered} (received, not yet settled) and {@code queen.messaging.buffered.max}.
+ * class path, with the tag {@code channel} as the Quarkus messaging metrics do. {@link #DESCRIPTIONS} lists every
+ * meter with its help text (Prometheus {@code # HELP}); the README's metrics table is generated from it.
+ * Transactional acks count as acks of their input channel and {@code toChannel} outputs as pushes of their
+ * output channel, so the counters say what reached the broker whichever way it was sent.
  * <p>
  * The counters are always kept locally too (tests and health read them). Thread-safe: atomics only.
  */
@@ -69,23 +67,59 @@ public final class ChannelMetrics {
         bufferedMax.accumulateAndGet(now, Math::max);
     }
 
+    /**
+     * One published meter: Micrometer name (Prometheus: dots become underscores, counters get {@code _total}),
+     * direction, kind and the help text shown as {@code # HELP}.
+     */
+    public record Meter(String name, boolean incoming, boolean gauge, String help,
+            java.util.function.Function<ChannelMetrics, AtomicLong> value) {
+    }
+
+    /** Every meter the connector registers, in the order of the README's metrics table. */
+    public static final java.util.List<Meter> DESCRIPTIONS = java.util.List.of(
+            new Meter("queen.messaging.pops", true, false,
+                    "Pop requests sent by the incoming channel (long polls included)", m -> m.pops),
+            new Meter("queen.messaging.pops.empty", true, false,
+                    "Pops that returned no message (long-poll timeout or empty queue)", m -> m.emptyPops),
+            new Meter("queen.messaging.received", true, false,
+                    "Messages received from the broker by the incoming channel", m -> m.received),
+            new Meter("queen.messaging.acks", true, false,
+                    "Messages acknowledged as completed on the broker (ack batches and transactions)", m -> m.acks),
+            new Meter("queen.messaging.nacks", true, false,
+                    "Messages nacked by the application (the failure strategy applied)", m -> m.nacks),
+            new Meter("queen.messaging.lease.extensions", true, false,
+                    "Lease extensions granted by the broker while a batch was being processed", m -> m.leaseExtensions),
+            new Meter("queen.messaging.buffered", true, true,
+                    "Messages received and not yet settled (fetched ahead of processing or in processing)",
+                    m -> m.buffered),
+            new Meter("queen.messaging.buffered.max", true, true,
+                    "High-water mark of queen.messaging.buffered since the channel started", m -> m.bufferedMax),
+            new Meter("queen.messaging.pushes", false, false,
+                    "Push requests sent for the outgoing channel (including transactions writing to it)", m -> m.pushes),
+            new Meter("queen.messaging.pushed", false, false,
+                    "Messages the broker confirmed for the outgoing channel (queued or duplicate; through the channel or QueenTransactions.toChannel)",
+                    m -> m.pushed),
+            new Meter("queen.messaging.push.failures", false, false,
+                    "Messages of the outgoing channel that the broker refused or that could not be sent (nacked)",
+                    m -> m.pushFailures));
+
     private static final class Micrometer {
         static void register(ChannelMetrics m) {
             io.micrometer.core.instrument.MeterRegistry r = io.micrometer.core.instrument.Metrics.globalRegistry;
-            if (!m.incoming) {
-                counter(r, "queen.messaging.pushes", m, m.pushes);
-                counter(r, "queen.messaging.pushed", m, m.pushed);
-                counter(r, "queen.messaging.push.failures", m, m.pushFailures);
-                return;
+            for (Meter d : DESCRIPTIONS) {
+                if (d.incoming() != m.incoming) {
+                    continue;
+                }
+                AtomicLong value = d.value().apply(m);
+                if (d.gauge()) {
+                    m.meters.add(io.micrometer.core.instrument.Gauge.builder(d.name(), value, AtomicLong::doubleValue)
+                            .description(d.help()).tag("channel", m.channel).strongReference(true).register(r));
+                } else {
+                    m.meters.add(io.micrometer.core.instrument.FunctionCounter
+                            .builder(d.name(), value, AtomicLong::doubleValue)
+                            .description(d.help()).tag("channel", m.channel).register(r));
+                }
             }
-            counter(r, "queen.messaging.pops", m, m.pops);
-            counter(r, "queen.messaging.pops.empty", m, m.emptyPops);
-            counter(r, "queen.messaging.received", m, m.received);
-            counter(r, "queen.messaging.acks", m, m.acks);
-            counter(r, "queen.messaging.nacks", m, m.nacks);
-            counter(r, "queen.messaging.lease.extensions", m, m.leaseExtensions);
-            gauge(r, "queen.messaging.buffered", m, m.buffered::get);
-            gauge(r, "queen.messaging.buffered.max", m, m.bufferedMax::get);
         }
 
         static void remove(ChannelMetrics m) {
@@ -93,17 +127,6 @@ public final class ChannelMetrics {
                 io.micrometer.core.instrument.Metrics.globalRegistry.remove((io.micrometer.core.instrument.Meter) meter);
             }
             m.meters.clear();
-        }
-
-        private static void counter(io.micrometer.core.instrument.MeterRegistry r, String name, ChannelMetrics m,
-                AtomicLong value) {
-            m.meters.add(io.micrometer.core.instrument.FunctionCounter.builder(name, value, AtomicLong::doubleValue)
-                    .tag("channel", m.channel).register(r));
-        }
-
-        private static void gauge(io.micrometer.core.instrument.MeterRegistry r, String name, ChannelMetrics m,
-                Supplier<Number> value) {
-            m.meters.add(io.micrometer.core.instrument.Gauge.builder(name, value).tag("channel", m.channel).register(r));
         }
     }
 }

@@ -20,6 +20,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 import io.queen.connector.QueenConnectorIncomingConfiguration;
 import io.queen.connector.QueenIncomingMetadata;
+import io.queen.connector.client.BrokerLink;
 import io.queen.connector.client.JsonPayloads;
 import io.queen.connector.client.QueenClient;
 import io.queen.connector.client.Wire;
@@ -48,6 +49,9 @@ import io.smallrye.mutiny.Uni;
  * <li>Stopping: no new pop after {@link #stop}; in-flight messages get {@code shutdown-timeout} to settle; the
  * acks are flushed; every unfinished lease is released with a {@code retry} ack so the broker redelivers the
  * rest at once. Nothing unacked is ever committed, so nothing is lost.</li>
+ * <li>Outages: while the channel's {@link BrokerLink} is down no pop is sent; the loop waits for the link's
+ * reconnect probes (back-off to a cap) and resumes as soon as one is answered. Pops the broker answers with an
+ * error are retried with the same back-off, logged at WARN once per series.</li>
  * </ul>
  * Thread-safety: the stream is driven by one subscriber; acks, nacks, timers and {@link #stop} may run on any
  * thread and only touch atomics, concurrent sets and the synchronized spans.
@@ -81,8 +85,12 @@ public final class QueenSource implements QueenFailureHandler.Context {
      * the lease, and the message would then be processed and redelivered (processed twice).
      */
     private final Object deliveryGate = new Object();
-    private volatile boolean reachable;
     private volatile String lastError;
+    /** Consecutive failed pops; only the poll loop touches it (one pop at a time). */
+    private int popFailures;
+    /** Completed by {@link #stop}: ends every pause of the poll loop at once. */
+    private final CompletableFuture<Void> stopSignal = new CompletableFuture<>();
+    private final BrokerLink link;
     private volatile boolean streamTerminated;
 
     public QueenSource(QueenConnectorIncomingConfiguration config, QueenClient client,
@@ -109,7 +117,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
         this.failure = failureFactory.create(config, this);
         this.state = new StateQuery(client, config.getStateQuery().orElse(channel.replaceFirst("\\$\\d+$", "")),
                 request.queue(), config.getStateConfigHash(), config.getStateReset());
-        client.health().whenComplete((x, t) -> reachable = t == null);
+        this.link = client.link();
     }
 
     private static Class<?> load(String name) {
@@ -162,6 +170,12 @@ public final class QueenSource implements QueenFailureHandler.Context {
             if (stopped) {
                 return Uni.createFrom().item(END);
             }
+            if (link.isDown()) {
+                // The link's reconnect probes (with back-off) find out when the broker is back: wait for that
+                // instead of sending pops that can only fail.
+                return Uni.createFrom().completionStage(CompletableFuture.anyOf(link.whenUp(), stopSignal))
+                        .onItem().transform(x -> List.<QueenMessage<?>> of());
+            }
             // Finished leases are released by their acks: send them before popping again.
             CompletableFuture<List<QueenMessage<?>>> popped = commit.flush().toCompletableFuture()
                     .thenCompose(x -> {
@@ -174,8 +188,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
                         return http;
                     })
                     .thenApply(answer -> {
-                        reachable = true;
-                        lastError = null;
+                        popSucceeded();
                         if (answer.isEmpty()) {
                             metrics.emptyPops.incrementAndGet();
                             return List.<QueenMessage<?>> of();
@@ -187,12 +200,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
                         if (stopped) {
                             return Uni.createFrom().item(END);
                         }
-                        reachable = false;
-                        lastError = t.toString();
-                        LOG.log(System.Logger.Level.WARNING, "channel {0}: pop failed, retrying in {1} ms: {2}",
-                                channel, config.getRetryBackoff(), t.toString());
-                        return Uni.createFrom().item(List.<QueenMessage<?>> of())
-                                .onItem().delayIt().by(Duration.ofMillis(config.getRetryBackoff()));
+                        return Uni.createFrom().completionStage(afterFailedPop(t))
+                                .onItem().transform(x -> List.<QueenMessage<?>> of());
                     });
             if (!request.longPoll()) {
                 // Short polling: pause between empty answers instead of spinning.
@@ -202,6 +211,36 @@ public final class QueenSource implements QueenFailureHandler.Context {
             }
             return uni.onItem().transform(list -> stopped && list.isEmpty() ? END : list);
         });
+    }
+
+    private void popSucceeded() {
+        lastError = null;
+        if (popFailures > 0) {
+            LOG.log(System.Logger.Level.INFO, "smallrye-queen channel {0}: pops succeed again after {1} failures",
+                    channel, String.valueOf(popFailures));
+            popFailures = 0;
+        }
+    }
+
+    /**
+     * After a failed pop: an unreachable broker is the link's business (it logs the outage once and reconnects
+     * with back-off; the loop waits for it). A broker that answered with an error is retried with the same
+     * back-off; the first failure of a series is logged at WARN, the following ones at DEBUG.
+     */
+    private CompletableFuture<?> afterFailedPop(Throwable t) {
+        lastError = t.toString();
+        if (BrokerLink.isConnectionFailure(t)) {
+            link.unreachable(t);   // idempotent; the client may not have told it yet
+            return CompletableFuture.anyOf(link.whenUp(), stopSignal);
+        }
+        long pause = link.backoff().delay(popFailures);
+        System.Logger.Level level = popFailures == 0 ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+        popFailures++;
+        LOG.log(level, "smallrye-queen channel {0}: pop failed ({1}), retrying in {2} ms", channel, t.toString(),
+                String.valueOf(pause));
+        CompletableFuture<Void> delay = CompletableFuture.runAsync(() -> { },
+                CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS));
+        return CompletableFuture.anyOf(delay, stopSignal);
     }
 
     private List<QueenMessage<?>> toMessages(PopResponse answer) {
@@ -323,9 +362,13 @@ public final class QueenSource implements QueenFailureHandler.Context {
         return commit.flush();
     }
 
-    /** Records that a committed transaction acked {@code m} on the broker. */
+    /** Records that a committed transaction acked {@code m} on the broker (counted as an ack of this channel). */
     public CompletionStage<Void> committedByTransaction(QueenMessage<?> m) {
-        return apply(m.span, m.span.settle(m.index, "completed", null, true));
+        PartitionSpan.Release r = m.span.settle(m.index, "completed", null, true);
+        if (r.changed()) {
+            metrics.acks.incrementAndGet();
+        }
+        return apply(m.span, r);
     }
 
     private CompletionStage<Void> apply(PartitionSpan span, PartitionSpan.Release r) {
@@ -356,6 +399,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
             }
             stopped = true;   // from here on every delivery is either marked already or refused
         }
+        stopSignal.complete(null);
         Future<?> pop = inflightPop.get();
         if (pop != null) {
             pop.cancel(true);
@@ -396,9 +440,9 @@ public final class QueenSource implements QueenFailureHandler.Context {
         return true;
     }
 
-    /** Readiness: the broker answered the last request. */
+    /** Readiness: the broker answered the last request or probe (see {@link BrokerLink}). */
     public boolean ready() {
-        return reachable && fatal.get() == null;
+        return link.isUp() && fatal.get() == null;
     }
 
     /**
@@ -411,6 +455,10 @@ public final class QueenSource implements QueenFailureHandler.Context {
 
     public String lastError() {
         Throwable f = fatal.get();
-        return f != null ? f.toString() : lastError;
+        if (f != null) {
+            return f.toString();
+        }
+        String down = link.lastError();
+        return down != null ? "broker unreachable: " + down : lastError;
     }
 }

@@ -14,6 +14,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 import io.queen.connector.QueenConnectorOutgoingConfiguration;
 import io.queen.connector.QueenOutgoingMetadata;
+import io.queen.connector.client.BrokerLink;
 import io.queen.connector.client.JsonPayloads;
 import io.queen.connector.client.QueenClient;
 import io.queen.connector.client.Wire.PushItem;
@@ -59,7 +60,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
     private final ArrayDeque<List<Prepared>> ready = new ArrayDeque<>();
     private ScheduledFuture<?> linger;
     private int inflight;
-    private volatile boolean reachable;
+    private final BrokerLink link;
     private volatile String lastError;
     private volatile boolean failed;
 
@@ -75,7 +76,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         this.maxInflight = Math.max(1, config.getMaxInflightRequests());
         this.lingerMs = Math.max(0, config.getPushLinger());
         this.shutdownTimeout = config.getShutdownTimeout();
-        client.health().whenComplete((x, t) -> reachable = t == null);
+        this.link = client.link();
     }
 
     public String channel() {
@@ -180,16 +181,16 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         }
         f.whenComplete((results, failure) -> {
             if (failure != null) {
-                reachable = false;
                 lastError = failure.toString();
-                LOG.log(System.Logger.Level.WARNING, "channel {0}: push of {1} messages failed: {2}", channel,
-                        batch.size(), failure.toString());
+                // An outage is logged once by the link; each refused batch of a reachable broker is worth a WARN.
+                LOG.log(BrokerLink.isConnectionFailure(failure) ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+                        "smallrye-queen channel {0}: push of {1} messages failed: {2}", channel, batch.size(),
+                        failure.toString());
                 metrics.pushFailures.addAndGet(batch.size());
                 for (Prepared p : batch) {
                     p.message().nack(failure);
                 }
             } else {
-                reachable = true;
                 lastError = null;
                 for (int i = 0; i < batch.size(); i++) {
                     PushResult r = results.get(i);
@@ -247,8 +248,9 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         }
     }
 
+    /** Readiness: the broker answered the last request or probe (see {@link BrokerLink}). */
     public boolean ready() {
-        return reachable;
+        return link.isUp();
     }
 
     public boolean alive() {
@@ -256,6 +258,13 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
     }
 
     public String lastError() {
-        return lastError;
+        String down = link.lastError();
+        return down != null ? "broker unreachable: " + down : lastError;
+    }
+
+    /** Counts {@code messages} that a committed transaction wrote to this channel's queue as one push request. */
+    public void countTransactionPush(int messages) {
+        metrics.pushes.incrementAndGet();
+        metrics.pushed.addAndGet(messages);
     }
 }

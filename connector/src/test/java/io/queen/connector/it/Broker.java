@@ -28,15 +28,19 @@ public final class Broker implements AutoCloseable {
 
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Process process;
+    private Process process;
     private final String database;
     private final int port;
+    private final String jar;
+    private final Path log;
+    private volatile long healthyAtNanos;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Broker(Process process, String database, int port) {
-        this.process = process;
+    private Broker(String jar, String database, int port, Path log) {
+        this.jar = jar;
         this.database = database;
         this.port = port;
+        this.log = log;
     }
 
     public static Broker start(String owner) {
@@ -46,9 +50,16 @@ public final class Broker implements AutoCloseable {
                     + " is missing: build the broker first (./mvnw -B package -DskipTests at the repository root)");
         }
         String db = TestPostgres.createDatabase(owner);
-        TestPostgres.Server pg = TestPostgres.server();
         int port = freePort();
         Path log = Path.of("target", "broker-" + owner + "-" + port + ".log");
+        Broker b = new Broker(jar, db, port, log);
+        b.launch();
+        return b;
+    }
+
+    /** Starts the broker process (again) on this broker's port and database; returns when it answers /health. */
+    private void launch() {
+        TestPostgres.Server pg = TestPostgres.server();
         try {
             Files.createDirectories(log.getParent());
             ProcessBuilder pb = new ProcessBuilder(javaExecutable(), "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
@@ -59,14 +70,37 @@ public final class Broker implements AutoCloseable {
             env.put("PG_PORT", Integer.toString(pg.port()));
             env.put("PG_USER", pg.user());
             env.put("PG_PASSWORD", pg.password());
-            env.put("PG_DATABASE", db);
-            pb.redirectErrorStream(true).redirectOutput(log.toFile());
-            Broker b = new Broker(pb.start(), db, port);
-            b.awaitHealthy(log);
-            return b;
+            env.put("PG_DATABASE", database);
+            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            process = pb.start();
+            awaitHealthy(log);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start the broker", e);
         }
+    }
+
+    /** Kills the broker process (SIGKILL); the database and port stay for {@link #restart()}. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether the broker process is running. */
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /**
+     * Starts the broker process again on the same port and database after {@link #kill()}; returns the
+     * {@link System#nanoTime()} at which it first answered {@code /health} with 200.
+     */
+    public long restart() {
+        launch();
+        return healthyAtNanos;
     }
 
     static String javaExecutable() {
@@ -91,6 +125,7 @@ public final class Broker implements AutoCloseable {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url() + "/health")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
+                    healthyAtNanos = System.nanoTime();
                     return;
                 }
             } catch (IOException e) {
@@ -99,7 +134,7 @@ public final class Broker implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-            sleep(100);
+            sleep(20);
         }
         throw new IllegalStateException("broker not healthy after 60 s:\n" + Files.readString(log));
     }
