@@ -251,7 +251,8 @@ public class PopWaiters implements PushFusion.CommitListener {
         }
     }
 
-    private void wakeAll() {
+    /** Wakes every parked pop (a drain makes them answer 204; a reconnected listener makes them re-check). */
+    public void wakeAll() {
         byQueue.values().forEach(Signal::fire);
         byTenant.values().forEach(Signal::fire);
     }

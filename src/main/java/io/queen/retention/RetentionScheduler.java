@@ -30,7 +30,7 @@ public class RetentionScheduler {
         this.intervalMs = Math.max(50, config.retention().intervalMs());
     }
 
-    void start(@Observes StartupEvent event) {
+    synchronized void start(@Observes StartupEvent event) {
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "queen-retention");
             t.setDaemon(true);
@@ -40,9 +40,26 @@ public class RetentionScheduler {
     }
 
     void stop(@Observes ShutdownEvent event) {
-        if (timer != null) {
-            timer.shutdownNow();
+        stop(0);
+    }
+
+    /**
+     * No cycle starts after this; a running one gets up to {@code waitMs} to finish (its transaction, and with it
+     * the leader's advisory lock, ends either way when its connection goes), then is interrupted. Idempotent.
+     */
+    public synchronized void stop(long waitMs) {
+        if (timer == null || timer.isShutdown()) {
+            return;
         }
+        timer.shutdown();
+        try {
+            if (waitMs > 0 && timer.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        timer.shutdownNow();
     }
 
     private void tick() {
