@@ -4,7 +4,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Where this broker is in its stop sequence: {@code SERVING}, then {@code LEAVING} (readiness already 503, still
- * serving), then {@code DRAINING} (no new lease is granted; parked and new pops answer 204 at once). It only moves
+ * serving), then {@code DRAINING} (new requests are refused, no new lease is granted, parked pops answer 204 at
+ * once). It only moves
  * forward. Read on every pop, written by {@link GracefulShutdown}; thread-safe (one volatile field).
  */
 @ApplicationScoped

@@ -20,9 +20,9 @@ import org.jboss.logging.Logger;
  * <ol>
  * <li>readiness answers 503 ({@link StoppingReadiness}); for {@code QUEEN_SHUTDOWN_DELAY_MS} the broker still serves
  * normally, so a load balancer stops routing to it before anything is refused;</li>
- * <li>drain: pops lease nothing more, parked long polls answer 204 at once;</li>
- * <li>Quarkus stops taking requests (a new one is answered 503 with {@code Connection: close}) and waits for those in
- * flight: every push already accepted commits and gets its answer;</li>
+ * <li>drain: a new request is answered 503 with {@code Connection: close} before anything runs
+ * ({@link AdmissionGate}); pops lease nothing more and parked long polls answer 204 at once; the requests already
+ * admitted finish: every push accepted commits and gets its answer;</li>
  * <li>the retention leader finishes its cycle and stops; the leases this broker granted are released, so other
  * brokers' consumers get those batches at once instead of after lease expiry;</li>
  * <li>the process exits. A watchdog halts it {@code QUEEN_SHUTDOWN_TIMEOUT_MS} after SIGTERM whatever is still
@@ -37,16 +37,19 @@ public class GracefulShutdown {
     private static final Logger LOG = Logger.getLogger(GracefulShutdown.class);
 
     private final DrainState state;
+    private final AdmissionGate gate;
     private final PopWaiters waiters;
     private final LeaseRelease leases;
     private final RetentionScheduler retention;
     private final long timeoutMs;
     private final long delayMs;
     private volatile long stopRequestedAt;
+    private volatile long requestsDoneMs = -1;
 
-    GracefulShutdown(DrainState state, PopWaiters waiters, LeaseRelease leases, RetentionScheduler retention,
+    GracefulShutdown(DrainState state, AdmissionGate gate, PopWaiters waiters, LeaseRelease leases, RetentionScheduler retention,
             QueenConfig config) {
         this.state = state;
+        this.gate = gate;
         this.waiters = waiters;
         this.leases = leases;
         this.retention = retention;
@@ -72,13 +75,20 @@ public class GracefulShutdown {
         }
         state.advance(DrainState.Phase.DRAINING);
         waiters.wakeAll();  // parked pops see the drain and answer 204
+        try {
+            if (!gate.awaitIdle(Math.max(0, remainingMs(stopRequestedAt) - 1000))) {
+                LOG.warnf("%d request(s) still running at the shutdown timeout", gate.running());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        requestsDoneMs = elapsedMs(stopRequestedAt);
     }
 
-    /** Fired after Quarkus' wait for the requests in flight; the datasource is still open. */
+    /** Fired after the drain (and Quarkus' own wait for requests); the datasource is still open. */
     void stopping(@Observes @Priority(1) ShutdownEvent event) {
         long started = stopRequestedAt == 0 ? System.nanoTime() : stopRequestedAt;
         state.advance(DrainState.Phase.DRAINING);
-        long requestsDoneMs = elapsedMs(started);
         retention.stop(Math.max(0, remainingMs(started) / 2));
         int released = -1;
         CompletableFuture<Integer> release = CompletableFuture.supplyAsync(() -> {

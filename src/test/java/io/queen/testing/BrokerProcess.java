@@ -72,6 +72,23 @@ public final class BrokerProcess implements AutoCloseable {
         process.waitFor();
     }
 
+    /**
+     * SIGTERM (what Kubernetes and systemd send) and wait for the process to exit; returns the milliseconds from
+     * the signal to the exit. Fails if it has not exited within {@code timeout}.
+     */
+    public long terminate(Duration timeout) throws InterruptedException {
+        long t0 = System.nanoTime();
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("broker still running " + timeout + " after SIGTERM");
+        }
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
