@@ -1,6 +1,7 @@
 package io.queen.retention;
 
 import io.queen.config.QueenConfig;
+import io.queen.schema.SchemaApplier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
@@ -22,11 +23,13 @@ public class RetentionScheduler {
     private static final Logger LOG = Logger.getLogger(RetentionScheduler.class);
 
     private final RetentionCycle cycle;
+    private final SchemaApplier schema;
     private final long intervalMs;
     private ScheduledExecutorService timer;
 
-    RetentionScheduler(RetentionCycle cycle, QueenConfig config) {
+    RetentionScheduler(RetentionCycle cycle, QueenConfig config, SchemaApplier schema) {
         this.cycle = cycle;
+        this.schema = schema;
         this.intervalMs = Math.max(50, config.retention().intervalMs());
     }
 
@@ -63,6 +66,9 @@ public class RetentionScheduler {
     }
 
     private void tick() {
+        if (!schema.ready()) {
+            return;  // the database was not reachable at boot; the schema applier reports that, once per attempt
+        }
         try {
             cycle.runOnce(Instant.now());
         } catch (Throwable t) {
