@@ -55,6 +55,9 @@ public final class VerifyingLoad implements AutoCloseable {
     final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
     final Map<String, AtomicInteger> refusals = new ConcurrentHashMap<>();
     final AtomicInteger pushRetries = new AtomicInteger();
+    /** {attempt started, answered} (nanoTime) of every push answered 201 and every pop that delivered. */
+    final ConcurrentLinkedQueue<long[]> pushTimes = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<long[]> popTimes = new ConcurrentLinkedQueue<>();
 
     /** What the clients saw, in totals. */
     public record Report(int acknowledged, int consumed, int lost, int ackedTwice, int deliveries, int redeliveries,
@@ -122,6 +125,29 @@ public final class VerifyingLoad implements AutoCloseable {
                 pushRetries.get(), List.copyOf(errors));
     }
 
+    /**
+     * When the first push whose successful attempt was sent after {@code t} (nanoTime) was answered, or -1: the
+     * moment writes work again after a fault at {@code t}.
+     */
+    public long firstPushAnsweredAfter(long t) {
+        return firstAfter(pushTimes, t);
+    }
+
+    /** Same for the first pop that delivered messages. */
+    public long firstPopDeliveredAfter(long t) {
+        return firstAfter(popTimes, t);
+    }
+
+    private static long firstAfter(ConcurrentLinkedQueue<long[]> times, long t) {
+        long best = -1;
+        for (long[] x : times) {
+            if (x[0] - t > 0 && (best == -1 || x[1] - best < 0)) {
+                best = x[1];
+            }
+        }
+        return best;
+    }
+
     /** Up to {@code n} acknowledged transaction ids never acked (for a failure message). */
     public List<String> lostSample(int n) {
         return acknowledged.stream().filter(t -> !acks.containsKey(t)).limit(n).toList();
@@ -186,6 +212,7 @@ public final class VerifyingLoad implements AutoCloseable {
             boolean retried = false;
             long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!Thread.currentThread().isInterrupted()) {
+                long sent = System.nanoTime();
                 Outcome o = call(HttpRequest.newBuilder(URI.create(url(slot) + "/api/v1/push"))
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body))
                         .timeout(Duration.ofSeconds(30)).build());
@@ -211,6 +238,7 @@ public final class VerifyingLoad implements AutoCloseable {
                         errors.add("push " + txn + ": " + a.body());
                     }
                     acknowledged.add(txn);
+                    pushTimes.add(new long[] {sent, System.nanoTime()});
                     break;
                 }
                 errors.add("push " + txn + " to " + url(slot) + ": " + o);
@@ -224,6 +252,7 @@ public final class VerifyingLoad implements AutoCloseable {
         int slot = id;
         while (consuming.get() && !Thread.currentThread().isInterrupted()) {
             String base = url(slot);
+            long sent = System.nanoTime();
             Outcome o = call(HttpRequest.newBuilder(URI.create(base + "/api/v1/pop/queue/" + queue
                     + "?batch=10&wait=true&timeout=1000")).GET().timeout(Duration.ofSeconds(30)).build());
             if (o instanceof Refused r) {
@@ -240,6 +269,7 @@ public final class VerifyingLoad implements AutoCloseable {
             if (a.status() == 204) {
                 continue;
             }
+            popTimes.add(new long[] {sent, System.nanoTime()});
             StringBuilder acksBody = new StringBuilder();
             List<String> txns = new ArrayList<>();
             for (JsonNode m : tree(a.body()).get("messages")) {
