@@ -68,7 +68,7 @@ class RollingRestartDrill {
             System.out.println("rolling restart: " + report + "; " + stored + " messages stored; "
                     + (System.nanoTime() - t0) / 1_000_000_000 + " s under load");
             assertTrue(report.errors().isEmpty(), "client-visible errors: " + report.errors());
-            assertTrue(report.acknowledged() > 100, "the load ran");
+            assertTrue(report.acknowledged() > 20, "the load ran");
             assertEquals(0, report.lost(), "acknowledged but never consumed");
             assertEquals(0, report.ackedTwice(), "a message acked twice");
             assertEquals(report.acknowledged(), stored, "every acknowledged push stored exactly once");
