@@ -15,7 +15,7 @@ out="$root/bench/results/$name.txt"
   echo "uptime before: $(uptime)"
 } > "$out"
 rc=0
-"$java" -jar "$root/bench/target/queen-bench.jar" "$@" 2>&1 | grep -v '^\[' >> "$out" || rc=$?
+"$java" -jar "${QUEEN_BENCH_JAR:-$root/bench/target/queen-bench.jar}" "$@" 2>&1 | grep -v '^\[' >> "$out" || rc=$?
 echo "uptime after: $(uptime)" >> "$out"
 tail -n 2 "$out" | head -n 1
 exit $rc

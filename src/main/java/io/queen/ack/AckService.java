@@ -1,6 +1,7 @@
 package io.queen.ack;
 
 import io.queen.api.Ids;
+import io.queen.metrics.OpsMeter;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -34,9 +35,11 @@ public class AckService {
     private final AckStore store;
     private final AckRegistry registry;
     private final AckFusion fusion;
+    private final OpsMeter meter;
 
-    AckService(AckStore store, AckRegistry registry, AckFusion fusion) {
+    AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter) {
         this.store = store;
+        this.meter = meter;
         this.registry = registry;
         this.fusion = fusion;
     }
@@ -124,7 +127,54 @@ public class AckService {
                 return null;
             });
         }
-        return List.of(results);
+        List<AckResult> out = List.of(results);
+        count(tenant, items, out, group, false);
+        return out;
+    }
+
+    /**
+     * Counts committed acks per queue (one request per queue named, applied items by status, dead letters) and
+     * logs one line per call that dead-lettered (an event worth an operator's eye, at most one line per request).
+     * Call only after the acks committed.
+     */
+    public void count(UUID tenant, List<AckItem> items, List<AckResult> results, String group, boolean inTransaction) {
+        String last = null;
+        OpsMeter.QueueMeter qm = null;
+        List<String> seen = new ArrayList<>(2);
+        int dlq = 0;
+        String dlqQueue = null;
+        String dlqTxn = null;
+        for (AckItem it : items) {
+            AckResult r = results.get(it.index());
+            if (r == null) {
+                continue;
+            }
+            String q = r.queueName();
+            if (last == null || !last.equals(q)) {
+                last = q;
+                qm = meter.queue(tenant, q);
+                if (!inTransaction && !seen.contains(q)) {
+                    seen.add(q);
+                    qm.increment(OpsMeter.ACK_REQUESTS);
+                }
+            }
+            if (!r.success()) {
+                continue;
+            }
+            qm.increment(positive(it.status()) ? OpsMeter.ACK_MESSAGES : OpsMeter.ACK_FAILED);
+            if (r.dlq()) {
+                qm.increment(OpsMeter.DLQ);
+                if (dlq++ == 0) {
+                    dlqQueue = q;
+                    dlqTxn = it.transactionId();
+                }
+            }
+        }
+        if (dlq > 0) {
+            LOG.infof("dead-lettered %d message(s): tenant=%s queue=%s consumerGroup=%s firstTransactionId=%s", dlq,
+                    tenant, dlqQueue,
+                    group, dlqTxn);
+        }
     }
 
     private static final Set<String> POSITIVE = Set.of("completed", "success", "acked", "ok");

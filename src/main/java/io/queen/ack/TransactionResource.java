@@ -14,6 +14,7 @@ import io.queen.auth.Caller;
 import io.queen.auth.Callers;
 import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
 import io.queen.pop.PopWaiters;
 import io.queen.push.PushEncryption;
 import io.queen.push.PushItem;
@@ -62,9 +63,11 @@ public class TransactionResource {
     private final ObjectMapper mapper;
     private final Callers callers;
     private final int zstdLevel;
+    private final OpsMeter meter;
 
     TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
-            PushEncryption encryption, ObjectMapper mapper, QueenConfig config, Callers callers) {
+            PushEncryption encryption, ObjectMapper mapper, QueenConfig config, Callers callers, OpsMeter meter) {
+        this.meter = meter;
         this.encryption = encryption;
         this.acks = acks;
         this.ackStore = ackStore;
@@ -151,10 +154,11 @@ public class TransactionResource {
         UUID tenant = caller.tenant();
         pushes = encryption.apply(tenant, ProducerSub.stamp(caller, pushes));
         List<String> touchedQueues = new ArrayList<>();
+        List<AckCount> counts = new ArrayList<>();
         try (Connection c = ackStore.transaction()) {
             try {
                 pushAll(c, tenant, pushes, pushResultIndex, results, touchedQueues);
-                ackAll(c, tenant, ackOps, results);
+                ackAll(c, tenant, ackOps, results, counts);
                 c.commit();
             } catch (TxnFailed e) {
                 c.rollback();
@@ -168,6 +172,7 @@ public class TransactionResource {
             waiters.wake(tenant, q);
             waiters.publish(tenant, q);
         }
+        countCommitted(tenant, pushes, counts);
         out.put("success", true);
         out.set("results", results);
         return Json.ok(out);
@@ -231,7 +236,33 @@ public class TransactionResource {
         }
     }
 
-    private void ackAll(Connection c, UUID tenant, List<AckOp> ops, ArrayNode results) throws SQLException, TxnFailed {
+    /** Metrics of a committed transaction: one transaction per queue it touched, its pushes and its acks. */
+    private void countCommitted(UUID tenant, List<PushItem> pushes, List<AckCount> ackCounts) {
+        List<String> queues = new ArrayList<>(2);
+        for (PushItem p : pushes) {
+            meter.queue(tenant, p.queue()).increment(OpsMeter.PUSH_MESSAGES);
+            if (!queues.contains(p.queue())) {
+                queues.add(p.queue());
+            }
+        }
+        for (AckCount a : ackCounts) {
+            acks.count(tenant, a.items(), a.results(), a.group(), true);
+            for (AckService.AckResult r : a.results()) {
+                if (r.queueName() != null && !queues.contains(r.queueName())) {
+                    queues.add(r.queueName());
+                }
+            }
+        }
+        for (String q : queues) {
+            meter.queue(tenant, q).increment(OpsMeter.TRANSACTIONS);
+        }
+    }
+
+    private record AckCount(List<AckService.AckItem> items, List<AckService.AckResult> results, String group) {
+    }
+
+    private void ackAll(Connection c, UUID tenant, List<AckOp> ops, ArrayNode results, List<AckCount> counts)
+            throws SQLException, TxnFailed {
         // one apply per (partition, group) cursor row, in (partition_id, group) order: the global lock order that
         // ack fusion (log_ack_multi_v1) and queue delete also follow, so the cursor rows of a transaction spanning
         // several groups cannot be locked in an order that closes a cycle with them
@@ -250,6 +281,7 @@ public class TransactionResource {
                         it.error()));
             }
             List<AckService.AckResult> rs = acks.apply(c, tenant, items, group, true);
+            counts.add(new AckCount(items, rs, group));
             for (int i = 0; i < rs.size(); i++) {
                 AckService.AckResult r = rs.get(i);
                 ObjectNode node = (ObjectNode) results.get(e.getValue().get(i).resultIndex());

@@ -1,6 +1,8 @@
 package io.queen.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.queen.metrics.OpsMeter;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.WebApplicationException;
@@ -17,6 +19,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
  */
 public class ErrorMappers {
     private static final Logger LOG = Logger.getLogger(ErrorMappers.class);
+
+    @Inject
+    OpsMeter meter;
 
     public static Response error(int status, String message) {
         return Json.response(status, Json.MAPPER.createObjectNode().put("error", message));
@@ -59,12 +64,30 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response sql(SQLException e) {
+        meter.unattributed().increment(OpsMeter.DB_ERRORS);
         return failure(e);
     }
 
     @ServerExceptionMapper
     public Response other(Throwable e) {
+        if (clientGone(e)) {
+            // the client closed the connection before the answer was written: nobody reads this, nothing failed here
+            LOG.debugf("answer not delivered, the client went away: %s", e.toString());
+            return Response.status(499).build();
+        }
         return failure(e);
+    }
+
+    /** An answer write that failed because the connection is closed (Vert.x reports it as an IOException). */
+    static boolean clientGone(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof java.io.IOException && t.getMessage() != null
+                            && (t.getMessage().contains("Failed to write") || t.getMessage().contains("Connection reset"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** 503 + Retry-After for a transient cause anywhere in the chain, else a 500 naming only a request id. */

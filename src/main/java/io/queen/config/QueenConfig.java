@@ -71,6 +71,7 @@ public interface QueenConfig {
         /** How long a push arriving while the spool still drains waits for it before it is spooled too. */
         long drainWaitMs();
     }
+    Metrics metrics();
 
     interface Push {
         /** Fusion shards; a (queue, partition) always maps to the same shard. */
@@ -137,5 +138,25 @@ public interface QueenConfig {
 
         /** Partition cleanup runs on its own, slower cadence (a scan of the candidates, not a watermark probe). */
         long partitionCleanupIntervalMs();
+    }
+
+    interface Metrics {
+        /**
+         * How often this broker writes its per-minute counters and system sample ({@code QUEEN_METRICS_FLUSH_MS}).
+         * The default 60000 is aligned to wall-clock minutes; other values run at a fixed delay (tests).
+         */
+        long flushMs();
+
+        /** Days of per-minute rows kept; the retention loop purges older ones ({@code QUEEN_METRICS_RETENTION_DAYS}). */
+        int retentionDays();
+
+        /**
+         * Distinct queue labels this broker tracks (memory, bucket rows, Prometheus series); activity of further
+         * queues is summed under queue {@code _other} ({@code QUEEN_METRICS_MAX_QUEUES}).
+         */
+        int maxQueues();
+
+        /** Broker identity in metric rows; unset = the machine's host name ({@code QUEEN_HOSTNAME}). */
+        java.util.Optional<String> hostname();
     }
 }

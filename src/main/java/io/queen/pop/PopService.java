@@ -7,6 +7,7 @@ import io.queen.ack.AckRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
+import io.queen.metrics.OpsMeter;
 import io.queen.queue.QueueFlags;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
@@ -72,12 +73,15 @@ public class PopService {
     private final Counter delivered;
     private final QueueFlags flags;
     private final Counter holds;
+    private final OpsMeter meter;
     private final DrainState drain;
 
     PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry, HotPartitions hot,
-            PayloadCipher cipher, QueenConfig config, MeterRegistry registry, QueueFlags flags, DrainState drain) {
+            PayloadCipher cipher, QueenConfig config, MeterRegistry registry, QueueFlags flags, OpsMeter meter,
+            DrainState drain) {
         this.drain = drain;
         this.flags = flags;
+        this.meter = meter;
         this.holds = Counter.builder("queen.pop.holds")
                 .description("pops that held an under-full batch for the queue's minPopWaitTime").register(registry);
         this.ackRegistry = ackRegistry;
@@ -90,7 +94,8 @@ public class PopService {
         this.waiters = waiters;
         this.leases = leases;
         this.config = config;
-        Gauge.builder("queen.pop.parked", parked, Number::doubleValue).strongReference(true).register(registry);
+        Gauge.builder("queen.pop.parked", parked, Number::doubleValue).strongReference(true)
+                .description("pops of this broker waiting for messages right now").register(registry);
         this.delivered = Counter.builder("queen.pop.messages").description("messages delivered by pops")
                 .register(registry);
     }
@@ -100,6 +105,8 @@ public class PopService {
         PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
+        OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
+        boolean served = false;
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
         try {
@@ -131,9 +138,11 @@ public class PopService {
                     Result res = attempt(tenant, r);
                     if (res != null) {
                         delivered.increment(res.messages());
+                        served = true;
                         return res;
                     }
                 } catch (SQLException e) {
+                    qm.increment(OpsMeter.DB_ERRORS);
                     if (ErrorMappers.isUnavailable(e)) {
                         LOG.warnf("pop: database unavailable (%s); answering nothing", e.getMessage());
                     } else {
@@ -147,6 +156,7 @@ public class PopService {
                 }
                 if (!counted) {
                     parked.incrementAndGet();
+                    qm.parked();
                     counted = true;
                 }
                 if (seen == -1) {
@@ -167,6 +177,12 @@ public class PopService {
         } finally {
             if (counted) {
                 parked.decrementAndGet();
+                qm.unparked();
+            }
+            if (!served) {
+                // a delivering pop is counted by deliver(), under the queue that delivered
+                qm.increment(OpsMeter.POP_REQUESTS);
+                qm.increment(OpsMeter.POP_EMPTY);
             }
         }
     }
@@ -275,6 +291,9 @@ public class PopService {
         if (segments.isEmpty()) {
             return null;
         }
+        OpsMeter.QueueMeter qm = meter.queue(tenant, queue);
+        qm.increment(OpsMeter.POP_REQUESTS);
+        long nowMs = System.currentTimeMillis();
         List<PopResponseWriter.Delivered> out = new ArrayList<>(segments.size());
         Set<UUID> partitions = new LinkedHashSet<>();
         boolean remember = !leaseId.isEmpty() && ackRegistry.enabled();
@@ -287,6 +306,9 @@ public class PopService {
             out.add(new PopResponseWriter.Delivered(s, frames));
             partitions.add(s.partitionId());
             n += frames.size();
+            // lag: now - createdAt, the same for every frame of a segment
+            qm.delivered(frames.size(), s.createdAt() == null ? 0
+                    : nowMs - (s.createdAt().toEpochSecond() * 1000 + s.createdAt().getNano() / 1_000_000));
             if (remember) {
                 // segments of one partition arrive together, in offset order; the lease covers up to the last one
                 if (!s.partitionId().equals(current)) {

@@ -159,7 +159,8 @@ public class PushFusion {
                 .register(registry);
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
-        Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true).register(registry);
+        Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true)
+                .description("transaction hashes held by the broker-side dedup indexes").register(registry);
         this.vouched = Counter.builder("queen.push.dedup.vouched")
                 .description("segments whose dedup probe the broker narrowed with its index").register(registry);
         this.fullProbes = Counter.builder("queen.push.dedup.full.probes")

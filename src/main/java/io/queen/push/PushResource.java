@@ -10,6 +10,7 @@ import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
+import io.queen.metrics.OpsMeter;
 import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -52,11 +53,13 @@ public class PushResource {
     private final MaintenanceSwitches switches;
     private final PushSpool spool;
     private final long drainWaitMs;
+    private final OpsMeter meter;
 
     PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, Callers callers,
             MaintenanceSwitches switches, PushSpool spool,
-            @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
+            @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody, OpsMeter meter) {
         this.fusion = fusion;
+        this.meter = meter;
         this.encryption = encryption;
         this.callers = callers;
         this.switches = switches;
@@ -133,15 +136,23 @@ public class PushResource {
         boolean retryable = false;
         JsonBytes.Memo queues = new JsonBytes.Memo();
         JsonBytes.Memo partitions = new JsonBytes.Memo();
+        countRequest(tenant, byPartition);
+        OpsMeter.QueueMeter qm = null;
+        String qmName = null;
         for (int i = 0; i < n; i++) {
             PushItem it = items.get(i);
             PushFusion.Verdict v = futures[leaderOf[i]].join();
+            if (!it.queue().equals(qmName)) {
+                qmName = it.queue();  // items of a queue are usually adjacent: one meter lookup per run
+                qm = meter.queue(tenant, qmName);
+            }
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null, false);
             }
             out.raw(i == 0 ? INDEX_FIRST : INDEX_NEXT).number(i);
             switch (v.status()) {
                 case QUEUED -> {
+                    qm.increment(OpsMeter.PUSH_MESSAGES);
                     out.raw(QUEUED);
                     ids(out, it, v, queues, partitions);
                     out.raw(PARTITION_ID).uuid(v.partitionId());
@@ -222,6 +233,17 @@ public class PushResource {
             out.raw(QUEUE).string(it.queue()).raw(PARTITION).string(it.partition()).raw('}');
         }
         return bytes(201, out.raw(']').toByteArray());
+    }
+
+    /** One push request for each queue the request names (a request naming two queues counts for both). */
+    private void countRequest(UUID tenant, Map<Lane, List<PushItem>> byPartition) {
+        List<String> seen = new ArrayList<>(2);
+        for (Lane lane : byPartition.keySet()) {
+            if (!seen.contains(lane.queue())) {
+                seen.add(lane.queue());
+                meter.queue(tenant, lane.queue()).increment(OpsMeter.PUSH_REQUESTS);
+            }
+        }
     }
 
     private static Response bytes(int status, byte[] json) {

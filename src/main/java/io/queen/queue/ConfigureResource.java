@@ -25,11 +25,14 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.logging.Logger;
 
 /** {@code POST /api/v1/configure}: create or fully replace a queue's configuration (API spec 3.1). */
 @Path("/api/v1/configure")
 @Tag(name = "core")
 public class ConfigureResource {
+    private static final Logger LOG = Logger.getLogger(ConfigureResource.class);
+
     private final QueueStore store;
     private final ObjectMapper mapper;
     private final Callers callers;
@@ -75,6 +78,8 @@ public class ConfigureResource {
         }
         QueueStore.ConfiguredQueue cq = store.configure(callers.tenant(), queue, namespace, task, options);
         flags.invalidate(callers.tenant(), queue);
+        LOG.infof("queue configured: tenant=%s queue=%s namespace=%s task=%s options=%s", callers.tenant(), cq.name(), cq.namespace(), cq.task(),
+                cq.options());
         ObjectNode out = mapper.createObjectNode();
         out.put("configured", true);
         out.put("queueId", cq.id().toString());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
+import io.queen.metrics.OpsMeter;
 import io.queen.push.PushFusion;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
@@ -18,6 +19,7 @@ import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.logging.Logger;
 
 /**
  * {@code DELETE /api/v1/resources/queues/:queue} (API spec 3.2): removes the queue with its partitions, segments,
@@ -27,13 +29,17 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/resources/queues/{queue}")
 @Tag(name = "core")
 public class QueueDeleteResource {
+    private static final Logger LOG = Logger.getLogger(QueueDeleteResource.class);
+
     private final QueueStore store;
     private final PushFusion fusion;
     private final ObjectMapper mapper;
     private final Callers callers;
+    private final OpsMeter meter;
 
-    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, Callers callers) {
+    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, Callers callers, OpsMeter meter) {
         this.store = store;
+        this.meter = meter;
         this.fusion = fusion;
         this.mapper = mapper;
         this.callers = callers;
@@ -47,8 +53,13 @@ public class QueueDeleteResource {
     @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
-        boolean existed = store.delete(callers.tenant(), name);
-        fusion.forgetQueue(callers.tenant(), name);
+        UUID tenant = callers.tenant();
+        boolean existed = store.delete(tenant, name);
+        fusion.forgetQueue(tenant, name);
+        if (existed) {
+            meter.forget(tenant, name);
+            LOG.infof("queue deleted: tenant=%s queue=%s", tenant, name);
+        }
         ObjectNode out = mapper.createObjectNode();
         out.put("deleted", true);
         out.put("queue", name);

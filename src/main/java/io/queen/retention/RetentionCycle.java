@@ -3,6 +3,7 @@ package io.queen.retention;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.queen.analytics.MetricsStore;
 import io.queen.config.QueenConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -47,9 +48,10 @@ public class RetentionCycle {
 
     /** Outcome of one cycle; {@code ran == false} when another cycle held the lock. */
     public record Report(boolean ran, int workItems, List<Touched> touched, long segmentsDeleted,
-            long messagesDeleted, long txnRowsPurged, long messagesEvicted, int partitionsDeleted, Duration took) {
+            long messagesDeleted, long txnRowsPurged, long messagesEvicted, int partitionsDeleted, Duration took,
+            long metricRowsPurged) {
         static Report skipped() {
-            return new Report(false, 0, List.of(), 0, 0, 0, 0, 0, Duration.ZERO);
+            return new Report(false, 0, List.of(), 0, 0, 0, 0, 0, Duration.ZERO, 0);
         }
 
         public boolean deletedSomething() {
@@ -76,10 +78,17 @@ public class RetentionCycle {
     private final Counter traces;
     private volatile Instant lastCleanup;
     private volatile Instant lastOrphanSweep;
+    private final MetricsStore metrics;
+    private final Duration metricsAge;
+    private final Counter metricRows;
 
-    RetentionCycle(RetentionStore store, QueenConfig config, MeterRegistry registry) {
+    RetentionCycle(RetentionStore store, QueenConfig config, MeterRegistry registry, MetricsStore metrics) {
         QueenConfig.Retention r = config.retention();
         this.store = store;
+        this.metrics = metrics;
+        this.metricsAge = Duration.ofDays(Math.max(1, config.metrics().retentionDays()));
+        this.metricRows = Counter.builder("queen.retention.metrics.purged")
+                .description("per-minute metric rows older than queen.metrics.retention-days deleted").register(registry);
         this.batch = Math.max(1, r.batchSize());
         this.parallelism = Math.min(16, Math.max(1, r.parallelism()));
         this.dueCap = r.dueCap() > 0 ? r.dueCap() : (int) Math.min(1_000_000L, (long) batch * parallelism * 5);
@@ -97,7 +106,8 @@ public class RetentionCycle {
                 .description("message traces deleted because they outlived their queue's retention").register(registry);
         this.cycles = Counter.builder("queen.retention.cycles").description("retention cycles run by this broker")
                 .register(registry);
-        this.cycleTime = Timer.builder("queen.retention.cycle.duration").register(registry);
+        this.cycleTime = Timer.builder("queen.retention.cycle.duration")
+                .description("wall time of one retention cycle of this broker").register(registry);
     }
 
     /** The per-queue, per-rule cap on partitions taken into one cycle's work list. */
@@ -139,8 +149,9 @@ public class RetentionCycle {
                 lastCleanup = now;
                 deletedPartitions = cleanup(now.minus(cleanupAge), touched);
             }
+            long metricRowsPurged = purgeMetrics(now.minus(metricsAge));
             Duration took = Duration.ofNanos(System.nanoTime() - t0);
-            Report report = summarize(work.size(), touched, deletedPartitions, took);
+            Report report = summarize(work.size(), touched, deletedPartitions, took, metricRowsPurged);
             cycles.increment();
             cycleTime.record(took);
             if (report.deletedSomething()) {
@@ -278,11 +289,38 @@ public class RetentionCycle {
         return total;
     }
 
-    private Counter counter(Map<String, Counter> cache, String name, String type) {
-        return cache.computeIfAbsent(type, t -> Counter.builder(name).tag("type", t).register(registry));
+    /**
+     * Per-minute metric rows older than the cutoff: a few bounded steps per cycle (index range scans on the
+     * bucket-leading keys, nothing to do costs one probe per table); a backlog is finished by later cycles.
+     */
+    private long purgeMetrics(Instant cutoff) {
+        long total = 0;
+        try {
+            for (int i = 0; i < 10; i++) {
+                long[] r = metrics.purgeStep(cutoff, batch);
+                total += r[0];
+                if (r[1] == 1) {
+                    break;
+                }
+            }
+        } catch (SQLException e) {
+            LOG.warnf("metrics purge failed: %s", e.getMessage());
+        }
+        if (total > 0) {
+            metricRows.increment(total);
+        }
+        return total;
     }
 
-    private static Report summarize(int workItems, List<Touched> touched, int partitionsDeleted, Duration took) {
+    private Counter counter(Map<String, Counter> cache, String name, String type) {
+        String help = name.endsWith("segments.deleted") ? "segments deleted by retention (type = rule)"
+                : "messages deleted by retention (type = rule)";
+        return cache.computeIfAbsent(type, t -> Counter.builder(name).tag("type", t).description(help)
+                .register(registry));
+    }
+
+    private static Report summarize(int workItems, List<Touched> touched, int partitionsDeleted, Duration took,
+            long metricRowsPurged) {
         AtomicLong segs = new AtomicLong();
         AtomicLong msgs = new AtomicLong();
         AtomicLong txns = new AtomicLong();
@@ -308,6 +346,6 @@ public class RetentionCycle {
             }
         }
         return new Report(true, workItems, copy, segs.get(), msgs.get(), txns.get(), evicted.get(), partitionsDeleted,
-                took);
+                took, metricRowsPurged);
     }
 }

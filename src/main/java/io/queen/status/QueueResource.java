@@ -32,8 +32,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class QueueResource {
     private final StatusStore store;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    QueueResource(StatusStore store, Callers callers) {
+    QueueResource(StatusStore store, Callers callers, StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.callers = callers;
     }
@@ -46,33 +48,38 @@ public class QueueResource {
                     + "segment primary-key probe per non-empty partition (newestMessage).")
     @APIResponse(responseCode = "200", description = "{id, name, namespace, task, priority, createdAt, "
             + "storage:\"segments\", config:{<options of /configure>}, partitions:[{id, name, createdAt, stats:{total, "
-            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage}], totals:{...}}")
+            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage, logStart, lastOffset}], totals:{...}}")
     @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response get(@PathParam("queue") String name) throws SQLException {
         UUID tenant = callers.tenant();
-        StatusStore.Queue q = requireQueue(store, tenant, name);
-        List<StatusStore.PartitionRow> parts = store.partitions(q.id());
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.put("id", q.id().toString());
-        out.put("name", q.name());
-        out.put("namespace", q.namespace());
-        out.put("task", q.task());
-        out.put("priority", q.priority());
-        out.put("createdAt", Times.millis(q.createdAt()));
-        out.put("storage", "segments");
-        out.set("config", q.config());
-        ArrayNode ps = out.putArray("partitions");
-        for (StatusStore.PartitionRow p : parts) {
-            ObjectNode o = ps.addObject();
-            o.put("id", p.id().toString());
-            o.put("name", p.name());
-            o.put("createdAt", Times.millis(p.createdAt()));
-            o.set("stats", StatusJson.messages(p.figures()));
-            o.put("oldestMessage", Times.millis(p.oldestAt()));
-            o.put("newestMessage", Times.millis(p.newestAt()));
-        }
-        out.set("totals", StatusJson.messages(sum(parts)));
-        return Json.ok(out);
+        return snapshots.serve(tenant, StatusSnapshots.key("resources/queue", name), () -> {
+            StatusStore.Queue q = requireQueue(store, tenant, name);
+            List<StatusStore.PartitionRow> parts = store.partitions(q.id());
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.put("id", q.id().toString());
+            out.put("name", q.name());
+            out.put("namespace", q.namespace());
+            out.put("task", q.task());
+            out.put("priority", q.priority());
+            out.put("createdAt", Times.millis(q.createdAt()));
+            out.put("storage", "segments");
+            out.set("config", q.config());
+            ArrayNode ps = out.putArray("partitions");
+            for (StatusStore.PartitionRow p : parts) {
+                ObjectNode o = ps.addObject();
+                o.put("id", p.id().toString());
+                o.put("name", p.name());
+                o.put("createdAt", Times.millis(p.createdAt()));
+                o.set("stats", StatusJson.messages(p.figures()));
+                o.put("oldestMessage", Times.millis(p.oldestAt()));
+                o.put("newestMessage", Times.millis(p.newestAt()));
+                // the watermarks: live offsets are logStart..lastOffset (empty when lastOffset < logStart)
+                o.put("logStart", p.logStart());
+                o.put("lastOffset", p.lastOffset());
+            }
+            out.set("totals", StatusJson.messages(sum(parts)));
+            return out;
+        });
     }
 
     static StatusStore.Queue requireQueue(StatusStore store, UUID tenant, String name) throws SQLException {

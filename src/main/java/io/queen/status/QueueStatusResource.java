@@ -41,8 +41,11 @@ public class QueueStatusResource {
     private final MessageBrowser browser;
     private final StatusConfig limits;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, Callers callers) {
+    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, Callers callers,
+            StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.browser = browser;
         this.limits = limits;
@@ -65,14 +68,11 @@ public class QueueStatusResource {
         UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
-        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
-                StatusJson.filter(task, "task"), null, limit, offset);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        ArrayNode qs = out.putArray("queues");
-        page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
-        out.put("total", page.matching());
-        out.set("pagination", StatusJson.pagination(limit, offset));
-        return Json.ok(out);
+        String ns = StatusJson.filter(namespace, "namespace");
+        String tk = StatusJson.filter(task, "task");
+        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, limit, offset), () -> {
+            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, limit, offset), limit, offset);
+        });
     }
 
     @GET
@@ -92,45 +92,47 @@ public class QueueStatusResource {
     public Response detail(@PathParam("queue") String name,
             @QueryParam("includePartitions") String includePartitions) throws SQLException {
         UUID tenant = callers.tenant();
-        StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
-        List<StatusStore.PartitionRow> parts = store.partitions(q.id());
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        ObjectNode qo = out.putObject("queue");
-        qo.put("id", q.id().toString());
-        qo.put("name", q.name());
-        qo.put("namespace", q.namespace());
-        qo.put("task", q.task());
-        qo.put("priority", q.priority());
-        qo.put("createdAt", Times.millis(q.createdAt()));
-        ObjectNode cfg = qo.putObject("config");
-        JsonNode options = q.config();
-        cfg.set("leaseTime", options.get("leaseTime"));
-        cfg.set("retryLimit", options.get("retryLimit"));
-        cfg.set("retryDelay", options.get("retryDelay"));
-        cfg.set("ttl", options.get("ttl"));
-        cfg.set("maxQueueSize", options.get("maxSize"));
-        cfg.set("deadLetterQueue", options.get("deadLetterQueue"));
-        qo.put("storage", "segments");
-        ArrayNode ps = out.putArray("partitions");
-        for (StatusStore.PartitionRow p : parts) {
-            ObjectNode o = ps.addObject();
-            o.put("id", p.id().toString());
-            o.put("name", p.name());
-            o.put("createdAt", Times.millis(p.createdAt()));
-            o.set("messages", StatusJson.messages(p.figures()));
-            o.set("stats", StatusJson.messages(p.figures()));
-            o.putObject("cursor").put("totalConsumed", p.totalConsumed()).put("consumers", p.cursors())
-                    .put("activeLeases", p.leases());
-            // last push, quantized to 1 s by the allocator (the column is indexed, see storage model)
-            o.put("lastActivity", Times.millis(p.lastWriteAt()));
-            o.put("oldestMessage", Times.millis(p.oldestAt()));
-            o.put("newestMessage", Times.millis(p.newestAt()));
-        }
-        StatusStore.Figures t = QueueResource.sum(parts);
-        ObjectNode totals = out.putObject("totals");
-        totals.set("messages", StatusJson.messages(t));
-        totals.setAll(StatusJson.messages(t));
-        return Json.ok(out);
+        return snapshots.serve(tenant, StatusSnapshots.key("status/queue", name), () -> {
+            StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
+            List<StatusStore.PartitionRow> parts = store.partitions(q.id());
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            ObjectNode qo = out.putObject("queue");
+            qo.put("id", q.id().toString());
+            qo.put("name", q.name());
+            qo.put("namespace", q.namespace());
+            qo.put("task", q.task());
+            qo.put("priority", q.priority());
+            qo.put("createdAt", Times.millis(q.createdAt()));
+            ObjectNode cfg = qo.putObject("config");
+            JsonNode options = q.config();
+            cfg.set("leaseTime", options.get("leaseTime"));
+            cfg.set("retryLimit", options.get("retryLimit"));
+            cfg.set("retryDelay", options.get("retryDelay"));
+            cfg.set("ttl", options.get("ttl"));
+            cfg.set("maxQueueSize", options.get("maxSize"));
+            cfg.set("deadLetterQueue", options.get("deadLetterQueue"));
+            qo.put("storage", "segments");
+            ArrayNode ps = out.putArray("partitions");
+            for (StatusStore.PartitionRow p : parts) {
+                ObjectNode o = ps.addObject();
+                o.put("id", p.id().toString());
+                o.put("name", p.name());
+                o.put("createdAt", Times.millis(p.createdAt()));
+                o.set("messages", StatusJson.messages(p.figures()));
+                o.set("stats", StatusJson.messages(p.figures()));
+                o.putObject("cursor").put("totalConsumed", p.totalConsumed()).put("consumers", p.cursors())
+                        .put("activeLeases", p.leases());
+                // last push, quantized to 1 s by the allocator (the column is indexed, see storage model)
+                o.put("lastActivity", Times.millis(p.lastWriteAt()));
+                o.put("oldestMessage", Times.millis(p.oldestAt()));
+                o.put("newestMessage", Times.millis(p.newestAt()));
+            }
+            StatusStore.Figures t = QueueResource.sum(parts);
+            ObjectNode totals = out.putObject("totals");
+            totals.set("messages", StatusJson.messages(t));
+            totals.setAll(StatusJson.messages(t));
+            return out;
+        });
     }
 
     @GET

@@ -23,19 +23,25 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/resources/overview|queues|namespaces|tasks} (API spec 4.1). Figures are offset arithmetic on
- * watermarks and cursors, computed on every request (so {@code statsAge} is 0). Stateless, thread-safe.
+ * watermarks and cursors; a costly answer is served from a {@link StatusSnapshots} snapshot ({@code statsAge} says
+ * how old, 0 when fresh). Thread-safe.
  */
 @Path("/api/v1/resources")
 @Access(Access.Level.READ)
 @Tag(name = "resources")
 public class ResourcesResource {
+    /** Complete minutes the overview's rates average over. */
+    static final int RATE_MINUTES = 5;
+
     static final int DEFAULT_QUEUE_LIMIT = 100;
 
     private final StatusStore store;
     private final StatusConfig limits;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers) {
+    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.limits = limits;
         this.callers = callers;
@@ -47,38 +53,41 @@ public class ResourcesResource {
     @RunOnVirtualThread
     @Operation(summary = "Broker-wide counts, message figures and consumer lag",
             description = "Cost: O(partitions + cursors + dead letters) plus one segment primary-key probe per "
-                    + "lagging cursor. throughput is null: it needs the per-minute buckets, not the log.")
+                    + "lagging cursor. throughput: messages pushed and positively acked per second over the "
+                    + "5 complete minutes before this one (the per-minute buckets; 0 when idle).")
     @APIResponse(responseCode = "200", description = "{queues, partitions, namespaces, tasks, messages:{total, "
             + "pending, processing, completed, failed, deadLetter}, lag:{time:{avg, median, min, max}, offset:{avg, "
             + "median, min, max}}, throughput:{ingestedPerSecond, processedPerSecond}, timestamp, statsAge}")
     public Response overview() throws SQLException {
         UUID tenant = callers.tenant();
-        StatusStore.Totals t = store.totals(tenant, null, null, null);
-        StatusStore.LagStats lag = store.lagStats(tenant);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.put("queues", t.queues());
-        out.put("partitions", t.partitions());
-        out.put("namespaces", t.namespaces());
-        out.put("tasks", t.tasks());
-        out.set("messages", StatusJson.messages(t.figures()));
-        ObjectNode l = out.putObject("lag");
-        ObjectNode time = l.putObject("time");
-        time.put("avg", lag.timeAvg());
-        time.put("median", lag.timeMedian());
-        time.put("min", lag.timeMin());
-        time.put("max", lag.timeMax());
-        ObjectNode off = l.putObject("offset");
-        off.put("avg", lag.offsetAvg());
-        off.put("median", lag.offsetMedian());
-        off.put("min", lag.offsetMin());
-        off.put("max", lag.offsetMax());
-        // rates need per-minute counters; the log's watermarks say how much, not how fast
-        ObjectNode tp = out.putObject("throughput");
-        tp.putNull("ingestedPerSecond");
-        tp.putNull("processedPerSecond");
-        out.put("timestamp", Times.millis(Instant.now()));
-        out.put("statsAge", 0);
-        return Json.ok(out);
+        return snapshots.serve(tenant, "overview", () -> {
+            StatusStore.Totals t = store.totals(tenant, null, null, null);
+            StatusStore.LagStats lag = store.lagStats(tenant);
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.put("queues", t.queues());
+            out.put("partitions", t.partitions());
+            out.put("namespaces", t.namespaces());
+            out.put("tasks", t.tasks());
+            out.set("messages", StatusJson.messages(t.figures()));
+            ObjectNode l = out.putObject("lag");
+            ObjectNode time = l.putObject("time");
+            time.put("avg", lag.timeAvg());
+            time.put("median", lag.timeMedian());
+            time.put("min", lag.timeMin());
+            time.put("max", lag.timeMax());
+            ObjectNode off = l.putObject("offset");
+            off.put("avg", lag.offsetAvg());
+            off.put("median", lag.offsetMedian());
+            off.put("min", lag.offsetMin());
+            off.put("max", lag.offsetMax());
+            // rates come from the per-minute buckets: the log's watermarks say how much, not how fast
+            double[] rates = store.recentRates(tenant, RATE_MINUTES);
+            ObjectNode tp = out.putObject("throughput");
+            tp.put("ingestedPerSecond", rates[0]);
+            tp.put("processedPerSecond", rates[1]);
+            out.put("timestamp", Times.millis(Instant.now()));
+            return out;
+        });
     }
 
     @GET
@@ -99,14 +108,12 @@ public class ResourcesResource {
         UUID tenant = callers.tenant();
         int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         int offset = StatusJson.offset(offsetParam);
-        StatusStore.QueuePage page = store.queues(tenant, null, StatusJson.filter(namespace, "namespace"),
-                StatusJson.filter(task, "task"), StatusJson.filter(search, "search"), limit, offset);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        ArrayNode qs = out.putArray("queues");
-        page.queues().forEach(q -> qs.add(StatusJson.queueEntry(q)));
-        out.put("total", page.matching());
-        out.set("pagination", StatusJson.pagination(limit, offset));
-        return Json.ok(out);
+        String ns = StatusJson.filter(namespace, "namespace");
+        String tk = StatusJson.filter(task, "task");
+        String sr = StatusJson.filter(search, "search");
+        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, limit, offset), () -> {
+            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, limit, offset), limit, offset);
+        });
     }
 
     @GET
@@ -118,7 +125,8 @@ public class ResourcesResource {
     @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
             + "messages:{total, pending}}]}")
     public Response namespaces() throws SQLException {
-        return Json.ok(rollup("namespace", "namespaces"));
+        UUID tenant = callers.tenant();
+        return snapshots.serve(tenant, "namespaces", () -> rollup(tenant, "namespace", "namespaces"));
     }
 
     @GET
@@ -129,13 +137,14 @@ public class ResourcesResource {
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")
     public Response tasks() throws SQLException {
-        return Json.ok(rollup("task", "tasks"));
+        UUID tenant = callers.tenant();
+        return snapshots.serve(tenant, "tasks", () -> rollup(tenant, "task", "tasks"));
     }
 
-    private ObjectNode rollup(String by, String key) throws SQLException {
+    private ObjectNode rollup(UUID tenant, String by, String key) throws SQLException {
         ObjectNode out = Json.MAPPER.createObjectNode();
         ArrayNode arr = out.putArray(key);
-        for (StatusStore.Rollup r : store.rollup(callers.tenant(), by)) {
+        for (StatusStore.Rollup r : store.rollup(tenant, by)) {
             ObjectNode o = arr.addObject();
             o.put(by, r.key());
             o.put("queues", r.queues());

@@ -1,6 +1,7 @@
 package io.queen.status;
 
 import io.queen.auth.Access;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
@@ -14,29 +15,35 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * {@code POST /api/v1/stats/refresh} (API spec 4.12). Every figure of the status and consumer-group views is
- * computed from watermarks and cursors at request time, so there is no cached statistic to recompute: the route
- * answers at once and touches nothing. Stateless.
+ * {@code POST /api/v1/stats/refresh} (API spec 4.12). Figures are computed from watermarks and cursors; the only
+ * kept statistics are the caller's tenant's {@link StatusSnapshots} of costly answers, which this drops so the next
+ * read computes them afresh. Thread-safe.
  */
 @Path("/api/v1/stats/refresh")
 @Access(Access.Level.ADMIN)
 @Tag(name = "consumer-groups")
 public class StatsRefreshResource {
     private final ObjectMapper mapper;
+    private final StatusSnapshots snapshots;
+    private final Callers callers;
 
-    StatsRefreshResource(ObjectMapper mapper) {
+    StatsRefreshResource(ObjectMapper mapper, StatusSnapshots snapshots, Callers callers) {
         this.mapper = mapper;
+        this.snapshots = snapshots;
+        this.callers = callers;
     }
 
     @POST
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Recompute cached statistics (nothing is cached: a no-op)",
-            description = "Body optional ({} or empty). Cost: none.")
-    @APIResponse(responseCode = "200", description = "{success:true, reason}")
+    @Operation(summary = "Drop the tenant's status snapshots: the next reads compute their figures afresh",
+            description = "Body optional ({} or empty). Cost: none now; each dropped view is recomputed on its next "
+                    + "read.")
+    @APIResponse(responseCode = "200", description = "{success:true, dropped, reason}")
     @APIResponse(responseCode = "400", description = "a body that is not a JSON object")
     public Response refresh(byte[] body) {
         Bodies.objectOrEmpty(mapper, body);
-        return Json.ok(Json.MAPPER.createObjectNode().put("success", true)
-                .put("reason", "statistics are computed from watermarks and cursors on every read"));
+        int dropped = snapshots.invalidate(callers.tenant());
+        return Json.ok(Json.MAPPER.createObjectNode().put("success", true).put("dropped", dropped)
+                .put("reason", "figures come from watermarks and cursors; the next reads compute them afresh"));
     }
 }

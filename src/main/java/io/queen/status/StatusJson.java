@@ -68,4 +68,14 @@ final class StatusJson {
     static ObjectNode pagination(int limit, int offset) {
         return Json.MAPPER.createObjectNode().put("limit", limit).put("offset", offset);
     }
+
+    /** A queue listing's answer: {@code {queues:[...], total, pagination}}. */
+    static ObjectNode queuePage(StatusStore.QueuePage page, int limit, int offset) {
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode qs = out.putArray("queues");
+        page.queues().forEach(q -> qs.add(queueEntry(q)));
+        out.put("total", page.matching());
+        out.set("pagination", pagination(limit, offset));
+        return out;
+    }
 }

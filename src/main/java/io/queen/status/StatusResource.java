@@ -4,7 +4,7 @@ import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.queen.api.ApiException;
+import io.queen.analytics.TimeRange;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -16,7 +16,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -24,9 +23,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/status} (API spec 4.7): the dashboard's summary. What the storage model knows is computed
- * here (queues, message figures, live leases, dead letters); {@code throughput} is a per-minute series and the log
- * keeps no per-minute record, so it is an empty array (as are the worker and error summaries, which this route
- * does not carry). Stateless, thread-safe.
+ * here (queues, message figures, live leases, dead letters); {@code throughput} comes from the per-minute buckets
+ * the brokers write (db/015_metrics.sql), bucketed so that the window has at most {@link TimeRange#MAX_POINTS}
+ * points. Stateless, thread-safe.
  */
 @Path("/api/v1/status")
 @Access(Access.Level.READ)
@@ -37,8 +36,10 @@ public class StatusResource {
     private final StatusStore store;
     private final StatusConfig limits;
     private final Callers callers;
+    private final StatusSnapshots snapshots;
 
-    StatusResource(StatusStore store, StatusConfig limits, Callers callers) {
+    StatusResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
+        this.snapshots = snapshots;
         this.store = store;
         this.limits = limits;
         this.callers = callers;
@@ -48,12 +49,14 @@ public class StatusResource {
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     @Operation(summary = "Dashboard summary: queues, message figures, leases, dead letters",
-            description = "Filters queue, namespace, task; from/to (default the last hour) only bound the "
-                    + "throughput series, which is empty (no per-minute buckets in the log). At most "
-                    + "queen.status.max-limit (1000) queues are listed (queuesTotal counts all). Cost: "
-                    + "O(partitions + cursors + dead letters of the matching queues).")
+            description = "Filters queue, namespace, task; from/to (default the last hour, at most 31 days) bound "
+                    + "the throughput series (per-minute buckets, widened to keep at most 1500 points; empty "
+                    + "buckets are zeros). At most queen.status.max-limit (1000) queues are listed (queuesTotal "
+                    + "counts all). Cost: O(partitions + cursors + dead letters of the matching queues) plus an "
+                    + "index range scan of the window's bucket rows.")
     @APIResponse(responseCode = "200", description = "{timeRange:{from, to}, bucketMinutes, pointCount, "
-            + "throughput:[], queues:[{id, name, namespace, task, partitions, totalConsumed}], queuesTotal, "
+            + "throughput:[{timestamp, ingested, processed, popMessages, ingestedPerSecond, processedPerSecond, "
+            + "popPerSecond, avgLagMs, maxLagMs}], queues:[{id, name, namespace, task, partitions, totalConsumed}], queuesTotal, "
             + "messages:{total, pending, processing, completed, failed, deadLetter}, leases:{active, "
             + "partitionsWithLeases, totalBatchSize}, deadLetterQueue:{totalMessages, affectedPartitions, "
             + "topErrors:[{error, count}]}, statsAge}")
@@ -62,45 +65,58 @@ public class StatusResource {
             @QueryParam("queue") String queue, @QueryParam("namespace") String namespace,
             @QueryParam("task") String task) throws SQLException {
         UUID tenant = callers.tenant();
-        Instant t = Times.parse(to, "to", Instant.now());
-        Instant f = Times.parse(from, "from", t.minus(Duration.ofHours(1)));
-        if (f.isAfter(t)) {
-            throw ApiException.badRequest("from must not be after to");
-        }
+        TimeRange.parse(from, to, Duration.ofHours(1));  // 400 before anything is computed or kept
         String q = StatusJson.filter(queue, "queue");
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
-        StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
-        StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        out.putObject("timeRange").put("from", Times.millis(f)).put("to", Times.millis(t));
-        out.put("bucketMinutes", 1);
-        out.put("pointCount", 0);
-        out.putArray("throughput");
-        ArrayNode qs = out.putArray("queues");
-        for (StatusStore.QueueRow r : page.queues()) {
-            ObjectNode o = qs.addObject();
-            o.put("id", r.id().toString());
-            o.put("name", r.name());
-            o.put("namespace", r.namespace());
-            o.put("task", r.task());
-            o.put("partitions", r.partitions());
-            o.put("totalConsumed", r.totalConsumed());
-        }
-        out.put("queuesTotal", page.matching());
-        out.set("messages", StatusJson.messages(totals.figures()));
-        ObjectNode leases = out.putObject("leases");
-        leases.put("active", totals.leases());
-        leases.put("partitionsWithLeases", totals.partitionsWithLeases());
-        leases.put("totalBatchSize", totals.leasedSpan());
-        ObjectNode dlq = out.putObject("deadLetterQueue");
-        dlq.put("totalMessages", totals.figures().deadLetter());
-        dlq.put("affectedPartitions", totals.dlqPartitions());
-        ArrayNode errors = dlq.putArray("topErrors");
-        for (StatusStore.ErrorCount e : store.topErrors(tenant, q, ns, tk, TOP_ERRORS)) {
-            errors.addObject().put("error", e.error()).put("count", e.count());
-        }
-        out.put("statsAge", 0);
-        return Json.ok(out);
+        // the window moves with now unless both ends are given: recomputed on every refresh
+        return snapshots.serve(tenant, StatusSnapshots.key("status", from, to, q, ns, tk), () -> {
+            TimeRange range = TimeRange.parse(from, to, Duration.ofHours(1));
+            StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
+            StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.putObject("timeRange").put("from", Times.millis(range.from())).put("to", Times.millis(range.to()));
+            out.put("bucketMinutes", range.bucketMinutes());
+            ArrayNode series = out.putArray("throughput");
+            double seconds = range.bucketMinutes() * 60.0;
+            for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
+                    range.bucketMinutes(), q, ns, tk)) {
+                ObjectNode o = series.addObject();
+                o.put("timestamp", Times.millis(p.bucket()));
+                o.put("ingested", p.pushMessages());
+                o.put("processed", p.ackMessages());
+                o.put("popMessages", p.popMessages());
+                o.put("ingestedPerSecond", p.pushMessages() / seconds);
+                o.put("processedPerSecond", p.ackMessages() / seconds);
+                o.put("popPerSecond", p.popMessages() / seconds);
+                o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
+                o.put("maxLagMs", p.lagMaxMs());
+            }
+            out.put("pointCount", series.size());
+            ArrayNode qs = out.putArray("queues");
+            for (StatusStore.QueueRow r : page.queues()) {
+                ObjectNode o = qs.addObject();
+                o.put("id", r.id().toString());
+                o.put("name", r.name());
+                o.put("namespace", r.namespace());
+                o.put("task", r.task());
+                o.put("partitions", r.partitions());
+                o.put("totalConsumed", r.totalConsumed());
+            }
+            out.put("queuesTotal", page.matching());
+            out.set("messages", StatusJson.messages(totals.figures()));
+            ObjectNode leases = out.putObject("leases");
+            leases.put("active", totals.leases());
+            leases.put("partitionsWithLeases", totals.partitionsWithLeases());
+            leases.put("totalBatchSize", totals.leasedSpan());
+            ObjectNode dlq = out.putObject("deadLetterQueue");
+            dlq.put("totalMessages", totals.figures().deadLetter());
+            dlq.put("affectedPartitions", totals.dlqPartitions());
+            ArrayNode errors = dlq.putArray("topErrors");
+            for (StatusStore.ErrorCount e : store.topErrors(tenant, q, ns, tk, TOP_ERRORS)) {
+                errors.addObject().put("error", e.error()).put("count", e.count());
+            }
+            return out;
+        });
     }
 }

@@ -184,6 +184,46 @@ public class StatusStore {
         }
     }
 
+    /** One point of the status throughput series (db/015_metrics.sql). */
+    public record Throughput(java.time.OffsetDateTime bucket, long pushMessages, long ackMessages, long popMessages,
+            long lagCount, long lagSumMs, long lagMaxMs) {
+    }
+
+    public List<Throughput> throughput(UUID tenant, java.time.OffsetDateTime from, java.time.OffsetDateTime to,
+            int bucketMinutes, String queue, String namespace, String task) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT * FROM queen.metrics_throughput_v1(?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setObject(2, from);
+            ps.setObject(3, to);
+            ps.setInt(4, bucketMinutes);
+            ps.setString(5, queue);
+            ps.setString(6, namespace);
+            ps.setString(7, task);
+            List<Throughput> out = new java.util.ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Throughput(rs.getObject(1, java.time.OffsetDateTime.class), rs.getLong(2),
+                            rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7)));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** Pushed and positively acked messages per second over the last {@code minutes} complete minutes. */
+    public double[] recentRates(UUID tenant, int minutes) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.metrics_recent_rates_v1(?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setInt(2, minutes);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new double[] {rs.getDouble(1), rs.getDouble(2)};
+            }
+        }
+    }
+
     public LagStats lagStats(UUID tenant) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.status_lag_stats_v1(?)")) {

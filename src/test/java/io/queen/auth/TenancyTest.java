@@ -13,6 +13,9 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.queen.analytics.MetricsFlusher;
+import jakarta.inject.Inject;
+import java.time.Instant;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.Test;
 @TestProfile(JwtProfile.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class TenancyTest {
+    @Inject
+    MetricsFlusher flusher;
     static final String A = Tokens.token("alice", "admin", "acme");
     static final String B = Tokens.token("bob", "admin", "globex");
     static final String Q = "shared";
@@ -175,6 +180,27 @@ class TenancyTest {
         assertEquals(0, json(Tokens.get(B, "/api/v1/traces/by-name/tenant-trace").body()).get("total").asLong());
         assertEquals(0, json(Tokens.get(B, "/api/v1/traces/names").body()).get("total").asLong());
 
+        // per-minute metrics: each tenant's series count its own traffic on the shared name only; broker-wide
+        // views (every tenant's traffic, the brokers' processes, the shared database) are the default tenant's
+        assertTrue(flusher.flushNow() >= 2, "one row per (tenant, queue)");
+        String range = "from=" + Instant.now().minusSeconds(600) + "&to=" + Instant.now().plusSeconds(60);
+        JsonNode opsA = json(Tokens.get(A, "/api/v1/analytics/queue-ops?queue=" + Q + "&" + range).body());
+        JsonNode opsB = json(Tokens.get(B, "/api/v1/analytics/queue-ops?queue=" + Q + "&" + range).body());
+        assertEquals(1, opsA.get("queues").size(), opsA.toString());
+        assertEquals(4, opsA.get("queues").get(0).get("pushMessages").asLong(), opsA.toString());
+        assertEquals(3, opsB.get("queues").get(0).get("pushMessages").asLong(), opsB.toString());
+        assertEquals(4, sumMessages(json(Tokens.get(A, "/api/v1/status/analytics?interval=minute&queue=" + Q + "&"
+                + range).body())));
+        assertEquals(3, sumMessages(json(Tokens.get(B, "/api/v1/status/analytics?interval=minute&queue=" + Q + "&"
+                + range).body())));
+        for (String route : new String[] {"system-metrics", "worker-metrics", "postgres-stats"}) {
+            Http.Reply r = Tokens.get(B, "/api/v1/analytics/" + route);
+            assertEquals(403, r.status(), route + ": " + r.body());
+            assertTrue(r.body().contains("default tenant"), r.body());
+            assertEquals(200, Tokens.get(Tokens.token("ops", "read-only", null), "/api/v1/analytics/" + route)
+                    .status(), route);
+        }
+
         // B's deleted group starts over on B's messages only
         assertAllFrom("b", pop(B, "/api/v1/pop/queue/" + Q + "?batch=100&consumerGroup=" + G));
         // deleting the queue in B leaves A's queue
@@ -183,6 +209,14 @@ class TenancyTest {
 
         // metrics carry no queue names (no queue labels at all)
         assertFalse(Tokens.get(null, "/metrics/prometheus").body().contains(Q));
+    }
+
+    static long sumMessages(JsonNode analytics) {
+        long n = 0;
+        for (JsonNode p : analytics.get("dataPoints")) {
+            n += p.get("messages").asLong();
+        }
+        return n;
     }
 
     @Test

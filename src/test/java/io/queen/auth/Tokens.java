@@ -12,13 +12,13 @@ import java.time.Instant;
  * HS256 tokens shaped like the official clients' tests sign them ({@code sub}, {@code role}, {@code iat},
  * {@code exp}, optionally {@code tenant}), and requests that carry one. Stateless.
  */
-final class Tokens {
-    static final String SECRET = "queen-test-secret-0123456789abcdef-0123456789abcdef";
+public final class Tokens {
+    public static final String SECRET = "queen-test-secret-0123456789abcdef-0123456789abcdef";
 
     private Tokens() {
     }
 
-    static String token(String sub, String role, String tenant) {
+    public static String token(String sub, String role, String tenant) {
         JwtClaimsBuilder b = Jwt.claims().issuedAt(Instant.now()).expiresAt(Instant.now().plusSeconds(3600));
         if (sub != null) {
             b.subject(sub);
@@ -32,21 +32,21 @@ final class Tokens {
         return b.signWithSecret(SECRET);
     }
 
-    static Http.Reply get(String token, String path) {
+    public static Http.Reply get(String token, String path) {
         return Http.send(request(token, path).GET().build());
     }
 
-    static Http.Reply delete(String token, String path) {
+    public static Http.Reply delete(String token, String path) {
         return Http.send(request(token, path).DELETE().build());
     }
 
-    static Http.Reply post(String token, String path, String json) {
+    public static Http.Reply post(String token, String path, String json) {
         return Http.send(request(token, path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
     /** {@code Authorization: Bearer <token>}; a token starting with "raw:" is sent without the scheme. */
-    static HttpRequest.Builder request(String token, String path) {
+    public static HttpRequest.Builder request(String token, String path) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(Http.base() + path)).timeout(Duration.ofSeconds(60));
         if (token != null) {
             b.header("Authorization", token.startsWith("raw:") ? token.substring(4) : "Bearer " + token);

@@ -1,0 +1,77 @@
+// One queue: totals, partitions with their watermarks and figures, consumer groups' lag, and the effective
+// configuration (editable with a write role, saved through POST /api/v1/configure).
+import { get, post, canWrite } from '../api.js';
+import { h, num, time, ago, figures, section, table, act, groupName } from '../ui.js';
+
+export async function render([name], _query, { refresh }) {
+  const [q, groups] = await Promise.all([
+    get('/api/v1/resources/queues/' + encodeURIComponent(name)),
+    get('/api/v1/consumer-groups'),
+  ]);
+  const t = q.totals;
+  const mine = groups.filter(g => g.queueName === q.name);
+  const base = '#/queues/' + encodeURIComponent(q.name) + '/partitions/';
+  return h('div', { class: 'page', 'data-title': q.name },
+    h('div', { class: 'page-head' }, h('h1', null, h('a', { href: '#/queues' }, 'Queues'), ' / ', q.name),
+      h('span', { class: 'muted' }, [q.namespace, q.task].filter(Boolean).join(' / ') || 'no namespace or task'),
+      h('button', { type: 'button', onclick: refresh }, 'Refresh')),
+    figures([
+      ['Messages', num(t.total), 'total'], ['Pending', num(t.pending), 'pending'],
+      ['Processing', num(t.processing), 'processing'], ['Completed', num(t.completed), 'completed'],
+      ['Failed', num(t.failed), 'failed'], ['Dead letters', num(t.deadLetter), 'deadLetter'],
+    ]),
+    section('Partitions', table([
+      { label: 'Partition', key: 'name', value: p => h('a', { href: base + encodeURIComponent(p.name) }, p.name) },
+      { label: 'Log start', key: 'logStart', value: p => num(p.logStart), num: true },
+      { label: 'Last offset', key: 'lastOffset', value: p => num(p.lastOffset), num: true },
+      { label: 'Messages', key: 'total', value: p => num(p.stats.total), num: true },
+      { label: 'Pending', key: 'pending', value: p => num(p.stats.pending), num: true },
+      { label: 'Processing', key: 'processing', value: p => num(p.stats.processing), num: true },
+      { label: 'Completed', key: 'completed', value: p => num(p.stats.completed), num: true },
+      { label: 'Failed', key: 'failed', value: p => num(p.stats.failed), num: true },
+      { label: 'Dead letters', key: 'deadLetter', value: p => num(p.stats.deadLetter), num: true },
+      { label: 'Oldest', key: 'oldest', value: p => time(p.oldestMessage) },
+      { label: 'Newest', key: 'newest', value: p => time(p.newestMessage) },
+    ], q.partitions, { empty: 'No partitions.', rowAttrs: p => ({ 'data-partition': p.name }) })),
+    section('Consumer groups', table([
+      { label: 'Group', key: 'group', value: g => h('a', { href: '#/groups/' + encodeURIComponent(g.name) }, groupName(g.name)) },
+      { label: 'Partitions', key: 'members', value: g => num(g.members), num: true },
+      { label: 'Lagging', key: 'partitionsWithLag', value: g => num(g.partitionsWithLag), num: true },
+      { label: 'Offset lag', key: 'totalLag', value: g => num(g.totalLag), num: true },
+      { label: 'Time lag', key: 'maxTimeLag', value: g => ago(g.maxTimeLag), num: true },
+      { label: 'State', key: 'state', value: g => g.state },
+    ], mine, { empty: 'No consumer has read this queue yet.', rowAttrs: g => ({ 'data-group': g.name }) })),
+    section('Configuration', config(q, refresh)));
+}
+
+function config(q, refresh) {
+  const write = canWrite();
+  const inputs = {};
+  const fields = Object.entries(q.config || {}).map(([k, v]) => {
+    const input = typeof v === 'boolean'
+      ? h('input', { type: 'checkbox', name: k, checked: v, disabled: !write })
+      : typeof v === 'number' || v === null
+        ? h('input', { type: 'number', name: k, value: v === null ? '' : String(v), min: '0', step: '1', disabled: !write })
+        : h('input', { type: 'text', name: k, value: v == null ? '' : String(v), readonly: true, title: 'fixed' });
+    inputs[k] = [input, v];
+    return h('label', { class: 'field' }, h('span', null, k), input);
+  });
+  const save = write ? h('button', { type: 'submit', class: 'primary', 'data-write': 'configure' }, 'Save configuration') : null;
+  return h('form', {
+    class: 'config', 'data-k': 'config',
+    onsubmit: async e => {
+      e.preventDefault();
+      const options = {};
+      for (const [k, [input, v]] of Object.entries(inputs)) {
+        if (typeof v === 'boolean') options[k] = input.checked;
+        else if (input.value === '') continue;
+        else if (input.type === 'number') options[k] = Number(input.value);
+        else options[k] = input.value;
+      }
+      const ok = await act(save, () => post('/api/v1/configure', { queue: q.name, namespace: q.namespace, task: q.task, options }),
+        'Configuration saved');
+      if (ok) refresh();
+    },
+  }, h('div', { class: 'fields' }, fields), save,
+  write ? null : h('p', { class: 'muted' }, 'Read-only: a read-write or admin token may change the configuration.'));
+}

@@ -1,0 +1,77 @@
+package io.queen.status;
+
+import static io.queen.testing.Api.json;
+import static io.queen.testing.Api.pushN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Snapshots of costly status answers, with every answer counted as costly (threshold 1 ms) and a fast refresher:
+ * a kept overview is served as computed (a push right after it is not yet counted, statsAge says how old), the
+ * refresher brings it up to date by itself, stats/refresh drops it at once, and an unknown queue's 404 is never
+ * kept.
+ */
+@QuarkusTest
+@TestProfile(StatusSnapshotsTest.Snapshots.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class StatusSnapshotsTest {
+    public static class Snapshots implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            // refresh 1 s: a snapshot is served for up to 2 s, long enough to see one on a busy machine
+            return Map.of("queen.status.snapshot-threshold-ms", "1", "queen.status.snapshot-refresh-ms", "1000");
+        }
+    }
+
+    @Inject
+    StatusSnapshots snapshots;
+
+    static long total(String path) {
+        return json(Http.get(path).body()).get("messages").get("total").asLong();
+    }
+
+    @Test
+    void costlyAnswersAreServedFromSnapshotsRefreshedInTheBackground() throws Exception {
+        pushN("snap", "p0", "a", 0, 5);
+        assertEquals(5, total("/api/v1/resources/overview"));
+        assertTrue(snapshots.size() >= 1, "the overview was kept");
+        pushN("snap", "p0", "a", 5, 3);
+        JsonNode served = json(Http.get("/api/v1/resources/overview").body());
+        // served from the snapshot unless the refresher ran in between; either way statsAge is consistent
+        long seen = served.get("messages").get("total").asLong();
+        assertTrue(seen == 5 || seen == 8, served.toString());
+        assertTrue(served.get("statsAge").asLong() >= 0 && served.get("statsAge").asLong() <= 2, served.toString());
+
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (total("/api/v1/resources/overview") != 8 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(8, total("/api/v1/resources/overview"), "the refresher updated the snapshot by itself");
+
+        pushN("snap", "p0", "a", 8, 2);
+        Http.Reply r = Http.post("/api/v1/stats/refresh", "{}");
+        assertEquals(200, r.status(), r.body());
+        assertTrue(json(r.body()).get("dropped").asInt() >= 1, r.body());
+        JsonNode fresh = json(Http.get("/api/v1/resources/overview").body());
+        assertEquals(10, fresh.get("messages").get("total").asLong(), "dropped: computed afresh");
+        assertEquals(0, fresh.get("statsAge").asLong());
+        assertEquals(10, json(Http.get("/api/v1/resources/queues/snap").body()).get("totals").get("total").asLong());
+
+        int kept = snapshots.size();
+        assertEquals(404, Http.get("/api/v1/resources/queues/nope").status());
+        assertEquals(404, Http.get("/api/v1/resources/queues/nope").status());
+        assertEquals(kept, snapshots.size(), "a 404 is never kept");
+    }
+}
