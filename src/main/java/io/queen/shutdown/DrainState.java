@@ -5,8 +5,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Where this broker is in its stop sequence: {@code SERVING}, then {@code LEAVING} (readiness already 503, still
  * serving), then {@code DRAINING} (new requests are refused, no new lease is granted, parked pops answer 204 at
- * once). It only moves
- * forward. Read on every pop, written by {@link GracefulShutdown}; thread-safe (one volatile field).
+ * once). It only moves forward. Read on every request and pop, written by {@link GracefulShutdown}; thread-safe
+ * (one volatile field; {@link #advance} is synchronized so two writers never move it backwards).
  */
 @ApplicationScoped
 public class DrainState {

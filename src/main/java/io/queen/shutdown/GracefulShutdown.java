@@ -46,8 +46,8 @@ public class GracefulShutdown {
     private volatile long stopRequestedAt;
     private volatile long requestsDoneMs = -1;
 
-    GracefulShutdown(DrainState state, AdmissionGate gate, PopWaiters waiters, LeaseRelease leases, RetentionScheduler retention,
-            QueenConfig config) {
+    GracefulShutdown(DrainState state, AdmissionGate gate, PopWaiters waiters, LeaseRelease leases,
+            RetentionScheduler retention, QueenConfig config) {
         this.state = state;
         this.gate = gate;
         this.waiters = waiters;
