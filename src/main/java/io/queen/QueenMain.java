@@ -6,7 +6,8 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 
 /**
  * Entry point of the packaged broker. Before Quarkus reads its configuration it decides which PostgreSQL to
- * use: the configured one ({@code PG_HOST} or {@code QUARKUS_DATASOURCE_JDBC_URL}), else a server listening on
+ * use: the configured one ({@code PG_HOST}, {@code PG_HOSTS}, {@code QUEEN_JDBC_URL} or
+ * {@code QUARKUS_DATASOURCE_JDBC_URL}), else a server listening on
  * 127.0.0.1:5432, else an embedded real PostgreSQL whose data survives restarts (see README).
  */
 @QuarkusMain

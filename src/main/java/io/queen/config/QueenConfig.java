@@ -39,6 +39,25 @@ public interface QueenConfig {
 
     Maintenance maintenance();
 
+    Shutdown shutdown();
+
+    /** What a broker does between SIGTERM and exit ({@code io.queen.shutdown.GracefulShutdown}). */
+    interface Shutdown {
+        /**
+         * Upper bound from SIGTERM to process exit, in milliseconds ({@code QUEEN_SHUTDOWN_TIMEOUT_MS}, default
+         * 25000: inside Kubernetes' default 30 s grace period, with room for the JVM to exit before SIGKILL).
+         * Requests still running when it is up are cut off and unreleased leases expire on their own.
+         */
+        long timeoutMs();
+
+        /**
+         * Time between SIGTERM and the drain during which the broker keeps serving while readiness already
+         * answers 503, so a load balancer stops routing to it first ({@code QUEEN_SHUTDOWN_DELAY_MS}, default 0;
+         * counted inside the timeout).
+         */
+        long delayMs();
+    }
+
     interface Maintenance {
         /** How often each broker re-reads the cluster-wide maintenance switches: a switch reaches it within this. */
         long pollMs();

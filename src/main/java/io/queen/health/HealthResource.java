@@ -3,6 +3,7 @@ package io.queen.health;
 import io.agroal.api.AgroalDataSource;
 import io.queen.auth.Access;
 import io.queen.config.QueenConfig;
+import io.queen.schema.SchemaApplier;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -18,18 +19,23 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-/** {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy. */
+/**
+ * {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy (the
+ * database does not answer, or it was unreachable at boot and the schema is not applied yet).
+ */
 @Path("/health")
 @Tag(name = "core")
 public class HealthResource {
     private final AgroalDataSource dataSource;
     private final QueenConfig config;
+    private final SchemaApplier schema;
     private final String version;
 
-    HealthResource(AgroalDataSource dataSource, QueenConfig config,
+    HealthResource(AgroalDataSource dataSource, QueenConfig config, SchemaApplier schema,
             @ConfigProperty(name = "quarkus.application.version", defaultValue = "dev") String version) {
         this.dataSource = dataSource;
         this.config = config;
+        this.schema = schema;
         this.version = version;
     }
 
@@ -43,15 +49,17 @@ public class HealthResource {
     @APIResponse(responseCode = "503", description = "{status:\"unhealthy\", database:\"disconnected\", ...}")
     public Response health() {
         boolean db = databaseAnswers(dataSource);
+        // healthy = can serve: a database reached after a failed boot is not served until the schema is applied
+        boolean serving = db && schema.ready();
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", db ? "healthy" : "unhealthy");
+        body.put("status", serving ? "healthy" : "unhealthy");
         body.put("database", db ? "connected" : "disconnected");
         body.put("server", "queen-java");
         body.put("version", version);
         body.put("worker_id", config.workerId());
         body.put("shared_state", Map.of("enabled", false));
         body.put("queen", Map.of("worker_id", config.workerId(), "status", "active"));
-        return Response.status(db ? 200 : 503).entity(body).build();
+        return Response.status(serving ? 200 : 503).entity(body).build();
     }
 
     static boolean databaseAnswers(AgroalDataSource dataSource) {

@@ -124,6 +124,9 @@ public class MaintenanceSwitches {
                 read();
                 warned = false;
             } catch (SQLException e) {
+                if (!running) {
+                    return;  // stopping: the interrupt closed the connection mid-read
+                }
                 if (!warned) {
                     // once per outage, not once per poll
                     LOG.warnf("maintenance switches unreadable (%s); keeping push %s, pop %s", e.getMessage(),

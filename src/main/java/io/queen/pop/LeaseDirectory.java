@@ -8,8 +8,10 @@ import java.util.UUID;
 
 /**
  * Which partitions a lease id (granted by THIS broker) covers, so a renewal can address the cursor rows by
- * primary key instead of scanning for the worker id. Bounded (LRU, 100k leases); a miss (lease granted by
- * another broker, or evicted) falls back to the scan. An optimisation only. Thread-safe (synchronized).
+ * primary key instead of scanning for the worker id, and which leases a stopping broker gives back
+ * ({@link LeaseRelease}). Bounded (LRU, 100k leases); a miss (lease granted by another broker, or evicted) falls
+ * back to the scan, and an evicted lease still live at shutdown simply expires. Entries are not removed on ack:
+ * every user checks the lease against the cursor row. Thread-safe (synchronized).
  */
 @ApplicationScoped
 public class LeaseDirectory {
@@ -27,5 +29,27 @@ public class LeaseDirectory {
 
     public synchronized List<UUID> partitionsOf(String leaseId) {
         return leases.get(leaseId);
+    }
+
+    /** Every (partition, lease id) pair remembered, as two parallel arrays (index i is one pair). */
+    public synchronized Pairs pairs() {
+        int n = 0;
+        for (List<UUID> ps : leases.values()) {
+            n += ps.size();
+        }
+        UUID[] partitions = new UUID[n];
+        String[] ids = new String[n];
+        int i = 0;
+        for (Map.Entry<String, List<UUID>> e : leases.entrySet()) {
+            for (UUID p : e.getValue()) {
+                partitions[i] = p;
+                ids[i++] = e.getKey();
+            }
+        }
+        return new Pairs(partitions, ids);
+    }
+
+    /** Parallel arrays: lease {@code leaseIds[i]} was granted on partition {@code partitionIds[i]}. */
+    public record Pairs(UUID[] partitionIds, String[] leaseIds) {
     }
 }

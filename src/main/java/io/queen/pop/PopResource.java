@@ -4,6 +4,7 @@ import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
+import io.queen.shutdown.DrainState;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.GET;
@@ -29,8 +30,11 @@ public class PopResource {
     private final Callers callers;
 
     private final MaintenanceSwitches switches;
+    private final DrainState drain;
 
-    PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches) {
+    PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches,
+            DrainState drain) {
+        this.drain = drain;
         this.service = service;
         this.config = config;
         this.callers = callers;
@@ -49,7 +53,7 @@ public class PopResource {
         long deadline = System.nanoTime() + r.timeoutMs() * 1_000_000L;
         while (switches.popMaintenance()) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0 || response.closed()) {
+            if (left <= 0 || response.closed() || drain.draining()) {
                 return null;
             }
             try {

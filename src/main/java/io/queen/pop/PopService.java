@@ -12,6 +12,7 @@ import io.queen.queue.QueueFlags;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
+import io.queen.shutdown.DrainState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -32,7 +33,9 @@ import org.jboss.logging.Logger;
  * {@link PopWaiters} holding no database connection, and tries again when its queue is written (this broker or
  * another) or after the re-check interval (leases expiring, delays and window buffers maturing), until data or
  * the timeout. Transient database trouble is absorbed (a consume loop dies on a 5xx): the pop retries until its
- * deadline and then answers "nothing". Thread-safe; called on virtual threads.
+ * deadline and then answers "nothing". Once the broker drains for a stop ({@link DrainState}) a pop claims
+ * nothing more and a parked one answers "nothing" at once: every lease this broker grants is one it can still
+ * give back before it exits. Thread-safe; called on virtual threads.
  */
 @ApplicationScoped
 public class PopService {
@@ -71,9 +74,12 @@ public class PopService {
     private final QueueFlags flags;
     private final Counter holds;
     private final OpsMeter meter;
+    private final DrainState drain;
 
     PopService(PopStore store, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry, HotPartitions hot,
-            PayloadCipher cipher, QueenConfig config, MeterRegistry registry, QueueFlags flags, OpsMeter meter) {
+            PayloadCipher cipher, QueenConfig config, MeterRegistry registry, QueueFlags flags, OpsMeter meter,
+            DrainState drain) {
+        this.drain = drain;
         this.flags = flags;
         this.meter = meter;
         this.holds = Counter.builder("queen.pop.holds")
@@ -105,6 +111,9 @@ public class PopService {
         long holdUntil = 0;
         try {
             while (true) {
+                if (drain.draining()) {
+                    return null;
+                }
                 long seen = signal.generation();
                 try {
                     // minPopWaitTime: an under-full, non-empty batch waits (up to the hold, within the pop's
@@ -142,7 +151,7 @@ public class PopService {
                     seen = -1;  // do not wait for a wake-up; just back off below
                 }
                 long remaining = deadline - System.nanoTime();
-                if (remaining <= 0 || clientGone.getAsBoolean()) {
+                if (remaining <= 0 || clientGone.getAsBoolean() || drain.draining()) {
                     return null;
                 }
                 if (!counted) {

@@ -251,7 +251,8 @@ public class PopWaiters implements PushFusion.CommitListener {
         }
     }
 
-    private void wakeAll() {
+    /** Wakes every parked pop (a drain makes them answer 204; a reconnected listener makes them re-check). */
+    public void wakeAll() {
         byQueue.values().forEach(Signal::fire);
         byTenant.values().forEach(Signal::fire);
     }
@@ -345,7 +346,12 @@ public class PopWaiters implements PushFusion.CommitListener {
                 if (!running) {
                     return;
                 }
-                LOG.warnf("LISTEN connection lost (%s); retrying in %d ms", e.getMessage(), backoff);
+                if (backoff == 200) {
+                    LOG.warnf("LISTEN connection lost (%s); retrying in %d ms", e.getMessage(), backoff);
+                } else {
+                    // once per outage at WARN; the retries of a long one (a database down at boot) are no news
+                    LOG.debugf("LISTEN connection still failing (%s); retrying in %d ms", e.getMessage(), backoff);
+                }
                 try {
                     TimeUnit.MILLISECONDS.sleep(backoff);
                 } catch (InterruptedException ie) {

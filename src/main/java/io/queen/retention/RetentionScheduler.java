@@ -1,6 +1,7 @@
 package io.queen.retention;
 
 import io.queen.config.QueenConfig;
+import io.queen.schema.SchemaApplier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
@@ -22,15 +23,17 @@ public class RetentionScheduler {
     private static final Logger LOG = Logger.getLogger(RetentionScheduler.class);
 
     private final RetentionCycle cycle;
+    private final SchemaApplier schema;
     private final long intervalMs;
     private ScheduledExecutorService timer;
 
-    RetentionScheduler(RetentionCycle cycle, QueenConfig config) {
+    RetentionScheduler(RetentionCycle cycle, QueenConfig config, SchemaApplier schema) {
         this.cycle = cycle;
+        this.schema = schema;
         this.intervalMs = Math.max(50, config.retention().intervalMs());
     }
 
-    void start(@Observes StartupEvent event) {
+    synchronized void start(@Observes StartupEvent event) {
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "queen-retention");
             t.setDaemon(true);
@@ -40,12 +43,32 @@ public class RetentionScheduler {
     }
 
     void stop(@Observes ShutdownEvent event) {
-        if (timer != null) {
-            timer.shutdownNow();
+        stop(0);
+    }
+
+    /**
+     * No cycle starts after this; a running one gets up to {@code waitMs} to finish (its transaction, and with it
+     * the leader's advisory lock, ends either way when its connection goes), then is interrupted. Idempotent.
+     */
+    public synchronized void stop(long waitMs) {
+        if (timer == null || timer.isShutdown()) {
+            return;
         }
+        timer.shutdown();
+        try {
+            if (waitMs > 0 && timer.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        timer.shutdownNow();
     }
 
     private void tick() {
+        if (!schema.ready()) {
+            return;  // the database was not reachable at boot; the schema applier reports that, once per attempt
+        }
         try {
             cycle.runOnce(Instant.now());
         } catch (Throwable t) {

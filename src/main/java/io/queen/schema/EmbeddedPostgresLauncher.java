@@ -29,7 +29,8 @@ public final class EmbeddedPostgresLauncher {
         if (mode.equals("false") || running != null) {
             return;
         }
-        boolean configured = System.getenv("PG_HOST") != null
+        boolean configured = System.getenv("PG_HOST") != null || System.getenv("PG_HOSTS") != null
+                || System.getenv("QUEEN_JDBC_URL") != null
                 || System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null
                 || System.getProperty("quarkus.datasource.jdbc.url") != null;
         if (!mode.equals("true")) {

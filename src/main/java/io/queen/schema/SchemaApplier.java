@@ -2,6 +2,7 @@ package io.queen.schema;
 
 import io.agroal.api.AgroalDataSource;
 import io.queen.config.QueenConfig;
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -29,7 +31,14 @@ import org.jboss.logging.Logger;
  * a DDL lock queue, and the DDL must not fail on one busy moment). A {@code *.concurrent.sql} file runs one
  * statement at a time in autocommit with no lock timeout ({@code CREATE INDEX CONCURRENTLY} cannot run inside
  * a transaction); an INVALID index left by an interrupted concurrent build is dropped and rebuilt.
- * Called once, on the boot thread.
+ *
+ * <p>A database that cannot be reached at boot (refused, unknown host, wrong password or database, too many
+ * connections) does not stop the broker: it logs one line per attempt naming the server and user it tried and why,
+ * retries with back-off ({@link #RETRY_FIRST_MS} doubling to {@link #RETRY_MAX_MS}), and stays unready meanwhile
+ * ({@link #ready()}: readiness 503, API routes 503 through {@link SchemaGate}). Any other failure (a broken SQL
+ * file) still fails the boot. The first attempt runs on the boot thread, so a reachable database is ready before
+ * the broker serves; the retries run on one daemon thread. Thread-safety: {@code ready} and {@code waiting} are
+ * volatile, written by that one thread.
  */
 @Singleton
 public class SchemaApplier {
@@ -39,26 +48,120 @@ public class SchemaApplier {
     private static final Pattern INDEX_NAME =
             Pattern.compile("(?i)CREATE\\s+(?:UNIQUE\\s+)?INDEX\\s+CONCURRENTLY\\s+IF\\s+NOT\\s+EXISTS\\s+(\\w+)");
 
+    static final long RETRY_FIRST_MS = 500;
+    static final long RETRY_MAX_MS = 15_000;
+
     private final AgroalDataSource dataSource;
     private final QueenConfig config;
+    private final String target;
+    private volatile boolean ready;
+    private volatile String waiting = "starting";
+    private volatile boolean stopped;
 
-    SchemaApplier(AgroalDataSource dataSource, QueenConfig config) {
+    SchemaApplier(AgroalDataSource dataSource, QueenConfig config,
+            @ConfigProperty(name = "quarkus.datasource.jdbc.url") String url,
+            @ConfigProperty(name = "quarkus.datasource.username", defaultValue = "postgres") String user) {
         this.dataSource = dataSource;
         this.config = config;
+        int q = url.indexOf('?');
+        // the query string may carry a password: the log names the servers, the database and the user only
+        this.target = (q < 0 ? url : url.substring(0, q)).replaceFirst("^jdbc:postgresql://", "") + " as " + user;
+    }
+
+    /** True once the schema is applied (or its application is switched off): the broker may serve. */
+    public boolean ready() {
+        return ready;
+    }
+
+    /** Why the broker is not ready yet, for answers and probes (names the server, never a password). */
+    public String waitingFor() {
+        return waiting;
     }
 
     void onStart(@Observes @Priority(1) StartupEvent event) {
         if (!config.applySchema()) {
             LOG.info("schema apply skipped (QUEEN_APPLY_SCHEMA=false)");
+            ready = true;
             return;
         }
+        if (attempt(1, RETRY_FIRST_MS)) {
+            return;
+        }
+        Thread.ofPlatform().daemon().name("queen-schema-retry").start(() -> {
+            long backoff = RETRY_FIRST_MS;
+            for (int n = 2; !stopped; n++) {
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoff = Math.min(backoff * 2, RETRY_MAX_MS);
+                if (attempt(n, backoff)) {
+                    return;
+                }
+            }
+        });
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        stopped = true;
+    }
+
+    /** One try at reaching the database and applying the schema; false when it could not be reached. */
+    private boolean attempt(int n, long nextMs) {
         long t0 = System.nanoTime();
         try {
             apply();
         } catch (SQLException e) {
-            throw new IllegalStateException("schema apply failed: " + e.getMessage(), e);
+            if (!unreachable(e)) {
+                throw new IllegalStateException("schema apply failed: " + e.getMessage(), e);
+            }
+            waiting = "PostgreSQL " + target + " not reachable: " + reason(e);
+            LOG.warnf("%s (attempt %d; next in %d ms)", waiting, n, nextMs);
+            return false;
         }
-        LOG.infof("schema applied in %d ms", (System.nanoTime() - t0) / 1_000_000);
+        ready = true;
+        waiting = "";
+        LOG.infof("schema applied in %d ms%s", (System.nanoTime() - t0) / 1_000_000,
+                n > 1 ? " (PostgreSQL " + target + " reached at attempt " + n + ")" : "");
+        return true;
+    }
+
+    /**
+     * Failures that are about reaching the server or being let in, not about the SQL: connection (08), wrong
+     * password or role (28), no such database (3D000), server starting or shutting down (57P0x), too many
+     * connections (53300); an I/O cause anywhere in the chain counts too.
+     */
+    static boolean unreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null) {
+                String st = s.getSQLState();
+                if (st.startsWith("08") || st.startsWith("28") || st.equals("3D000") || st.startsWith("57P0")
+                        || st.equals("53300")) {
+                    return true;
+                }
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** The messages of the cause chain, without repeats: "Connection to h:5432 refused ... (Connection refused)". */
+    static String reason(Throwable e) {
+        StringBuilder out = new StringBuilder();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Throwable t = e; t != null && seen.size() < 5; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().strip();
+            if (seen.add(m) && out.indexOf(m) < 0) {
+                out.append(out.length() == 0 ? m : " (" + m + ")");
+            }
+        }
+        return out.toString();
     }
 
     public void apply() throws SQLException {

@@ -30,6 +30,14 @@ public final class BrokerProcess implements AutoCloseable {
 
     public static BrokerProcess start(String name, TestPostgres.Server pg, String database, Map<String, String> extra)
             throws Exception {
+        BrokerProcess b = launch(name, pg, database, extra);
+        b.awaitHealthy(Duration.ofSeconds(60));
+        return b;
+    }
+
+    /** Starts the process without waiting for it to be healthy ({@code extra} may point it at another server). */
+    public static BrokerProcess launch(String name, TestPostgres.Server pg, String database, Map<String, String> extra)
+            throws Exception {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException("broker jar missing: run `./mvnw package` first (" + jar.toAbsolutePath() + ")");
@@ -53,9 +61,7 @@ public final class BrokerProcess implements AutoCloseable {
         env.putAll(extra == null ? new HashMap<>() : extra);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
-        BrokerProcess b = new BrokerProcess(pb.start(), port, log);
-        b.awaitHealthy(Duration.ofSeconds(60));
-        return b;
+        return new BrokerProcess(pb.start(), port, log);
     }
 
     public String url() {
@@ -72,6 +78,23 @@ public final class BrokerProcess implements AutoCloseable {
         process.waitFor();
     }
 
+    /**
+     * SIGTERM (what Kubernetes and systemd send) and wait for the process to exit; returns the milliseconds from
+     * the signal to the exit. Fails if it has not exited within {@code timeout}.
+     */
+    public long terminate(Duration timeout) throws InterruptedException {
+        long t0 = System.nanoTime();
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("broker still running " + timeout + " after SIGTERM");
+        }
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
@@ -86,7 +109,7 @@ public final class BrokerProcess implements AutoCloseable {
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
-    private void awaitHealthy(Duration timeout) throws Exception {
+    public void awaitHealthy(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {

@@ -1,0 +1,152 @@
+package io.queen.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.queen.testing.BrokerProcess;
+import io.queen.testing.Http;
+import io.queen.testing.TestPostgres;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A broker started while its database cannot be reached stays up, says which server it tried and why (no stack
+ * traces), answers 503 on readiness and API routes, and serves as soon as the database answers. The database
+ * "appears" when a TCP forwarder to the real server starts listening on the port the broker was given.
+ */
+class DatabaseStartupIT {
+    static TestPostgres.Server pg;
+    static String db;
+
+    @BeforeAll
+    static void start() {
+        pg = TestPostgres.server();
+        db = TestPostgres.createDatabase("dbstartup");
+    }
+
+    @AfterAll
+    static void stop() {
+        TestPostgres.dropDatabase(db);
+    }
+
+    @Test
+    void unreachableAtBootWaitsUnreadyThenServesWhenTheDatabaseAppears() throws Exception {
+        int port = BrokerProcess.freePort();
+        try (BrokerProcess broker = BrokerProcess.launch("dbstart", pg, db,
+                Map.of("PG_HOST", "127.0.0.1", "PG_PORT", String.valueOf(port)))) {
+            awaitAnswer(broker);
+            Thread.sleep(4000);  // a few retries
+            Http.Reply ready = Http.get(broker.url(), "/q/health/ready");
+            assertEquals(503, ready.status(), ready.body());
+            assertTrue(ready.body().contains("127.0.0.1:" + port), ready.body());
+            Http.Reply push = Http.post(broker.url(), "/api/v1/push",
+                    "{\"items\":[{\"queue\":\"dbs\",\"transactionId\":\"t1\",\"payload\":{\"n\":1}}]}");
+            assertEquals(503, push.status(), push.body());
+            assertTrue(push.body().contains("database not ready"), push.body());
+            assertEquals(503, Http.get(broker.url(), "/health").status());
+            assertEquals(200, Http.get(broker.url(), "/q/health/live").status(), "alive while waiting");
+
+            String log = broker.logText();
+            assertTrue(log.contains("PostgreSQL 127.0.0.1:" + port + "/" + db + " as " + pg.user() + " not reachable"),
+                    log);
+            assertTrue(log.contains("refused"), log);
+            assertTrue(!log.contains("\tat "), "no stack traces while waiting:\n" + log);
+            long attempts = log.lines().filter(l -> l.contains("not reachable")).count();
+            assertTrue(attempts >= 2 && attempts <= 6, "retries back off: " + attempts + " attempts in ~5 s\n" + log);
+
+            try (Forwarder f = new Forwarder(port, pg.host(), pg.port())) {
+                broker.awaitHealthy(Duration.ofSeconds(60));
+                assertEquals(200, Http.get(broker.url(), "/q/health/ready").status());
+                Http.Reply again = Http.post(broker.url(), "/api/v1/push",
+                        "{\"items\":[{\"queue\":\"dbs\",\"transactionId\":\"t1\",\"payload\":{\"n\":1}}]}");
+                assertEquals(201, again.status(), again.body());
+                Http.Reply popped = Http.get(broker.url(), "/api/v1/pop/queue/dbs?autoAck=true");
+                assertEquals(200, popped.status(), popped.body());
+                assertTrue(broker.logText().contains("reached at attempt"), broker.logText());
+            }
+        }
+    }
+
+    @Test
+    void wrongPasswordIsNamedWithTheUserAndRetried() throws Exception {
+        try (BrokerProcess broker = BrokerProcess.launch("dbpass", pg, db, Map.of("PG_PASSWORD", "not-the-password"))) {
+            awaitAnswer(broker);
+            Thread.sleep(1500);
+            assertEquals(503, Http.get(broker.url(), "/q/health/ready").status());
+            String log = broker.logText();
+            assertTrue(log.contains(" as " + pg.user() + " not reachable"), log);
+            assertTrue(log.contains("password authentication failed"), log);
+            assertTrue(!log.contains("not-the-password"), "the password is never logged");
+            assertTrue(!log.contains("\tat "), "no stack traces:\n" + log);
+        }
+    }
+
+    /** Waits until the broker's HTTP port answers at all (it listens while the database is away). */
+    private static void awaitAnswer(BrokerProcess broker) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                Http.get(broker.url(), "/q/health/live");
+                return;
+            } catch (IllegalStateException notYet) {
+                assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
+                Thread.sleep(200);
+            }
+        }
+        throw new AssertionError("broker never listened:\n" + broker.logText());
+    }
+
+    /** A TCP forwarder: every connection to {@code 127.0.0.1:port} is piped to the target. Closes all on close. */
+    static final class Forwarder implements AutoCloseable {
+        private final ServerSocket server;
+
+        Forwarder(int port, String host, int targetPort) throws IOException {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress("127.0.0.1", port));
+            Thread.ofPlatform().daemon().start(() -> {
+                while (!server.isClosed()) {
+                    try {
+                        Socket in = server.accept();
+                        Socket out = new Socket(host, targetPort);
+                        pipe(in, out);
+                        pipe(out, in);
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        private static void pipe(Socket from, Socket to) {
+            Thread.ofPlatform().daemon().start(() -> {
+                try (InputStream i = from.getInputStream(); OutputStream o = to.getOutputStream()) {
+                    i.transferTo(o);
+                } catch (IOException ignored) {
+                    // either side closed
+                } finally {
+                    try {
+                        to.close();
+                        from.close();
+                    } catch (IOException ignored) {
+                        // closing
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+        }
+    }
+}
