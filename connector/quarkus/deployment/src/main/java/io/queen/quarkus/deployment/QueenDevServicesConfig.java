@@ -37,7 +37,7 @@ public interface QueenDevServicesConfig {
     Optional<String> brokerJar();
 
     /** The broker's container image. */
-    @WithDefault("queen-broker:latest")
+    @WithDefault("queen/queen-broker:latest")
     String imageName();
 
     /** How long the broker may take to answer {@code /health}. */
