@@ -3,8 +3,8 @@
 #   bench/scripts/ab-soak.sh <report-prefix> <quarkus-app dir A> <quarkus-app dir B> [rounds=2] [seconds=60]
 # Per run: a fresh database, broker A or B started on it (PostgreSQL from PG_HOST/PG_PORT/PG_USER/PG_PASSWORD,
 # default 127.0.0.1:5432 postgres/postgres), a 30 s soak to warm it, then a recorded soak
-# (bench/scripts/record.sh <prefix>-<A|B>-<round> --preset soak --duration <seconds> --warmup 10 --broker-pid ...),
-# the broker stopped and the database dropped. Order per round: A then B. Reports land in bench/results/.
+# (bench/scripts/record.sh <prefix>-<before|after>-<round> --preset soak --duration <seconds> --warmup 10 --broker-pid ...),
+# the broker stopped and the database dropped. Order per round: A (before) then B (after). Reports land in bench/results/.
 set -euo pipefail
 prefix=$1 a=$2 b=$3 rounds=${4:-2} seconds=${5:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +38,6 @@ run_one() {  # <label> <app dir> <round>
 }
 
 for r in $(seq 1 "$rounds"); do
-  run_one A "$a" "$r"
-  run_one B "$b" "$r"
+  run_one before "$a" "$r"
+  run_one after "$b" "$r"
 done
