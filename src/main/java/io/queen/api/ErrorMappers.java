@@ -92,16 +92,21 @@ public class ErrorMappers {
 
     /** 503 + Retry-After for a transient cause anywhere in the chain, else a 500 naming only a request id. */
     static Response failure(Throwable e) {
-        if (Failures.isTransient(e)) {
+        String reason = Failures.unavailableReason(e);
+        if (reason != null) {
             LOG.warnf("database unavailable: %s", e.getMessage());
-            return unavailable();
+            return unavailable(reason);
         }
         return internal(e);
     }
 
     public static Response unavailable() {
-        return Response.fromResponse(error(503, Failures.UNAVAILABLE)).header("Retry-After", Failures.RETRY_AFTER_SECONDS)
-                .build();
+        return unavailable(Failures.UNAVAILABLE);
+    }
+
+    /** 503 with Retry-After and the reason (one of the texts of {@link Failures}, never driver text). */
+    public static Response unavailable(String reason) {
+        return Response.fromResponse(error(503, reason)).header("Retry-After", Failures.RETRY_AFTER_SECONDS).build();
     }
 
     /** The answer names a request id; the log line carries it with the cause (never sent to the client). */

@@ -13,6 +13,10 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class Failures {
     public static final String UNAVAILABLE = "Database unavailable, retry later";
+    /** A write reached a server that accepts no writes: a standby (mid-failover) or a read-only setting. */
+    public static final String READ_ONLY = "Database is read-only (a standby, or writes are switched off), retry later";
+    public static final String DISK_FULL = "Database out of disk space, retry later";
+    public static final String OUT_OF_MEMORY = "Database out of memory, retry later";
     public static final String INTERNAL = "Internal error";
     /** Seconds a client should wait before retrying a 503. */
     public static final String RETRY_AFTER_SECONDS = "1";
@@ -26,24 +30,45 @@ public final class Failures {
      * (serialization failure), 40P01 (deadlock), a refused connection, or the pool's acquisition timeout.
      */
     public static boolean isTransient(Throwable t) {
+        return unavailableReason(t) != null;
+    }
+
+    /**
+     * The 503 answer's text for a failure a retry may cure ({@link #isTransient}, plus 25006 read-only transaction,
+     * 53100 disk full, 53200 out of memory, each named), or null for any other failure. A failed statement rolled its
+     * transaction back, so nothing of the request was written.
+     */
+    public static String unavailableReason(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof SQLTransientConnectionException || c instanceof ConnectException) {
-                return true;
+                return UNAVAILABLE;
             }
             if (c instanceof SQLException s) {
                 String state = s.getSQLState();
-                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
-                        || state.equals("57P03") || state.equals("57014") || state.equals("53300")
-                        || state.equals("40001") || state.equals("40P01"))) {
-                    return true;
+                if (state != null) {
+                    switch (state) {
+                        case "25006":
+                            return READ_ONLY;
+                        case "53100":
+                            return DISK_FULL;
+                        case "53200":
+                            return OUT_OF_MEMORY;
+                        default:
+                            break;
+                    }
+                    if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
+                            || state.equals("57P03") || state.equals("57014") || state.equals("53300")
+                            || state.equals("40001") || state.equals("40P01")) {
+                        return UNAVAILABLE;
+                    }
                 }
                 String m = s.getMessage();
                 if (m != null && m.contains("Acquisition timeout")) {
-                    return true;
+                    return UNAVAILABLE;
                 }
             }
         }
-        return false;
+        return null;
     }
 
     /** A short random id for correlating a 500 answer with its log line. */

@@ -69,8 +69,9 @@ public class PushFusion {
 
         /** A failed write: transient causes are retryable; any other is logged under a request id the answer names. */
         static Verdict failed(Throwable t) {
-            if (Failures.isTransient(t)) {
-                return new Verdict(Status.FAILED, null, null, -1, Failures.UNAVAILABLE, true);
+            String reason = Failures.unavailableReason(t);
+            if (reason != null) {
+                return new Verdict(Status.FAILED, null, null, -1, reason, true);
             }
             String id = Failures.newRequestId();
             LOG.errorf(t, "push failed, requestId %s", id);

@@ -43,4 +43,17 @@ class FailuresTest {
         assertFalse(text.contains("invalid byte"), text);
         assertTrue(text.matches("\\{\"error\":\"Internal error\",\"requestId\":\"[0-9a-f]{16,24}\"}"), text);
     }
+
+    @Test
+    void readOnlyDiskFullAndOutOfMemoryAre503NamingTheReason() {
+        String[][] cases = {{"25006", Failures.READ_ONLY}, {"53100", Failures.DISK_FULL},
+                {"53200", Failures.OUT_OF_MEMORY}, {"08006", Failures.UNAVAILABLE}};
+        for (String[] c : cases) {
+            Response r = ErrorMappers.failure(new RuntimeException(new SQLException("ERROR: driver text", c[0])));
+            assertEquals(503, r.getStatus(), c[0]);
+            assertEquals("1", r.getHeaderString("Retry-After"));
+            String body = new String((byte[]) r.getEntity(), StandardCharsets.UTF_8);
+            assertEquals("{\"error\":\"" + c[1] + "\"}", body, c[0]);
+        }
+    }
 }
