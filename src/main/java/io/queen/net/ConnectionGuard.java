@@ -76,9 +76,14 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             }
         });
         if (headerNanos > 0) {
-            child.pipeline().addFirst("queen-deadline", new Deadline());
+            child.pipeline().addFirst("queen-deadline", newDeadline());
         }
         ctx.fireChannelRead(child);
+    }
+
+    /** The per-connection head and keep-alive deadline (package-private for tests). */
+    ChannelDuplexHandler newDeadline() {
+        return new Deadline();
     }
 
     private void release(InetAddress address, AtomicInteger count) {
@@ -103,7 +108,27 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
      * (no deadline: the server's idle timeout applies). The end of a head is its first empty line; any write by the
      * server (an answer) starts the wait for the next request. One timer at a time, re-armed lazily: the hot path
      * updates two fields and allocates nothing. Confined to the connection's event loop.
+     *
+     * <p>HTTP/1.x only: a connection that switches protocols (an h2c upgrade answered "101", as the JDK's HttpClient
+     * asks by default) or opens with the HTTP/2 preface carries binary frames with no heads to find, so the handler
+     * removes itself and the server's idle timeout governs the connection from then on.
      */
+    private static final byte[] H2_PREFACE = "PRI * HTTP/2.0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] SWITCHING = "HTTP/1.1 101".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static boolean startsWith(ByteBuf buf, byte[] prefix) {
+        if (buf.readableBytes() < prefix.length) {
+            return false;
+        }
+        int i = buf.readerIndex();
+        for (int k = 0; k < prefix.length; k++) {
+            if (buf.getByte(i + k) != prefix[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private final class Deadline extends ChannelDuplexHandler {
         private static final int WAITING = 0;
         private static final int IN_HEAD = 1;
@@ -130,6 +155,11 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (state == WAITING && msg instanceof ByteBuf buf && startsWith(buf, H2_PREFACE)) {
+                stopTracking(ctx);
+                ctx.fireChannelRead(msg);
+                return;
+            }
             if (state != IN_REQUEST && msg instanceof ByteBuf buf && buf.isReadable()) {
                 if (state == WAITING) {
                     state = IN_HEAD;
@@ -166,6 +196,11 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof ByteBuf buf && startsWith(buf, SWITCHING)) {
+                ctx.write(msg, promise);
+                stopTracking(ctx);   // HTTP/2 (or another protocol) from here on
+                return;
+            }
             if (msg instanceof ByteBuf buf && interim(buf)) {
                 ctx.write(msg, promise);   // "100 Continue": the request (its body) is still to come
                 return;
@@ -180,6 +215,15 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
                 deadline = System.nanoTime() + keepAliveNanos;
             }
             ctx.write(msg, promise);
+        }
+
+        private void stopTracking(ChannelHandlerContext ctx) {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            state = IN_REQUEST;
+            ctx.pipeline().remove(this);
         }
 
         /** An HTTP/1.x 1xx interim answer ("HTTP/1.1 100 Continue"), which ends no request. */
