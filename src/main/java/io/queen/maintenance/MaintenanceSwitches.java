@@ -37,6 +37,8 @@ public class MaintenanceSwitches {
     private final long pollMs;
     private final MeterRegistry registry;
     private final java.util.List<Gauge> gauges = new java.util.ArrayList<>();
+    /** Completed {@link #set} calls on this broker: a poll adopts its read only if none completed during it. */
+    private final java.util.concurrent.atomic.AtomicLong sets = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean push;
     private volatile boolean pop;
     private volatile boolean running;
@@ -78,15 +80,28 @@ public class MaintenanceSwitches {
         return pop;
     }
 
-    /** Reads the switches from the database (the authoritative, cluster-wide value) and adopts them. */
+    /**
+     * Reads the switches from the database (the authoritative, cluster-wide value) and adopts them, unless a
+     * {@link #set} on this broker completed meanwhile: that read may predate the change, and adopting it would undo,
+     * here, the switch just set (a push right after "maintenance on" answered queued).
+     */
     public State read() throws SQLException {
+        long before = sets.get();
+        State s = query();
+        synchronized (this) {
+            if (sets.get() == before) {
+                adopt(s);
+            }
+        }
+        return s;
+    }
+
+    private State query() throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT push_enabled, pop_enabled FROM queen.maintenance_get_v1()");
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
-            State s = new State(rs.getBoolean(1), rs.getBoolean(2));
-            adopt(s);
-            return s;
+            return new State(rs.getBoolean(1), rs.getBoolean(2));
         }
     }
 
@@ -105,7 +120,12 @@ public class MaintenanceSwitches {
         if (old != enabled) {
             LOG.infof("maintenance: %s switched %s", name, enabled ? "on" : "off");
         }
-        return read();
+        sets.incrementAndGet();  // a poll that started before this point must not adopt what it read
+        State s = query();
+        synchronized (this) {
+            adopt(s);
+        }
+        return s;
     }
 
     private void adopt(State s) {
