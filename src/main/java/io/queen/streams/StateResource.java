@@ -27,9 +27,11 @@ public class StateResource {
     private final StreamsStore store;
     private final ObjectMapper mapper;
     private final Callers callers;
+    private final StreamsConfig limits;
 
-    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers) {
+    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers, StreamsConfig limits) {
         this.store = store;
+        this.limits = limits;
         this.mapper = mapper;
         this.callers = callers;
     }
@@ -55,7 +57,7 @@ public class StateResource {
                     if (!key.isTextual()) {
                         throw ApiException.badRequest("keys must be an array of strings");
                     }
-                    keys.add(key.textValue());
+                    keys.add(CycleRequest.stateKey(key.textValue(), "keys[" + keys.size() + "]", limits));
                 }
             }
             if (!store.queryExists(tenant, query)) {

@@ -89,6 +89,50 @@ class HostileInputTest {
         assertNotEquals(a.get(0).get("message_id").asText(), b.get(0).get("message_id").asText());
     }
 
+    private long streamsRows() {
+        return Sql.count(ds, "SELECT (SELECT count(*) FROM queen_streams.queries)"
+                + " + (SELECT count(*) FROM queen_streams.state)");
+    }
+
+    /** The /streams/v1 routes apply the same rules: a NUL is a 400 (not a 500), lone surrogates never merge. */
+    @Test
+    void streamsRoutesRefuseNulAndLoneSurrogatesNamingTheField() {
+        long before = streamsRows();
+        for (String field : new String[] {"name", "source_queue", "sink_queue", "config_hash"}) {
+            for (String bad : new String[] {"a\\u0000b", "sq\\ud800", "sq\\udfff"}) {
+                String body = "{\"name\":\"sq\",\"source_queue\":\"sq-src\",\"sink_queue\":\"sq-sink\","
+                        + "\"config_hash\":\"h\"}";
+                body = body.replaceFirst("\"" + field + "\":\"[^\"]*\"",
+                        java.util.regex.Matcher.quoteReplacement("\"" + field + "\":\"" + bad + "\""));
+                assert400(Http.post("/streams/v1/queries", body), field);
+            }
+        }
+        assertEquals(before, streamsRows());
+        Api.configure("sq-src", "{}");
+        String pid = Api.pushN("sq-src", "P", "sq-", 0, 1).get(0).get("partition_id").asText();
+        String q = Api.json(Http.post("/streams/v1/queries",
+                "{\"name\":\"sq\",\"source_queue\":\"sq-src\",\"config_hash\":\"h\"}").body())
+                .get("query_id").asText();
+        long registered = streamsRows();
+        String head = "{\"query_id\":\"" + q + "\",\"partition_id\":\"" + pid + "\",";
+        String upsert = "\"state_ops\":[{\"type\":\"upsert\",\"key\":\"%s\",\"value\":{\"v\":%s}}]";
+        for (String key : new String[] {"k\\ud800", "k\\udfff", "k\\u0000"}) {
+            assert400(Http.post("/streams/v1/cycle", head + upsert.formatted(key, "1") + "}"), "state_ops[0].key");
+            assert400(Http.post("/streams/v1/state/get", head + "\"keys\":[\"k\",\"" + key + "\"]}"), "keys[1]");
+        }
+        assert400(Http.post("/streams/v1/cycle", head + upsert.formatted("k", "\"\\ud800\"") + "}"),
+                "state_ops[0].value");
+        assert400(Http.post("/streams/v1/cycle", head + "\"consumer_group\":\"g\\u0000\"}"), "consumer_group");
+        assert400(Http.post("/streams/v1/cycle", head + "\"consumer_group\":\"g\\udfff\"}"), "consumer_group");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\\u0000\"}}"), "ack.leaseId");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\",\"status\":\"failed\","
+                + "\"transactionId\":\"t\\ud800\"}}"), "ack.transactionId");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\",\"status\":\"failed\","
+                + "\"transactionId\":\"t\",\"error\":\"e\\u0000\"}}"), "ack.error");
+        assert400(Http.post("/streams/v1/cycle", head + "\"push_items\":[{\"queue\":\"sq\\ud800\"}]}"), "queue");
+        assertEquals(registered, streamsRows());
+    }
+
     @Test
     void timestampsOutsideTheRangeAreA400() {
         assert400(Http.get("/api/v1/pop/queue/q?wait=false&subscriptionFrom=-999999999-01-01T00:00:00Z"),
