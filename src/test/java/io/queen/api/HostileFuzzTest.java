@@ -37,6 +37,9 @@ import org.junit.jupiter.api.Test;
 class HostileFuzzTest {
     private static final String KEEP = "fz-keep";
     private static final java.util.regex.Pattern BROKEN_ESCAPE = java.util.regex.Pattern.compile("%(?![0-9A-Fa-f]{2})");
+    /** Escapes that are not well-formed UTF-8 whatever follows them (the corpus below never completes them). */
+    private static final java.util.regex.Pattern MALFORMED_UTF8 = java.util.regex.Pattern.compile(
+            "%ED%[AB][0-9A-F]|%FF|%FE|%C0%80|%E4%B8(?!%)|(?<!%[0-9A-F]{2})%80|%F4%90|%F0%9F%98(?!%)");
 
     @Inject
     AgroalDataSource ds;
@@ -93,6 +96,11 @@ class HostileFuzzTest {
                 return;
             }
             byStatus.merge(r.status(), 1, Integer::sum);
+            // bytes that are not UTF-8 never reach a resource as U+FFFD: refused (with the other 4xx rules below)
+            if (MALFORMED_UTF8.matcher(q.target).find() && (r.status() < 400 || r.status() >= 500)) {
+                fail("seed " + seed + " request " + i + ": malformed UTF-8 accepted: " + q + " -> " + r.status() + " "
+                        + r.body());
+            }
             if (r.status() >= 500) {
                 n5xx++;
                 fail("seed " + seed + " request " + i + ": " + q + " -> " + r.status() + " " + r.body());
@@ -399,7 +407,13 @@ class HostileFuzzTest {
     // URI parts: raw text as sent, so broken encodings travel too
 
     private String seg() {
-        return switch (rnd.nextInt(14)) {
+        return switch (rnd.nextInt(20)) {
+            case 14 -> "g%ED%A0%81";
+            case 15 -> "g%E4%B8";
+            case 16 -> "a%80b";
+            case 17 -> "%F4%90%80%80";
+            case 18 -> "%F0%9F%98x";
+            case 19 -> "%EF%BF%BD";
             case 0 -> "%00";
             case 1 -> "a%00b";
             case 2 -> "%ED%A0%80";

@@ -133,6 +133,29 @@ class HostileInputTest {
         assertEquals(registered, streamsRows());
     }
 
+    /**
+     * Bytes that are not well-formed UTF-8 are a 400 naming the parameter, in a query and in a path: decoded
+     * leniently they would all become U+FFFD, and {@code g%ED%A0%80}, {@code g%ED%A0%81} and {@code g%FF} one group.
+     */
+    @Test
+    void malformedUtf8InPercentEscapesIsA400NamingTheParameter() {
+        long before = rows();
+        for (String bad : new String[] {"%ED%A0%80", "%ED%A0%81", "%FF", "%C0%80", "%E4%B8x", "%80", "%F4%90%80%80",
+                "%F0%9F%98"}) {
+            assert400(Http.get("/api/v1/pop/queue/q?wait=false&consumerGroup=g" + bad), "consumerGroup");
+            assert400(Http.get("/api/v1/pop/queue/q" + bad + "?wait=false"), "queue");
+            assert400(Http.get("/api/v1/pop/queue/q/partition/p" + bad + "?wait=false"), "partition");
+            assert400(Http.delete("/api/v1/consumer-groups/g" + bad), "group");
+            assert400(Http.get("/api/v1/dlq?queue=q&partition=p" + bad), "partition");
+            assert400(Http.post("/api/v1/lease/l" + bad + "/extend", "{}"), "leaseId");
+        }
+        assert400(Http.get("/api/v1/dlq?q%FF=1"), "parameter name");
+        assertEquals(before, rows());
+        // well-formed escapes of multi-byte characters (and of U+FFFD itself) are names like any other
+        assertEquals(204, Http.get("/api/v1/pop/queue/q?wait=false&consumerGroup=g%E4%B8%AD%F0%9F%98%80").status());
+        assertEquals(204, Http.get("/api/v1/pop/queue/q%EF%BF%BD?wait=false&consumerGroup=g%EF%BF%BD").status());
+    }
+
     @Test
     void timestampsOutsideTheRangeAreA400() {
         assert400(Http.get("/api/v1/pop/queue/q?wait=false&subscriptionFrom=-999999999-01-01T00:00:00Z"),
