@@ -208,7 +208,7 @@ class HostileFuzzTest {
 
     private String stateOp() {
         return obj("type", rnd.nextInt(5) == 0 ? str() : rnd.nextBoolean() ? "\"upsert\"" : "\"delete\"", "key", str(),
-                "value", rnd.nextInt(3) == 0 ? value(2) : obj("windowEnd", num(), "acc", value(1)));
+                "value", rnd.nextInt(3) == 0 ? value(2) : obj("windowEnd", rnd.nextBoolean() ? num() : value(0), "acc", value(1)));
     }
 
     private Req get(String target) {
