@@ -10,12 +10,14 @@ import static io.queen.testing.Api.pop;
 import static io.queen.testing.Api.pushN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
+import io.queen.schema.SchemaApplier;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +50,8 @@ class StateFiltersTest {
 
     @Inject
     AgroalDataSource ds;
+    @Inject
+    SchemaApplier applier;
 
     /** A registered query over a fresh source queue whose one partition holds {@code state} (written by a cycle). */
     private record Shard(String query, String pid) {
@@ -134,6 +139,37 @@ class StateFiltersTest {
         assertEquals(all.length, keys(s, "\"key_prefix\":\"\"").size());
         assertEquals(all.length, keys(s, "\"key_prefix\":null").size());
         assertEquals(List.of("a%"), keys(s, "\"keys\":[\"a%\",\"b\",\"missing\"],\"key_prefix\":\"a\""));
+    }
+
+    private String keyCollation() {
+        return Sql.one(ds, "SELECT c.collname FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation"
+                + " WHERE a.attrelid = 'queen_streams.state'::regclass AND a.attname = 'key'");
+    }
+
+    /**
+     * A state table whose key has a locale's collation (a database created with one, before the key was "C"):
+     * there a prefix range also holds keys that merely sort between (in ICU's order '-' lies between '_' and
+     * '`', and 'A' ties with 'a'), so the schema apply converts the key to "C" and the prefix selects bytes again.
+     */
+    @Test
+    void aKeyInALocaleCollationIsConvertedToByteOrderByTheSchemaApply() throws Exception {
+        Assumptions.assumeTrue(Sql.count(ds, "SELECT count(*) FROM pg_collation WHERE collname = 'en-x-icu'") == 1,
+                "PostgreSQL built without ICU");
+        Map<String, JsonNode> state = new LinkedHashMap<>();
+        for (String k : new String[] {"a_", "a_1", "a-1", "A_1", "a`", "ab"}) {
+            state.put(k, window(1L));
+        }
+        Shard s = shard("collation", state);
+        assertEquals("C", keyCollation());
+        Sql.exec(ds, "ALTER TABLE queen_streams.state ALTER COLUMN key TYPE TEXT COLLATE \"en-x-icu\"");
+        try {
+            assertNotEquals(List.of("a_", "a_1"), keys(s, "\"key_prefix\":\"a_\""), "the locale's range differs");
+        } finally {
+            applier.apply();
+        }
+        assertEquals("C", keyCollation());
+        assertEquals(List.of("a_", "a_1"), keys(s, "\"key_prefix\":\"a_\""));
+        assertEquals(List.of("A_1"), keys(s, "\"key_prefix\":\"A\""));
     }
 
     /** ripe_at_or_before: value.windowEnd is a JSON number <= the bound (fractions compared as such). */
