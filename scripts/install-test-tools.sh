@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive: headless Chromium and its WebDriver for the console's browser tests
-# (/usr/bin/chromium, /usr/bin/chromedriver) and jq for the README walkthrough (ReadmeWalkthroughTest).
+# (/usr/bin/chromium, /usr/bin/chromedriver), curl and jq for the docs' curl walkthroughs (ReadmeWalkthroughTest),
+# openssl for `./queen token` (DevTokenTest).
 # Idempotent: does nothing when every tool is there. Needs root (apt-get); without it, prints what is missing and
 # exits 1.
 set -euo pipefail
@@ -8,7 +9,7 @@ set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
-command -v jq >/dev/null 2>&1 || missing+=(jq)
+for tool in curl jq openssl; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -3,9 +3,11 @@ package io.queen.docs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queen.testing.Commands;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
@@ -25,9 +27,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's curl walkthrough is executed: every {@code ```sh} block of README.md runs, in order, in ONE bash
- * process (so the variables one block sets are seen by the next) against a broker on a fresh database, with
- * {@code http://localhost:6632} pointed at the test broker. The answer block that follows a command block is
+ * The curl walkthroughs of the docs are executed (README.md, and the keyed-state read of docs/streams.md): every
+ * {@code ```sh} block of a document runs, in order, in ONE bash process (so the variables one block sets are seen
+ * by the next) against a broker on a fresh database, with {@code http://localhost:6632} pointed at the test broker. The answer block that follows a command block is
  * checked: {@code ```json} is compared as JSON where the shown fields must be present with the shown values
  * (objects may carry more fields, arrays must have the shown length, {@code "…"} matches any value);
  * {@code ```text} must equal the output exactly (trailing blanks aside).
@@ -74,12 +76,28 @@ class ReadmeWalkthroughTest {
     void theWalkthroughRunsAndEveryAnswerShownIsTheBrokersAnswer() throws Exception {
         List<Step> steps = steps(Files.readString(README, StandardCharsets.UTF_8));
         assertTrue(steps.size() >= 8, "the README's walkthrough has its command blocks (found " + steps.size() + ")");
-        assertTrue(steps.stream().allMatch(s -> s.answer() != null), "every command block is followed by its answer");
         String all = String.join("\n", steps.stream().map(Step::script).toList());
         for (String route : List.of("/api/v1/push", "/api/v1/pop/", "/api/v1/ack", "consumerGroup=", "/api/v1/dlq")) {
             assertTrue(all.contains(route), "the walkthrough shows " + route);
         }
+        run(README, steps);
+    }
 
+    @Test
+    void readingKeyedStateFromOutsideWorksAsShown() throws Exception {
+        Path doc = Path.of("docs/streams.md");
+        List<Step> steps = steps(Files.readString(doc, StandardCharsets.UTF_8));
+        assertTrue(steps.size() >= 2, "docs/streams.md shows the state read (found " + steps.size() + ")");
+        assertTrue(steps.get(steps.size() - 1).script().contains("/streams/v1/state/get"), "the last step reads state");
+        run(doc, steps);
+    }
+
+    /** Runs the steps of one document in one bash process and checks every answer shown. */
+    static void run(Path doc, List<Step> steps) throws Exception {
+        assumeTrue(Commands.onPath("curl") && Commands.onPath("jq"), "the docs' walkthroughs need curl and jq on PATH (.ci/run installs "
+                + "them); " + doc + " not checked");
+        assertTrue(steps.stream().allMatch(s -> s.answer() != null),
+                doc + ": every command block is followed by its answer");
         String marker = "=====queen-readme-step=====";
         StringBuilder script = new StringBuilder("set -e\n");
         for (Step s : steps) {
@@ -100,7 +118,7 @@ class ReadmeWalkthroughTest {
         for (int i = 0; i < steps.size(); i++) {
             Step s = steps.get(i);
             String actual = outputs[i];
-            String where = "README step " + (i + 1) + ":\n" + s.script() + "\nanswered:\n" + actual;
+            String where = doc + " step " + (i + 1) + ":\n" + s.script() + "\nanswered:\n" + actual;
             if ("json".equals(s.lang())) {
                 JsonNode want = JSON.readTree(s.answer());
                 JsonNode got = JSON.readTree(actual);
