@@ -52,11 +52,14 @@ class JsonLimitsTest {
     }
 
     @Test
-    void uriScanFlagsOnlyEncodingsThatCanDecodeToNulOrASurrogate() {
+    void uriScanFlagsOnlyEncodingsThatCanDecodeToNulOrBeyondAscii() {
         assertEquals(true, UriChecks.suspicious("/a?x=%00"));
         assertEquals(true, UriChecks.suspicious("/a/%ed%a0%80"));
         assertEquals(true, UriChecks.suspicious("/a/%ED%BF%BF"));
-        assertEquals(false, UriChecks.suspicious("/a/%ED%9F%BF"));
+        // every multi-byte sequence is decoded strictly, a well-formed one too (it is then accepted)
+        assertEquals(true, UriChecks.suspicious("/a/%ED%9F%BF"));
+        assertEquals(true, UriChecks.suspicious("/a/caf\u00e9"));
+        assertEquals(false, UriChecks.suspicious("/a/%7F%2F%41"));
         assertEquals(false, UriChecks.suspicious("/api/v1/pop/queue/orders%2Fx?wait=true&timeout=100"));
         assertEquals(false, UriChecks.suspicious("/a?x=%0"));
     }
