@@ -23,13 +23,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * API spec 1.2/1.3: a request's {@code Accept} is ignored. Every route of the OpenAPI document (which
- * {@link OpenApiTest} checks covers every JAX-RS route) answers its one type, JSON, whatever the header says.
+ * {@link OpenApiTest} checks covers every JAX-RS route) answers its one type, JSON, whatever the header says; only
+ * {@code /metrics/prometheus} negotiates, between the text format (the default) and OpenMetrics.
  */
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class AcceptHeaderTest {
     static final List<String> ACCEPTS = List.of("application/json", "text/plain", "text/html", "application/xml",
             "*/*", "garbage", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8");
+    static final String TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    static final String OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8";
     static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -77,6 +80,32 @@ class AcceptHeaderTest {
         // a floor, so that a broken document cannot pass by listing nothing
         assertTrue(routes >= 55, "routes in the OpenAPI document: " + routes);
         assertEquals(List.of(), wrong);
+    }
+
+    @Test
+    void prometheusIsTheTextFormatUnlessOpenMetricsIsPreferred() throws Exception {
+        List<String> textFormat = new ArrayList<>(ACCEPTS);
+        textFormat.add(null);
+        textFormat.add("text/plain;version=0.0.4;q=1,*/*;q=0.1");
+        textFormat.add("text/plain, application/openmetrics-text");
+        textFormat.add("application/openmetrics-text; version=0.0.1");
+        textFormat.add("application/openmetrics-text;q=x");
+        for (String accept : textFormat) {
+            Answer a = send("GET", "/metrics/prometheus", accept);
+            assertEquals(200, a.status(), "Accept: " + accept);
+            assertEquals(TEXT, a.contentType(), "Accept: " + accept);
+            assertTrue(a.body().contains("# TYPE queen_uptime_seconds gauge"), a.body());
+            assertTrue(!a.body().contains("# EOF"), "text format has no EOF marker");
+        }
+        for (String accept : List.of("application/openmetrics-text", "application/openmetrics-text; version=1.0.0",
+                // what a Prometheus 2.x server sends
+                "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                        + "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")) {
+            Answer a = send("GET", "/metrics/prometheus", accept);
+            assertEquals(200, a.status(), "Accept: " + accept);
+            assertEquals(OPENMETRICS, a.contentType(), "Accept: " + accept);
+            assertTrue(a.body().strip().endsWith("# EOF"), "OpenMetrics ends with # EOF");
+        }
     }
 
     @Test
