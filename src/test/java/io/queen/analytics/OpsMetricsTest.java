@@ -20,6 +20,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -207,6 +209,39 @@ class OpsMetricsTest {
                 .anyMatch(t -> t.asText().equals("metrics_queue_minute")));
         assertTrue(pg.get("autovacuumStatus").has("enabled"));
         assertTrue(pg.get("bufferUsage").get("bgwriter").isObject());
+    }
+
+    @Test
+    void activeQueriesShowOtherSessionsStatementsWithoutLiterals() throws Exception {
+        long key = 727_001;
+        try (Connection holder = ds.getConnection(); Connection other = ds.getConnection();
+                Statement h = holder.createStatement()) {
+            h.execute("SELECT pg_advisory_lock(" + key + ")");
+            // another application's statement, parked on the lock while the route reads pg_stat_activity
+            CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> {
+                try (Statement o = other.createStatement()) {
+                    o.execute("SELECT pg_advisory_lock(" + key + "), 'SECRET_LITERAL_SAME_DB' AS s, 4711 AS pin,"
+                            + " $tag$SECRET_DOLLAR$tag$ /* SECRET_COMMENT */");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            JsonNode row = null;
+            for (int i = 0; i < 200 && row == null; i++) {
+                for (JsonNode q : get("/api/v1/analytics/postgres-stats").get("activeQueries")) {
+                    if (q.path("query").asText().contains("pg_advisory_lock")) {
+                        row = q;
+                    }
+                }
+                if (row == null) {
+                    Thread.sleep(50);
+                }
+            }
+            h.execute("SELECT pg_advisory_unlock(" + key + ")");
+            blocked.get();
+            assertTrue(row != null, "the parked statement is listed");
+            assertEquals("SELECT pg_advisory_lock(?), ? AS s, ? AS pin, ?", row.get("query").asText().strip());
+        }
     }
 
     @Test
