@@ -27,8 +27,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -283,18 +281,8 @@ class OpsMetricsTest {
         }
     }
 
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\\{[^}]*\\})?) (\\S+)$");
-
     static Map<String, Double> prometheus() {
-        Map<String, Double> out = new HashMap<>();
-        for (String line : Http.get("/metrics/prometheus").body().lines().toList()) {
-            // the text format 0.0.4 ends a label set with a comma: {queue="q",}
-            Matcher m = SAMPLE.matcher(line.replace(",}", "}"));
-            if (!line.startsWith("#") && m.matches()) {
-                out.put(m.group(1), Double.parseDouble(m.group(2)));
-            }
-        }
-        return out;
+        return Api.samples(Http.get("/metrics/prometheus").body());
     }
 
     private static Map<String, Long> sums(JsonNode series) {
