@@ -45,14 +45,15 @@ public final class QueryText {
                 i++;
             } else if (c == '\'') {
                 char kind = dropPrefix(out);
-                int end = kind == 'E' ? escapeStringEnd(sql, i) : standardStringEnd(sql, i, kind == 'U');
+                int end = quotedEnd(sql, i, '\'', kind == 'E' ? Backslash.ESCAPE
+                        : kind == 'U' ? Backslash.TEXT : Backslash.AMBIGUOUS);
                 out.append('?');
                 if (end < 0) {
                     return cut(out, maxChars);
                 }
                 i = end;
             } else if (c == '"') {
-                int end = quotedIdentifierEnd(sql, i);
+                int end = quotedEnd(sql, i, '"', Backslash.TEXT);
                 if (end < 0) {
                     return cut(out, maxChars);
                 }
@@ -136,48 +137,29 @@ public final class QueryText {
         return 0;
     }
 
+    /** What a backslash inside a quoted token is. */
+    private enum Backslash {
+        /** A character (identifiers, {@code U&'...'}). */
+        TEXT,
+        /** An escape of the next character ({@code E'...'}). */
+        ESCAPE,
+        /** Either, depending on the session's {@code standard_conforming_strings} ({@code '...'}): unreadable. */
+        AMBIGUOUS
+    }
+
     /**
-     * End (exclusive) of a {@code '...'} literal starting at {@code i}; -1 if unterminated, or if it holds a
-     * backslash and {@code backslashIsText} is false (where it ends depends on the session's settings).
+     * End (exclusive) of the token quoted by {@code quote} starting at {@code i} (a doubled quote stands for
+     * itself); -1 if unterminated, or if it holds an {@link Backslash#AMBIGUOUS} backslash.
      */
-    private static int standardStringEnd(String sql, int i, boolean backslashIsText) {
+    private static int quotedEnd(String sql, int i, char quote, Backslash backslash) {
         for (int j = i + 1; j < sql.length(); j++) {
             char c = sql.charAt(j);
-            if (c == '\\' && !backslashIsText) {
+            if (c == '\\' && backslash == Backslash.AMBIGUOUS) {
                 return -1;
-            }
-            if (c == '\'') {
-                if (j + 1 < sql.length() && sql.charAt(j + 1) == '\'') {
-                    j++;
-                } else {
-                    return j + 1;
-                }
-            }
-        }
-        return -1;
-    }
-
-    /** End (exclusive) of an {@code E'...'} literal's quoted part starting at {@code i}; -1 if unterminated. */
-    private static int escapeStringEnd(String sql, int i) {
-        for (int j = i + 1; j < sql.length(); j++) {
-            char c = sql.charAt(j);
-            if (c == '\\') {
+            } else if (c == '\\' && backslash == Backslash.ESCAPE) {
                 j++;
-            } else if (c == '\'') {
-                if (j + 1 < sql.length() && sql.charAt(j + 1) == '\'') {
-                    j++;
-                } else {
-                    return j + 1;
-                }
-            }
-        }
-        return -1;
-    }
-
-    private static int quotedIdentifierEnd(String sql, int i) {
-        for (int j = i + 1; j < sql.length(); j++) {
-            if (sql.charAt(j) == '"') {
-                if (j + 1 < sql.length() && sql.charAt(j + 1) == '"') {
+            } else if (c == quote) {
+                if (j + 1 < sql.length() && sql.charAt(j + 1) == quote) {
                     j++;
                 } else {
                     return j + 1;
