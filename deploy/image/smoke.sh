@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proves the image built by deploy/image/build.sh runs: starts it against PostgreSQL (PG_HOST/PG_PORT/PG_USER/
-# PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; a fresh database queen_image_smoke), waits for /health 200,
-# pushes a message and pops it back, prints image size and start time, stops the container.
+# PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; a database of its own, queen_smoke_<time>_<pid>_<random>,
+# created for the run), waits for /health 200, pushes a message and pops it back, prints image size and start time.
+# Whatever the outcome (an interrupt too) it leaves nothing behind: its containers, the image it loaded (unless that
+# image was there before), its database and its work directory are removed.
 #   deploy/image/smoke.sh [IMAGE.tar]     default target/queen-image.tar (built when missing)
 # Runtime: podman (Debian's package, installed when missing) with --network=host. Where podman cannot run a
 # container (seen on VMs without the needed privileges: crun failing on setrlimit or cgroups) it says so and runs
@@ -13,22 +15,33 @@ tar_file="${1:-target/queen-image.tar}"
 [ -s "$tar_file" ] || deploy/image/build.sh
 tar_file=$(realpath "$tar_file")
 pg_host="${PG_HOST:-127.0.0.1}" pg_port="${PG_PORT:-5432}" pg_user="${PG_USER:-postgres}" pg_password="${PG_PASSWORD:-postgres}"
-db=queen_image_smoke
+# a name no one else uses: never another database on that server
+db="queen_smoke_$(date +%s)_$$_${RANDOM}"
 port="${QUEEN_SMOKE_PORT:-26632}"
 runtime="${QUEEN_SMOKE_RUNTIME:-auto}"
 work=$(mktemp -d)
-pid="" container=""
+pid="" container="" db_created="" loaded_image=""
+containers=()
 cleanup() {
-  if [ -n "$container" ]; then podman rm -f "$container" >/dev/null 2>&1 || true; fi
+  local c
+  for c in ${containers[@]+"${containers[@]}"}; do podman rm -f "$c" >/dev/null 2>&1 || true; done
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  if [ -n "$loaded_image" ]; then podman rmi -f "$loaded_image" >/dev/null 2>&1 || true; fi
+  if [ -n "$db_created" ]; then
+    psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
+      >/dev/null 2>&1 || echo "smoke: could not drop the database $db on $pg_host:$pg_port; drop it by hand" >&2
+  fi
   if mountpoint -q "$work/root/proc" 2>/dev/null; then umount -l "$work/root/proc" || true; fi
   if mountpoint -q "$work/root/dev" 2>/dev/null; then umount -l "$work/root/dev" || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 export PGPASSWORD="$pg_password"
-psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+psql -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -qc "CREATE DATABASE $db" >/dev/null
+db_created=1
 
 size_mb=$(du -m "$tar_file" | cut -f1)
 env_args=(PORT="$port" PG_HOST="$pg_host" PG_PORT="$pg_port" PG_USER="$pg_user" PG_PASSWORD="$pg_password" PG_DATABASE="$db")
@@ -53,19 +66,26 @@ start_podman() {
 default_ulimits = []
 CONF
   export CONTAINERS_CONF="$work/containers.conf"
-  local image
+  local image before id
+  before=$(podman images -q --no-trunc 2>/dev/null || true)
   image=$(podman load -q -i "$tar_file" | sed -n 's/^Loaded image[^:]*: //p' | tail -n1)
   [ -n "$image" ] || return 1
+  id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+  # removed at exit unless it was there before this run
+  if [ -n "$id" ] && ! grep -q "$id" <<<"$before"; then loaded_image="$id"; fi
   echo "smoke: podman run $image (user, entrypoint and env from the image)"
   t_start=$(date +%s%N)
   local env_flags=() e
   for e in "${env_args[@]}"; do env_flags+=(-e "$e"); done
   # crun (podman's default) refuses hosts with hybrid cgroups ("cgroups in hybrid mode not supported"); runc runs there
-  local rt
+  local rt name
   for rt in crun runc; do
     [ "$rt" = runc ] && ! command -v runc >/dev/null 2>&1 && { apt-get install -y -qq runc >/dev/null || true; }
-    if container=$(podman --runtime "$rt" run -d --network=host --ulimit=host "${env_flags[@]}" "$image" \
-        2>"$work/podman.err"); then
+    # named, so that a run that failed after podman created the container is removed too
+    name="queen-smoke-$$-$rt-$RANDOM"
+    containers+=("$name")
+    if container=$(podman --runtime "$rt" run -d --name "$name" --network=host --ulimit=host "${env_flags[@]}" \
+        "$image" 2>"$work/podman.err"); then
       how="podman ($rt) --network=host"
       break
     fi

@@ -1,6 +1,8 @@
 package io.queen.analytics;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
@@ -13,6 +15,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.UUID;
@@ -21,14 +25,19 @@ import java.util.UUID;
  * {@code GET /api/v1/analytics/postgres-stats} (API spec 4.8): PostgreSQL's own statistics for the broker's
  * database and the {@code queen} schema: cache hit ratios (database, tables, indexes), dead tuples and vacuum
  * times, HOT update ratios, active queries, autovacuum workers, buffer settings and background-writer counters,
- * table sizes. Cost: a handful of catalog/statistics view reads (tens of ms at most; no table is scanned).
+ * table sizes. Admin only: {@code activeQueries} shows what every session on the database runs, other
+ * applications' too, so statements are shown without their literals and comments ({@link QueryText}). Cost: a handful of catalog/statistics view reads (tens of ms at most; no table is scanned).
  * Statistics views differ across PostgreSQL versions, so version-dependent rows (bgwriter) are passed through as
  * they are. Stateless.
  */
 @Path("/api/v1/analytics/postgres-stats")
-@Access(Access.Level.READ)
+@Access(Access.Level.ADMIN)
 public class PostgresStatsResource {
     private static final String QUEEN_TABLES = "schemaname = 'queen'";
+    /** Characters of a statement shown, after its literals are removed. */
+    private static final int QUERY_CHARS = 300;
+    /** Characters of a statement read: a literal cut by this read is cut from the answer too. */
+    private static final int QUERY_READ_CHARS = 4096;
 
     private final AnalyticsReads reads;
     private final ObjectMapper mapper;
@@ -45,6 +54,16 @@ public class PostgresStatsResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @Operation(summary = "PostgreSQL statistics of the broker's database (admin role)",
+            description = "Cache hit ratios, dead tuples, HOT updates, active queries, autovacuum, buffer settings,"
+                    + " bgwriter counters, table sizes. activeQueries lists every session on the database, other"
+                    + " applications' too: each statement is shown with its literals replaced by ? and its comments"
+                    + " removed, at most 300 characters.")
+    @APIResponse(responseCode = "200", description = "{timestamp, database, databaseCache, tableCache, indexCache,"
+            + " cacheSummary, deadTuples, hotUpdates, activeQueries, autovacuumStatus, bufferConfig, bufferUsage,"
+            + " tableSizes}")
+    @APIResponse(responseCode = "403", description = "a caller without the admin role, or of another tenant than"
+            + " the default one")
     public Response stats() throws SQLException {
         AnalyticsResource.requireClusterView(callers, defaultTenant);  // the database is shared by every tenant
         ObjectNode out = mapper.createObjectNode();
@@ -88,12 +107,17 @@ public class PostgresStatsResource {
                 + " n_tup_hot_upd AS \"hotUpdates\","
                 + " round(100.0 * n_tup_hot_upd / NULLIF(n_tup_upd, 0), 2)::float8 AS \"hotRatio\""
                 + " FROM pg_stat_user_tables WHERE " + QUEEN_TABLES + " AND n_tup_upd > 0 ORDER BY n_tup_upd DESC"));
-        out.set("activeQueries", reads.rows("SELECT pid, usename AS \"user\", application_name AS application,"
+        ArrayNode active = reads.rows("SELECT pid, usename AS \"user\", application_name AS application,"
                 + " state, wait_event_type AS \"waitEventType\", wait_event AS \"waitEvent\","
                 + " (extract(epoch FROM now() - query_start) * 1000)::bigint AS \"durationMs\","
-                + " left(query, 300) AS query FROM pg_stat_activity WHERE datname = current_database()"
-                + " AND state IS DISTINCT FROM 'idle' AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
-                + " ORDER BY query_start NULLS LAST LIMIT 50"));
+                + " left(query, " + QUERY_READ_CHARS + ") AS query FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND state IS DISTINCT FROM 'idle' AND pid <> pg_backend_pid()"
+                + " AND backend_type = 'client backend' ORDER BY query_start NULLS LAST LIMIT 50");
+        // other applications' statements carry their data (an ALTER ROLE ... PASSWORD, a customer's name)
+        for (JsonNode q : active) {
+            ((ObjectNode) q).put("query", QueryText.withoutLiterals(q.path("query").textValue(), QUERY_CHARS));
+        }
+        out.set("activeQueries", active);
         ObjectNode autovacuum = mapper.createObjectNode();
         autovacuum.setAll(reads.one("SELECT current_setting('autovacuum')::boolean AS enabled,"
                 + " current_setting('autovacuum_max_workers')::int AS \"maxWorkers\","

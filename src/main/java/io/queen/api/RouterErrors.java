@@ -1,6 +1,7 @@
 package io.queen.api;
 
 import io.quarkus.runtime.configuration.MemorySize;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,7 +14,9 @@ import org.jboss.logging.Logger;
  * Checks made before anything reads a body, answered in the API's JSON error shape. The request body limit
  * ({@code QUEEN_MAX_BODY_BYTES}): a request that declares a larger Content-Length is a 413 (a chunked body that
  * grows past the limit is still cut off by the HTTP server itself, 413 without a body). A body with an explicitly
- * non-JSON Content-Type is a 415 (API spec 1.1: bodies are JSON); a missing one is accepted. Stateless.
+ * non-JSON Content-Type is a 415 (API spec 1.1: bodies are JSON); a missing one is accepted. A request's
+ * {@code Accept} is ignored on the broker's own routes (API spec 1.2), which each answer one type whatever it
+ * says. Stateless.
  */
 @ApplicationScoped
 public class RouterErrors {
@@ -52,6 +55,11 @@ public class RouterErrors {
                     .end("{\"error\":\"Internal error\",\"requestId\":\"" + id + "\"}");
         });
         router.route().order(Integer.MIN_VALUE).handler(rc -> {
+            if (answersOneType(rc.normalizedPath())) {
+                // RESTEasy would answer 406 to an Accept that does not admit the route's @Produces (the Go
+                // client's Accept: application/json on a text route, a browser's text/html on a JSON one)
+                rc.request().headers().remove(HttpHeaders.ACCEPT);
+            }
             String len = rc.request().getHeader("Content-Length");
             if (len != null) {
                 try {
@@ -75,6 +83,16 @@ public class RouterErrors {
             }
             rc.next();
         });
+    }
+
+    /**
+     * The broker's own routes, each of which answers one media type: {@code /api/}, {@code /streams/},
+     * {@code /health}, {@code /metrics}. Quarkus' endpoints ({@code /q/openapi} picks YAML or JSON by Accept) and
+     * {@code /metrics/prometheus} (text or OpenMetrics) negotiate and keep the header.
+     */
+    static boolean answersOneType(String path) {
+        return path.startsWith("/api/") || path.startsWith("/streams/") || path.equals("/health")
+                || path.equals("/metrics");
     }
 
     /** A request that declares body bytes: a non-zero Content-Length or a chunked transfer. */

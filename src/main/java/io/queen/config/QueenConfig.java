@@ -62,7 +62,10 @@ public interface QueenConfig {
         /** How often each broker re-reads the cluster-wide maintenance switches: a switch reaches it within this. */
         long pollMs();
 
-        /** This broker's push spool directory ({@code QUEEN_SPOOL_DIR}); one broker per directory. */
+        /**
+         * This broker's push spool directory ({@code QUEEN_SPOOL_DIR}, default {@code ~/.queen/spool/<port>});
+         * one broker per directory.
+         */
         String spoolDir();
 
         /** Buffered pushes replayed per drain transaction batch. */

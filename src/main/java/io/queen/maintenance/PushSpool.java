@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,7 +39,8 @@ import org.jboss.logging.Logger;
  *
  * <p>Files in {@code queen.maintenance.spool-dir}: {@code spool.log} (records {@code [int length][int crc32c][body]}
  * appended at {@code size}), {@code spool.pos} (the byte offset drained so far, rewritten after each committed
- * batch), {@code spool.lock} (held for the broker's lifetime: one broker per directory). A torn tail (a record whose
+ * batch), {@code spool.lock} (held for the broker's lifetime: one broker per directory; it names the holder's pid and
+ * port, which a second broker on the directory prints when it refuses to start). A torn tail (a record whose
  * append never completed, so whose client was never answered) is cut off at start. When the drain catches up, the
  * log is truncated to zero.
  *
@@ -57,6 +60,7 @@ public class PushSpool {
     private final MaintenanceSwitches switches;
     private final PushFusion fusion;
     private final Path dir;
+    private final int port;
     private final int drainBatch;
     private final Object monitor = new Object();
     private final MeterRegistry registry;
@@ -76,7 +80,9 @@ public class PushSpool {
     private volatile boolean running;
     private Thread drainer;
 
-    PushSpool(MaintenanceSwitches switches, PushFusion fusion, QueenConfig config, MeterRegistry registry) {
+    PushSpool(MaintenanceSwitches switches, PushFusion fusion, QueenConfig config, MeterRegistry registry,
+            @ConfigProperty(name = "quarkus.http.port") int port) {
+        this.port = port;
         this.switches = switches;
         this.fusion = fusion;
         this.dir = Path.of(config.maintenance().spoolDir());
@@ -98,6 +104,7 @@ public class PushSpool {
             throw new UncheckedIOException("push spool: cannot open " + dir.toAbsolutePath()
                     + " (set QUEEN_SPOOL_DIR to a writable directory)", ex);
         }
+        warnOfParentSpool();
         running = true;
         drainer = Thread.ofVirtual().name("push-spool-drain").start(this::drainLoop);
         if (pending > 0) {
@@ -137,14 +144,56 @@ public class PushSpool {
         }
     }
 
+    /** What the holder of a spool wrote into its lock file, as " (pid ..., port ..., since ...)", or "". */
+    private static String holder(FileChannel lockFile) {
+        try {
+            ByteBuffer b = ByteBuffer.allocate(200);
+            int n = lockFile.read(b, 0);
+            String text = n <= 0 ? "" : new String(b.array(), 0, n, StandardCharsets.UTF_8).strip()
+                    .replaceAll("\\p{Cntrl}", "?");
+            return text.isEmpty() ? "" : " (" + text + ")";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * A spool log left in the parent directory: where a broker ran with the parent as its spool directory (the
+     * default once had no per-port part). Its pushes are drained by a broker started on that directory.
+     */
+    private void warnOfParentSpool() {
+        Path parentLog = dir.toAbsolutePath().getParent() == null ? null
+                : dir.toAbsolutePath().getParent().resolve("spool.log");
+        try {
+            if (parentLog != null && Files.isRegularFile(parentLog) && Files.size(parentLog) > 0) {
+                LOG.warnf("push spool: %s holds buffered pushes (%d bytes) of a broker that ran on %s; start a"
+                        + " broker with QUEEN_SPOOL_DIR=%s to write them to the log", parentLog, Files.size(parentLog),
+                        parentLog.getParent(), parentLog.getParent());
+            }
+        } catch (IOException e) {
+            LOG.debugf("push spool: cannot read %s: %s", parentLog, e.getMessage());
+        }
+    }
+
     private void open() throws IOException {
         Files.createDirectories(dir);
-        lockFile = FileChannel.open(dir.resolve("spool.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        lockFile = FileChannel.open(dir.resolve("spool.lock"), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
         lock = lockFile.tryLock();
         if (lock == null) {
-            throw new IOException("another broker holds " + dir.resolve("spool.lock")
-                    + "; every broker needs a spool directory of its own");
+            String holder = holder(lockFile);
+            lockFile.close();
+            lockFile = null;
+            String refusal = "push spool " + dir.toAbsolutePath() + " is in use by another broker" + holder
+                    + ": every broker needs a spool directory of its own; give this one another QUEEN_SPOOL_DIR"
+                    + " (the default, ~/.queen/spool/<port>, is one per port)";
+            LOG.error(refusal);   // one line ahead of Quarkus' stack trace
+            throw new IllegalStateException(refusal);
         }
+        // who holds the directory, for the refusal a second broker on it prints
+        lockFile.truncate(0);
+        lockFile.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + ", port " + port + ", since "
+                + Instant.now() + "\n").getBytes(StandardCharsets.UTF_8)), 0);
         log = FileChannel.open(dir.resolve("spool.log"), StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         posFile = FileChannel.open(dir.resolve("spool.pos"), StandardOpenOption.CREATE, StandardOpenOption.READ,

@@ -123,8 +123,7 @@ class OpsAcrossBrokersIT {
     private static double waitForMetric(BrokerProcess broker, String series, double want) throws InterruptedException {
         double v = -1;
         for (int i = 0; i < 100; i++) {
-            v = Http.get(broker.url(), "/metrics/prometheus").body().lines().filter(l -> l.startsWith(series + " "))
-                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
+            v = Api.samples(Http.get(broker.url(), "/metrics/prometheus").body()).getOrDefault(series, -1.0);
             if (v == want) {
                 return v;
             }

@@ -20,13 +20,13 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -210,6 +210,39 @@ class OpsMetricsTest {
     }
 
     @Test
+    void activeQueriesShowOtherSessionsStatementsWithoutLiterals() throws Exception {
+        long key = 727_001;
+        try (Connection holder = ds.getConnection(); Connection other = ds.getConnection();
+                Statement h = holder.createStatement()) {
+            h.execute("SELECT pg_advisory_lock(" + key + ")");
+            // another application's statement, parked on the lock while the route reads pg_stat_activity
+            CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> {
+                try (Statement o = other.createStatement()) {
+                    o.execute("SELECT pg_advisory_lock(" + key + "), 'SECRET_LITERAL_SAME_DB' AS s, 4711 AS pin,"
+                            + " $tag$SECRET_DOLLAR$tag$ /* SECRET_COMMENT */");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            JsonNode row = null;
+            for (int i = 0; i < 200 && row == null; i++) {
+                for (JsonNode q : get("/api/v1/analytics/postgres-stats").get("activeQueries")) {
+                    if (q.path("query").asText().contains("pg_advisory_lock")) {
+                        row = q;
+                    }
+                }
+                if (row == null) {
+                    Thread.sleep(50);
+                }
+            }
+            h.execute("SELECT pg_advisory_unlock(" + key + ")");
+            blocked.get();
+            assertTrue(row != null, "the parked statement is listed");
+            assertEquals("SELECT pg_advisory_lock(?), ? AS s, ? AS pin, ?", row.get("query").asText().strip());
+        }
+    }
+
+    @Test
     void metricsJsonHasTheReferenceShape() {
         JsonNode m = get("/metrics");
         for (String path : new String[] {"/uptime", "/requests/total", "/requests/rate", "/messages/total",
@@ -248,17 +281,8 @@ class OpsMetricsTest {
         }
     }
 
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\\{[^}]*\\})?) (\\S+)$");
-
     static Map<String, Double> prometheus() {
-        Map<String, Double> out = new HashMap<>();
-        for (String line : Http.get("/metrics/prometheus").body().lines().toList()) {
-            Matcher m = SAMPLE.matcher(line);
-            if (!line.startsWith("#") && m.matches()) {
-                out.put(m.group(1), Double.parseDouble(m.group(2)));
-            }
-        }
-        return out;
+        return Api.samples(Http.get("/metrics/prometheus").body());
     }
 
     private static Map<String, Long> sums(JsonNode series) {

