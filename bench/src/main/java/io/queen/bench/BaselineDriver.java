@@ -1,8 +1,5 @@
 package io.queen.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import java.io.IOException;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -70,7 +67,6 @@ public final class BaselineDriver implements Driver {
     static final String ACK = "DELETE FROM bench_baseline.messages WHERE id = ANY(?) RETURNING id";
 
     private final Config cfg;
-    private final ObjectMapper mapper = new ObjectMapper();
 
     public BaselineDriver(Config cfg) {
         this.cfg = cfg;
@@ -122,7 +118,7 @@ public final class BaselineDriver implements Driver {
                         }
                         single.executeBatch();
                         c.commit();
-                        return repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
                     } catch (SQLException e) {
                         try {
                             single.clearBatch();
@@ -130,7 +126,7 @@ public final class BaselineDriver implements Driver {
                         } catch (SQLException ignored) {
                             // the connection is broken; the next push reports it
                         }
-                        return repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
                     }
                 }
                 try {
@@ -146,15 +142,15 @@ public final class BaselineDriver implements Driver {
                         ps.setString(i++, m.transactionId());
                     }
                     ps.executeUpdate();
-                    return repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
                 } catch (SQLException e) {
-                    return repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
                 }
             }
 
             @Override
             public void close() {
-                closeQuietly(c);
+                Jdbc.closeQuietly(c);
             }
         };
     }
@@ -191,7 +187,7 @@ public final class BaselineDriver implements Driver {
                             rows.sort(Comparator.comparingLong(Row::id));
                             List<Delivery> out = new ArrayList<>(rows.size());
                             for (Row r : rows) {
-                                out.add(new Delivery(r.txn(), r.partition(), stamp(r.payload()), r.id()));
+                                out.add(new Delivery(r.txn(), r.partition(), Payloads.stampOfText(r.payload()), r.id()));
                             }
                             return new PopResult(out, null);
                         }
@@ -230,42 +226,21 @@ public final class BaselineDriver implements Driver {
                     }
                     return out;
                 } catch (SQLException e) {
-                    return repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
+                    return Driver.repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
                 }
             }
 
             @Override
             public void close() {
-                closeQuietly(c);
+                Jdbc.closeQuietly(c);
             }
         };
     }
 
     private record Row(long id, String payload, String txn, String partition) {}
 
-    private Payloads.Stamp stamp(String json) {
-        try {
-            return Payloads.stamp(mapper.readTree(json));
-        } catch (IOException e) {
-            return null;
-        }
-    }
 
-    private static <T> List<T> repeat(int n, T v) {
-        var out = new ArrayList<T>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(v);
-        }
-        return out;
-    }
 
-    private static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // ignore
-        }
-    }
 
     @Override
     public Map<String, Double> counters() {

@@ -43,4 +43,13 @@ public final class Jdbc {
         Matcher m = DATABASE.matcher(url);
         return m.find() && !m.group(1).isEmpty() ? m.group(1) : null;
     }
+
+    /** Closes a worker's connection at the end of a run; a broken connection has nothing left to say. */
+    public static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // ignore
+        }
+    }
 }
