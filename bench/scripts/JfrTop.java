@@ -17,7 +17,13 @@ import jdk.jfr.consumer.RecordingFile;
  *   <li>self: the method on top of the stack;</li>
  *   <li>by io.queen class, inclusive: samples with any frame of the class on the stack;</li>
  *   <li>by io.queen method, inclusive;</li>
- *   <li>outside io.queen: samples with no io.queen frame, by the top frame's package.</li>
+ *   <li>by innermost io.queen class: each sample charged to the io.queen frame nearest the top of its stack, so a
+ *       class's share is its own code plus the library code it calls before the next io.queen frame (for a filter
+ *       or a Netty handler: its own work plus the dispatch up to the next io.queen frame);</li>
+ *   <li>outside io.queen: samples with no io.queen frame, by the top frame's package;</li>
+ *   <li>Java threads' CPU ({@code jdk.ThreadCPULoad}) by thread name with digits folded: how much goes to the JIT
+ *       compiler, the virtual-thread carriers and the event loops (GC threads are not Java threads and not
+ *       listed).</li>
  * </ul>
  */
 public final class JfrTop {
@@ -27,11 +33,19 @@ public final class JfrTop {
         Map<String, Integer> byClass = new HashMap<>();
         Map<String, Integer> byMethod = new HashMap<>();
         Map<String, Integer> outside = new HashMap<>();
+        Map<String, Integer> innermost = new HashMap<>();
         long total = 0;
         long none = 0;
+        Map<String, Double> threadCpu = new HashMap<>();
         try (RecordingFile f = new RecordingFile(Path.of(args[0]))) {
             while (f.hasMoreEvents()) {
                 RecordedEvent e = f.readEvent();
+                if (e.getEventType().getName().equals("jdk.ThreadCPULoad") && e.getThread() != null) {
+                    String t = e.getThread().getJavaName() != null ? e.getThread().getJavaName() : e.getThread().getOSName();
+                    threadCpu.merge(String.valueOf(t).replaceAll("[0-9]+", "N"),
+                            (double) e.getFloat("user") + e.getFloat("system"), Double::sum);
+                    continue;
+                }
                 if (!e.getEventType().getName().equals("jdk.ExecutionSample") || e.getStackTrace() == null) {
                     continue;
                 }
@@ -42,10 +56,15 @@ public final class JfrTop {
                 total++;
                 self.merge(name(frames.get(0).getMethod()), 1, Integer::sum);
                 Set<String> classes = new HashSet<>();
+                String inner = null;
                 Set<String> methods = new HashSet<>();
                 for (RecordedFrame fr : frames) {
                     String cls = fr.getMethod().getType().getName();
                     if (cls.startsWith("io.queen.")) {
+                        if (inner == null) {
+                            inner = cls.replaceAll("\\$\\$Lambda.*|_ClientProxy$", "");
+                            innermost.merge(inner, 1, Integer::sum);
+                        }
                         classes.add(cls);
                         methods.add(name(fr.getMethod()));
                     }
@@ -64,7 +83,13 @@ public final class JfrTop {
         print("self (top of stack)", self, total, top);
         print("by io.queen class (inclusive)", byClass, total, top);
         print("by io.queen method (inclusive)", byMethod, total, top);
+        print("by innermost io.queen class (own code + library code it calls)", innermost, total, top);
         print("outside io.queen, by top frame's package", outside, total, 15);
+        double cpu = threadCpu.values().stream().mapToDouble(Double::doubleValue).sum();
+        System.out.println();
+        System.out.println("== Java threads' CPU by thread name (share of all Java threads' CPU)");
+        threadCpu.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(10)
+                .forEach(en -> System.out.printf("%6.2f%%  %s%n", cpu == 0 ? 0 : 100 * en.getValue() / cpu, en.getKey()));
     }
 
     private static String name(RecordedMethod m) {

@@ -13,7 +13,7 @@
 #                   (bench/scripts/pgmq-install.sh installs pgmq there)
 #   --record NAME   also keep each run's report as bench/results/<NAME>-<A|B|pgmq>-<round>.txt (bench/scripts/record.sh)
 #   --out DIR       where the per-run JSON and logs go (default: a new temporary directory, printed)
-#   --jfr           record a JFR profile (settings=profile) of each broker over its recorded run and print its top
+#   --jfr           record a JFR profile (settings=profile, execution samples every 2 ms) of each broker over its recorded run and print its top
 #                   frames (bench/scripts/JfrTop.java: self, by io.queen class and method, outside io.queen)
 # The shape: --preset soak --producers 8 --consumers 8 (1 queue x 200 partitions, push batches of 100 x 256 B, pops of
 # 1,000 with explicit batch acks), --warmup 5. Per run: a fresh database, the broker started on it (PostgreSQL from
@@ -75,6 +75,15 @@ if [ "$rate" != 0 ]; then
 fi
 shape+=("${extra[@]}")
 
+# one line per thread of <pid>: tid, CPU ticks (utime + stime), name
+threads() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk -v tid="${t##*/}" -v name="$(cat "$t/comm" 2>/dev/null)" '{sub(/^.*\) /, ""); print tid "\t" $12 + $13 "\t" name}' \
+      "$t/stat" 2>/dev/null || true
+  done
+}
+
 psql_q() { psql -h "$host" -p "$pgport" -U "$user" -qAtc "$1"; }
 
 run_one() {  # <arm> <round>
@@ -106,9 +115,10 @@ run_one() {  # <arm> <round>
   fi
   psql_q "CHECKPOINT" >/dev/null 2>&1 || true
   if $jfr && [ -n "$pid" ]; then
-    "$(dirname "$java")/jcmd" "$pid" JFR.start name=ab settings=profile filename="$out/$arm-$round.jfr" >/dev/null
+    "$(dirname "$java")/jcmd" "$pid" JFR.start name=ab settings=profile jdk.ExecutionSample#period=2ms filename="$out/$arm-$round.jfr" >/dev/null
   fi
   load=$(cut -d' ' -f1 /proc/loadavg)
+  [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-before"
   if [ -n "$record" ]; then
     name="$record-$arm-$round"
     QUEEN_BENCH_JAR=$bench "$root/bench/scripts/record.sh" "$name" "${flags[@]}" >/dev/null 2>&1 || true
@@ -116,6 +126,7 @@ run_one() {  # <arm> <round>
   else
     "$java" -jar "$bench" "${flags[@]}" 2>&1 | grep -v '^\[' >"$out/$arm-$round.txt" || true
   fi
+  [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-after"
   echo "$arm $round $load $out/$arm-$round.json" >>"$out/runs.txt"
   echo "ab-soak: $arm round $round: $(tail -n 1 "$out/$arm-$round.txt") (load before $load)" >&2
   if [ -n "$pid" ]; then

@@ -6,8 +6,18 @@ Per message = per acked message from the steady start to the drain end (the tool
 PostgreSQL CPU are the tool's per-process figures over that window.
 """
 import json
+import os
+import re
 import statistics
 import sys
+
+# broker threads by what they do (names as /proc shows them, at most 15 characters)
+THREAD_GROUPS = [
+    ("jit", r"C[12] CompilerThre"),
+    ("gc", r"^(GC Thread|G1 |VM Thread)"),
+    ("carriers", r"^ForkJoinPool"),
+    ("event loops", r"^vert\.x-eventloo"),
+]
 
 COLUMNS = [
     ("acked/s", "rate", "{:,.0f}"),
@@ -48,15 +58,40 @@ def figures(path):
     return f
 
 
+def thread_shares(json_path):
+    """Shares of the broker's thread CPU over the recorded run by thread group, or None without snapshots."""
+    base = json_path[:-len(".json")]
+    try:
+        def read(path):
+            out = {}
+            with open(path) as f:
+                for line in f:
+                    tid, ticks, name = (line.rstrip("\n").split("\t") + [""])[:3]
+                    out[tid] = (int(ticks), name)
+            return out
+        before, after = read(base + ".threads-before"), read(base + ".threads-after")
+    except (OSError, ValueError):
+        return None
+    groups = {}
+    for tid, (ticks, name) in after.items():
+        d = ticks - before.get(tid, (0, name))[0]
+        g = next((label for label, rx in THREAD_GROUPS if re.search(rx, name)), "other")
+        groups[g] = groups.get(g, 0) + d
+    total = sum(groups.values())
+    return {g: x / total for g, x in groups.items()} if total > 0 else None
+
+
 def cell(fmt, x):
     return "-" if x is None else fmt.format(x)
 
 
 def main():
     runs = []
+    runs_paths = []
     with open(sys.argv[1]) as f:
         for line in f:
             arm, rnd, load, path = line.split()
+            runs_paths.append((arm, int(rnd), path))
             try:
                 runs.append((arm, int(rnd), float(load), figures(path)))
             except (OSError, ValueError, KeyError) as e:
@@ -83,6 +118,14 @@ def main():
             if x is not None and y:
                 parts.append(f"{label} {x / y:.3f}")
         print(f"ratio of medians {num}/{den}: " + ", ".join(parts))
+    labels = [label for label, _ in THREAD_GROUPS] + ["other"]
+    shares = [(arm, rnd, thread_shares(path)) for arm, rnd, path in runs_paths]
+    shares = [x for x in shares if x[2]]
+    if shares:
+        print("broker thread CPU over the recorded run, by thread group (share of the broker's CPU):")
+        print("  ".join(["arm".rjust(4), "round".rjust(5)] + [l.rjust(11) for l in labels]))
+        for arm, rnd, sh in shares:
+            print("  ".join([arm.rjust(4), str(rnd).rjust(5)] + [f"{100 * sh.get(l, 0):10.1f}%" for l in labels]))
     print("all runs verified" if all(f["check"] == "ok" for _, _, _, f in runs) else "SOME RUNS FAILED (see above)")
 
 
