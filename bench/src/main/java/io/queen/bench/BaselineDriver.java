@@ -1,6 +1,5 @@
 package io.queen.bench;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,10 +8,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The comparison point: a row-per-message queue of the common kind, implemented directly on PostgreSQL in
@@ -210,24 +207,7 @@ public final class BaselineDriver implements Driver {
                 for (int i = 0; i < ids.length; i++) {
                     ids[i] = (Long) deliveries.get(i).ackHandle();
                 }
-                try {
-                    Array arr = c.createArrayOf("bigint", ids);
-                    ack.setArray(1, arr);
-                    Set<Long> deleted = new HashSet<>();
-                    try (ResultSet rs = ack.executeQuery()) {
-                        while (rs.next()) {
-                            deleted.add(rs.getLong(1));
-                        }
-                    }
-                    List<AckOutcome> out = new ArrayList<>(ids.length);
-                    for (Long id : ids) {
-                        out.add(deleted.contains(id) ? new AckOutcome(true, null)
-                                : new AckOutcome(false, "ack-failed: row not found"));
-                    }
-                    return out;
-                } catch (SQLException e) {
-                    return Driver.repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
-                }
+                return Jdbc.deleteIds(c, ack, 1, ids, "ack-failed: row not found");
             }
 
             @Override

@@ -1,6 +1,5 @@
 package io.queen.bench;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -175,24 +173,11 @@ public final class PgmqDriver implements Driver {
                     ids[i] = ((Handle) deliveries.get(i).ackHandle()).id();
                 }
                 try {
-                    Array arr = c.createArrayOf("bigint", ids);
                     delete.setString(1, q);
-                    delete.setArray(2, arr);
-                    Set<Long> deleted = new HashSet<>();
-                    try (ResultSet rs = delete.executeQuery()) {
-                        while (rs.next()) {
-                            deleted.add(rs.getLong(1));
-                        }
-                    }
-                    List<AckOutcome> out = new ArrayList<>(ids.length);
-                    for (Long id : ids) {
-                        out.add(deleted.contains(id) ? new AckOutcome(true, null)
-                                : new AckOutcome(false, "ack-failed: message not found"));
-                    }
-                    return out;
                 } catch (SQLException e) {
                     return Driver.repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
                 }
+                return Jdbc.deleteIds(c, delete, 2, ids, "ack-failed: message not found");
             }
 
             @Override
