@@ -13,8 +13,9 @@
 #                   (bench/scripts/pgmq-install.sh installs pgmq there)
 #   --record NAME   also keep each run's report as bench/results/<NAME>-<A|B|pgmq>-<round>.txt (bench/scripts/record.sh)
 #   --out DIR       where the per-run JSON and logs go (default: a new temporary directory, printed)
-#   --jfr           record a JFR profile (settings=profile, execution samples every 2 ms) of each broker over its recorded run and print its top
-#                   frames (bench/scripts/JfrTop.java: self, by io.queen class and method, outside io.queen)
+#   --jfr           record a JFR profile (settings=profile, execution samples every 2 ms) of each broker over its
+#                   recorded run and print its top frames (bench/scripts/JfrTop.java: self, by io.queen class and
+#                   method, by innermost io.queen class, outside io.queen, Java threads' CPU)
 # The shape: --preset soak --producers 8 --consumers 8 (1 queue x 200 partitions, push batches of 100 x 256 B, pops of
 # 1,000 with explicit batch acks), --warmup 5. Per run: a fresh database, the broker started on it (PostgreSQL from
 # PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV,
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#args[@]} -lt 1 ] || [ ${#args[@]} -gt 2 ]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
   exit 2
 fi
 java=${JAVA:-$(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | grep -E 'temurin-(2[1-9]|[3-9][0-9])' | tail -1)}

@@ -107,7 +107,7 @@ def main():
             xs = [f[k] for arm, _, _, f in runs if arm == a and f.get(k) is not None]
             med[a][k] = statistics.median(xs) if xs else None
         rows.append([a, "median", "-"] + [cell(fmt, med[a][k]) for _, k, fmt in COLUMNS] + [""])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
     print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
