@@ -1,43 +1,165 @@
 #!/usr/bin/env bash
-# Interleaved before/after soak runs of two packaged brokers on this machine, in the same hour:
-#   bench/scripts/ab-soak.sh <report-prefix> <quarkus-app dir A> <quarkus-app dir B> [rounds=2] [seconds=60]
-# Per run: a fresh database, broker A or B started on it (PostgreSQL from PG_HOST/PG_PORT/PG_USER/PG_PASSWORD,
-# default 127.0.0.1:5432 postgres/postgres), a 30 s soak to warm it, then a recorded soak
-# (bench/scripts/record.sh <prefix>-<before|after>-<round> --preset soak --duration <seconds> --warmup 10 --broker-pid ...),
-# the broker stopped and the database dropped. Order per round: A (before) then B (after). Reports land in bench/results/.
+# Alternating A/B runs of two broker builds (and optionally pgmq) in one shape, printing every run and the ratio of
+# medians:
+#   bench/scripts/ab-soak.sh [options] <A> [<B>] [-- extra queen-bench flags]
+# A and B: a quarkus-app directory, its quarkus-run.jar, or a git revision of this repository (exported with
+# `git archive` and built with ./mvnw -o package into a temporary directory). Options:
+#   --rounds N      rounds (default 3); odd rounds run A then B, even rounds B then A (no build always goes first)
+#   --seconds S     recorded steady seconds per run (default 30)
+#   --warm S        seconds of an unrecorded run of the same shape that warms each broker first (default 20; 0 = none)
+#   --rate R        steady-rate mode: producers paced to R msg/s, consumers popping the queue (as --preset latency);
+#                   default 0 = saturated (closed loop)
+#   --pgmq          also run pgmq's SQL API (queen-bench --mode pgmq) in each round, on its own fresh database
+#                   (bench/scripts/pgmq-install.sh installs pgmq there)
+#   --record NAME   also keep each run's report as bench/results/<NAME>-<A|B|pgmq>-<round>.txt (bench/scripts/record.sh)
+#   --out DIR       where the per-run JSON and logs go (default: a new temporary directory, printed)
+#   --jfr           record a JFR profile (settings=profile, execution samples every 2 ms) of each broker over its
+#                   recorded run and print its top frames (bench/scripts/JfrTop.java: self, by io.queen class and
+#                   method, by innermost io.queen class, outside io.queen, Java threads' CPU)
+# The shape: --preset soak --producers 8 --consumers 8 (1 queue x 200 partitions, push batches of 100 x 256 B, pops of
+# 1,000 with explicit batch acks), --warmup 5. Per run: a fresh database, the broker started on it (PostgreSQL from
+# PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV,
+# e.g. "JWT_ENABLED=true JWT_SECRET=...", go to the broker), the warm run, a CHECKPOINT, the recorded run, the broker
+# stopped and the database dropped. Figures per message are per acked message, steady start to drain end.
 set -euo pipefail
-prefix=$1 a=$2 b=$3 rounds=${4:-2} seconds=${5:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+rounds=3 seconds=30 warm=20 rate=0 pgmq=false record="" out="" jfr=false
+args=() extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --warm) warm=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --pgmq) pgmq=true; shift ;;
+    --jfr) jfr=true; shift ;;
+    --record) record=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -*) echo "ab-soak: unknown option $1" >&2; exit 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+if [ ${#args[@]} -lt 1 ] || [ ${#args[@]} -gt 2 ]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
+  exit 2
+fi
 java=${JAVA:-$(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | grep -E 'temurin-(2[1-9]|[3-9][0-9])' | tail -1)}
 bench=${QUEEN_BENCH_JAR:-$root/bench/target/queen-bench.jar}
 host=${PG_HOST:-127.0.0.1} pgport=${PG_PORT:-5432} user=${PG_USER:-postgres} pass=${PG_PASSWORD:-postgres}
 export PGPASSWORD=$pass
+out=${out:-$(mktemp -d /tmp/ab-soak.XXXXXX)}
+mkdir -p "$out"
+[ -s "$bench" ] || { echo "ab-soak: $bench missing (./mvnw -f bench/pom.xml package)" >&2; exit 2; }
 
-run_one() {  # <label> <app dir> <round>
-  local label=$1 app=$2 round=$3 db port pid log
-  db="soak_$(date +%s)_$RANDOM"
-  port=$((20000 + RANDOM % 10000))
-  log=$(mktemp)
-  psql -h "$host" -p "$pgport" -U "$user" -qc "CREATE DATABASE $db"
-  PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
-    QUEEN_SPOOL_DIR=$(mktemp -d) "$java" --enable-native-access=ALL-UNNAMED -jar "$app/quarkus-run.jar" >"$log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 120); do
-    curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-    sleep 0.5
+# <A|B> <argument> -> path of quarkus-run.jar
+resolve() {
+  local label=$1 x=$2 dir
+  if [ -d "$x" ] && [ -f "$x/quarkus-run.jar" ]; then echo "$x/quarkus-run.jar"; return; fi
+  if [ -f "$x" ]; then echo "$x"; return; fi
+  git -C "$root" rev-parse --verify -q "$x^{commit}" >/dev/null || { echo "ab-soak: $x is no app dir, jar or revision" >&2; exit 2; }
+  dir="$out/build-$label"
+  rm -rf "$dir" && mkdir -p "$dir"
+  echo "ab-soak: building $label = $(git -C "$root" rev-parse --short "$x") in $dir" >&2
+  git -C "$root" archive "$x" | tar -x -C "$dir"
+  (cd "$dir" && JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$java")")} ./mvnw -B -ntp -o -q package -DskipTests \
+    >"$dir/build.log" 2>&1) || { echo "ab-soak: build of $x failed, see $dir/build.log" >&2; exit 1; }
+  echo "$dir/target/quarkus-app/quarkus-run.jar"
+}
+jar_a=$(resolve A "${args[0]}")
+jar_b=""
+[ ${#args[@]} -eq 2 ] && jar_b=$(resolve B "${args[1]}")
+
+shape=(--preset soak --producers 8 --consumers 8 --warmup 5)
+if [ "$rate" != 0 ]; then
+  shape+=(--rate "$rate" --wildcard true)
+fi
+shape+=("${extra[@]}")
+
+# one line per thread of <pid>: tid, CPU ticks (utime + stime), name
+threads() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk -v tid="${t##*/}" -v name="$(cat "$t/comm" 2>/dev/null)" '{sub(/^.*\) /, ""); print tid "\t" $12 + $13 "\t" name}' \
+      "$t/stat" 2>/dev/null || true
   done
-  local pg_url="jdbc:postgresql://$host:$pgport/$db?user=$user&password=$pass"
-  "$java" -jar "$bench" --preset soak --duration 30 --warmup 5 --url "http://127.0.0.1:$port" --pg-url "$pg_url" \
-    >/dev/null 2>&1 || true
-  QUEEN_BENCH_JAR=$bench "$root/bench/scripts/record.sh" "$prefix-$label-$round" --preset soak --duration "$seconds" \
-    --warmup 10 --url "http://127.0.0.1:$port" --pg-url "$pg_url" --broker-pid "$pid" || true
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  psql -h "$host" -p "$pgport" -U "$user" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"
-  rm -f "$log"
 }
 
+psql_q() { psql -h "$host" -p "$pgport" -U "$user" -qAtc "$1"; }
+
+run_one() {  # <arm> <round>
+  local arm=$1 round=$2 db port pid="" jar pg_url load name flags
+  db="ab_$(date +%s)_$RANDOM"
+  psql_q "CREATE DATABASE $db"
+  pg_url="jdbc:postgresql://$host:$pgport/$db?user=$user&password=$pass"
+  flags=("${shape[@]}" --pg-url "$pg_url" --duration "$seconds" --json "$out/$arm-$round.json")
+  if [ "$arm" = pgmq ]; then
+    "$root/bench/scripts/pgmq-install.sh" "$db"
+    flags+=(--mode pgmq)
+  else
+    [ "$arm" = A ] && jar=$jar_a || jar=$jar_b
+    port=$((20000 + RANDOM % 10000))
+    # shellcheck disable=SC2086
+    env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
+      QUEEN_SPOOL_DIR="$(mktemp -d)" ${BROKER_ENV:-} \
+      "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/$arm-$round.broker.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 240); do
+      curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+    flags+=(--url "http://127.0.0.1:$port" --broker-pid "$pid")
+    if [ "$warm" != 0 ]; then
+      "$java" -jar "$bench" "${shape[@]}" --duration "$warm" --verify false --url "http://127.0.0.1:$port" \
+        --pg-url "$pg_url" >"$out/$arm-$round.warm.log" 2>&1 || true
+    fi
+  fi
+  psql_q "CHECKPOINT" >/dev/null 2>&1 || true
+  if $jfr && [ -n "$pid" ]; then
+    "$(dirname "$java")/jcmd" "$pid" JFR.start name=ab settings=profile jdk.ExecutionSample#period=2ms filename="$out/$arm-$round.jfr" >/dev/null
+  fi
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-before"
+  if [ -n "$record" ]; then
+    name="$record-$arm-$round"
+    QUEEN_BENCH_JAR=$bench "$root/bench/scripts/record.sh" "$name" "${flags[@]}" >/dev/null 2>&1 || true
+    cp "$root/bench/results/$name.txt" "$out/$arm-$round.txt"
+  else
+    "$java" -jar "$bench" "${flags[@]}" 2>&1 | grep -v '^\[' >"$out/$arm-$round.txt" || true
+  fi
+  [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-after"
+  echo "$arm $round $load $out/$arm-$round.json" >>"$out/runs.txt"
+  echo "ab-soak: $arm round $round: $(tail -n 1 "$out/$arm-$round.txt") (load before $load)" >&2
+  if [ -n "$pid" ]; then
+    if $jfr; then
+      "$(dirname "$java")/jcmd" "$pid" JFR.stop name=ab >/dev/null
+      "$java" "$root/bench/scripts/JfrTop.java" "$out/$arm-$round.jfr" >"$out/$arm-$round.top.txt" 2>&1 || true
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  psql_q "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+}
+
+: >"$out/runs.txt"
+{
+  echo "A: ${args[0]} ($jar_a)"
+  [ -n "$jar_b" ] && echo "B: ${args[1]} ($jar_b)"
+  echo "shape: ${shape[*]} --duration $seconds; warm run ${warm} s; rounds $rounds; $(date -u '+%Y-%m-%d %H:%M UTC')"
+} >"$out/header.txt"
 for r in $(seq 1 "$rounds"); do
-  run_one before "$a" "$r"
-  run_one after "$b" "$r"
+  arms=(A)
+  [ -n "$jar_b" ] && { if [ $((r % 2)) -eq 1 ]; then arms=(A B); else arms=(B A); fi; }
+  $pgmq && arms+=(pgmq)
+  for arm in "${arms[@]}"; do
+    run_one "$arm" "$r"
+  done
 done
+cat "$out/header.txt"
+python3 "$root/bench/scripts/ab_table.py" "$out/runs.txt"
+if $jfr; then
+  for t in "$out"/*.top.txt; do
+    echo; echo "### profile $(basename "$t" .top.txt) ($t; recording ${t%.top.txt}.jfr)"; cat "$t"
+  done
+fi
+echo "(per-run reports and JSON: $out)"

@@ -1,9 +1,5 @@
 package io.queen.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import java.io.IOException;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,10 +8,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The comparison point: a row-per-message queue of the common kind, implemented directly on PostgreSQL in
@@ -70,7 +64,6 @@ public final class BaselineDriver implements Driver {
     static final String ACK = "DELETE FROM bench_baseline.messages WHERE id = ANY(?) RETURNING id";
 
     private final Config cfg;
-    private final ObjectMapper mapper = new ObjectMapper();
 
     public BaselineDriver(Config cfg) {
         this.cfg = cfg;
@@ -122,7 +115,7 @@ public final class BaselineDriver implements Driver {
                         }
                         single.executeBatch();
                         c.commit();
-                        return repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
                     } catch (SQLException e) {
                         try {
                             single.clearBatch();
@@ -130,7 +123,7 @@ public final class BaselineDriver implements Driver {
                         } catch (SQLException ignored) {
                             // the connection is broken; the next push reports it
                         }
-                        return repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
                     }
                 }
                 try {
@@ -146,15 +139,15 @@ public final class BaselineDriver implements Driver {
                         ps.setString(i++, m.transactionId());
                     }
                     ps.executeUpdate();
-                    return repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
                 } catch (SQLException e) {
-                    return repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
                 }
             }
 
             @Override
             public void close() {
-                closeQuietly(c);
+                Jdbc.closeQuietly(c);
             }
         };
     }
@@ -191,7 +184,7 @@ public final class BaselineDriver implements Driver {
                             rows.sort(Comparator.comparingLong(Row::id));
                             List<Delivery> out = new ArrayList<>(rows.size());
                             for (Row r : rows) {
-                                out.add(new Delivery(r.txn(), r.partition(), stamp(r.payload()), r.id()));
+                                out.add(new Delivery(r.txn(), r.partition(), Payloads.stampOfText(r.payload()), r.id()));
                             }
                             return new PopResult(out, null);
                         }
@@ -214,58 +207,20 @@ public final class BaselineDriver implements Driver {
                 for (int i = 0; i < ids.length; i++) {
                     ids[i] = (Long) deliveries.get(i).ackHandle();
                 }
-                try {
-                    Array arr = c.createArrayOf("bigint", ids);
-                    ack.setArray(1, arr);
-                    Set<Long> deleted = new HashSet<>();
-                    try (ResultSet rs = ack.executeQuery()) {
-                        while (rs.next()) {
-                            deleted.add(rs.getLong(1));
-                        }
-                    }
-                    List<AckOutcome> out = new ArrayList<>(ids.length);
-                    for (Long id : ids) {
-                        out.add(deleted.contains(id) ? new AckOutcome(true, null)
-                                : new AckOutcome(false, "ack-failed: row not found"));
-                    }
-                    return out;
-                } catch (SQLException e) {
-                    return repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
-                }
+                return Jdbc.deleteIds(c, ack, 1, ids, "ack-failed: row not found");
             }
 
             @Override
             public void close() {
-                closeQuietly(c);
+                Jdbc.closeQuietly(c);
             }
         };
     }
 
     private record Row(long id, String payload, String txn, String partition) {}
 
-    private Payloads.Stamp stamp(String json) {
-        try {
-            return Payloads.stamp(mapper.readTree(json));
-        } catch (IOException e) {
-            return null;
-        }
-    }
 
-    private static <T> List<T> repeat(int n, T v) {
-        var out = new ArrayList<T>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(v);
-        }
-        return out;
-    }
 
-    private static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // ignore
-        }
-    }
 
     @Override
     public Map<String, Double> counters() {

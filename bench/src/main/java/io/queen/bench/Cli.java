@@ -51,7 +51,7 @@ public final class Cli {
             new Flag("broker-pid", "", "broker pid for CPU/RSS accounting (default: the process listening on the URL's port)"),
             new Flag("pg-pids", "", "comma list of PostgreSQL pids (each plus its children) for CPU accounting"
                     + " (default: the postmaster listening on --pg-url's port and its children)"),
-            new Flag("mode", "queen", "queen | baseline | both"),
+            new Flag("mode", "queen", "queen | baseline | both | pgmq (pgmq's SQL API in --pg-url's database)"),
             new Flag("pg-url", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres",
                     "JDBC URL for baseline mode and bytes-stored (PGPASSWORD is used when the URL has no password)"),
             new Flag("pop-wait-ms", "2000", "long-poll timeout sent as timeout= with wait=true"),
@@ -168,7 +168,8 @@ public final class Cli {
             case "queen" -> Config.Mode.QUEEN;
             case "baseline" -> Config.Mode.BASELINE;
             case "both" -> Config.Mode.BOTH;
-            default -> throw new UsageException("--mode must be queen, baseline or both");
+            case "pgmq" -> Config.Mode.PGMQ;
+            default -> throw new UsageException("--mode must be queen, baseline, both or pgmq");
         };
         String pgUrl = v.get("pg-url");
         if (!pgUrl.startsWith("jdbc:postgresql:")) {
@@ -227,8 +228,8 @@ public final class Cli {
                 },
                 token(v.get("token")));
         if (c.mode() != Config.Mode.QUEEN && c.groups() > 0) {
-            throw new UsageException("--groups > 0 is not supported by the baseline (a row-per-message queue"
-                    + " deletes on ack and has no fan-out); use --mode queen");
+            throw new UsageException("--groups > 0 is not supported by the baseline or pgmq (a row-per-message"
+                    + " queue deletes on ack and has no fan-out); use --mode queen");
         }
         return c;
     }

@@ -45,7 +45,7 @@ public record Config(
 
     public enum AckMode { EXPLICIT, AUTO }
 
-    public enum Mode { QUEEN, BASELINE, BOTH }
+    public enum Mode { QUEEN, BASELINE, BOTH, PGMQ }
 
     /** True when the run is bounded by a message count rather than by {@link #duration}. */
     public boolean messageBounded() {

@@ -102,4 +102,13 @@ public interface Driver extends AutoCloseable {
 
     @Override
     void close();
+
+    /** {@code n} copies of one outcome (a batch that succeeded or failed as a whole). */
+    static <T> List<T> repeat(int n, T v) {
+        var out = new java.util.ArrayList<T>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(v);
+        }
+        return out;
+    }
 }

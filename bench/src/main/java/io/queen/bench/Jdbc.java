@@ -43,4 +43,37 @@ public final class Jdbc {
         Matcher m = DATABASE.matcher(url);
         return m.find() && !m.group(1).isEmpty() ? m.group(1) : null;
     }
+
+    /** Closes a worker's connection at the end of a run; a broken connection has nothing left to say. */
+    public static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // ignore
+        }
+    }
+
+    /**
+     * Runs an ack's {@code DELETE ... RETURNING id} whose parameter {@code idParam} is the bigint[] of {@code ids}
+     * (other parameters already set): one outcome per id, in order, {@code missing} for an id nothing deleted.
+     */
+    static java.util.List<Driver.AckOutcome> deleteIds(Connection c, java.sql.PreparedStatement ps, int idParam,
+                                                       Long[] ids, String missing) {
+        try {
+            ps.setArray(idParam, c.createArrayOf("bigint", ids));
+            java.util.Set<Long> deleted = new java.util.HashSet<>();
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    deleted.add(rs.getLong(1));
+                }
+            }
+            java.util.List<Driver.AckOutcome> out = new java.util.ArrayList<>(ids.length);
+            for (Long id : ids) {
+                out.add(deleted.contains(id) ? new Driver.AckOutcome(true, null) : new Driver.AckOutcome(false, missing));
+            }
+            return out;
+        } catch (SQLException e) {
+            return Driver.repeat(ids.length, new Driver.AckOutcome(false, "ack-sql-" + e.getSQLState()));
+        }
+    }
 }

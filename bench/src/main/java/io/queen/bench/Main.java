@@ -46,12 +46,17 @@ public final class Main {
             case QUEEN -> List.of("queen");
             case BASELINE -> List.of("baseline");
             case BOTH -> List.of("baseline", "queen");
+            case PGMQ -> List.of("pgmq");
         };
         for (String m : order) {
             if (order.size() > 1) {
                 settle(cfg, out);
             }
-            try (Driver d = m.equals("queen") ? new QueenDriver(cfg, runId) : new BaselineDriver(cfg)) {
+            try (Driver d = switch (m) {
+                case "queen" -> new QueenDriver(cfg, runId);
+                case "pgmq" -> new PgmqDriver(cfg, runId);
+                default -> new BaselineDriver(cfg);
+            }) {
                 Report.Run r = new Runner(cfg, d, runId, out).run();
                 runs.add(r);
                 out.println();

@@ -74,6 +74,17 @@ public final class Payloads {
         return new Stamp(producer.intValue(), seq, nanos);
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** The stamp of a delivered payload given as JSON text, or {@code null} when it is not one of ours. */
+    public static Stamp stampOfText(String json) {
+        try {
+            return stamp(JSON.readTree(json));
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
     /** The stamp of a delivered payload, or {@code null} when it is not one of ours. */
     public static Stamp stamp(JsonNode data) {
         if (data == null || !data.isObject()) {
