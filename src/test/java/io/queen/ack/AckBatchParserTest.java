@@ -89,7 +89,7 @@ class AckBatchParserTest {
         assertEquals("Empty request body", error(""));
         assertEquals("Empty request body", error(" \n"));
         assertEquals("Invalid JSON: the body must be a JSON object", error("[1,2]"));
-        assertTrue(error("{\"acknowledgments\":[").startsWith("Invalid JSON: "));
-        assertTrue(error("{\"acknowledgments\":[{\"transactionId\":\"t\",}]}").startsWith("Invalid JSON: "));
+        assertTrue(error("{\"acknowledgments\":[").startsWith("Invalid JSON at line 1, column "));
+        assertTrue(error("{\"acknowledgments\":[{\"transactionId\":\"t\",}]}").startsWith("Invalid JSON at line 1, column "));
     }
 }
