@@ -149,6 +149,9 @@ class StatusRoutesTest {
                 + "(date_trunc('minute', now()) - interval '2 minutes', 'h1', 1, '00000000-0000-0000-0000-00000000000b',"
                 + " 'st-rates', 99000, 99000, 99000, 0, 0, 0),"
                 + "(date_trunc('minute', now()), 'h1', 1, " + dflt + ", 'st-rates', 6000, 6000, 0, 0, 0, 0)");
+        // a broker has recorded since more than an hour ago: the series covers the whole hour
+        Sql.exec(ds, "INSERT INTO queen.metrics_broker_minute (bucket, hostname, worker_id)"
+                + " VALUES (date_trunc('minute', now()) - interval '70 minutes', 'h1', 1) ON CONFLICT DO NOTHING");
         JsonNode tp = get("/api/v1/resources/overview").get("throughput");
         double in = tp.get("ingestedPerSecond").asDouble();
         double done = tp.get("processedPerSecond").asDouble();
