@@ -29,21 +29,45 @@ LANGUAGE sql AS $$
     RETURNING q.*
 $$;
 
+-- The queue-membership lock: one transaction-scoped advisory lock per (tenant, queue name). Whoever creates
+-- partitions in a queue, resolves partitions it is about to lock, or replays a dead letter from or into it holds it
+-- SHARED (provision_partitions_v1, a multi-partition push, log_dlq_move_v1); a queue delete holds it EXCLUSIVE
+-- before anything else (delete_queue_v1), and partition cleanup only takes partitions whose queue it can lock
+-- exclusively without waiting. So no partition is created in, or resolved from, a queue whose delete is under
+-- way: the delete waits for those transactions to commit, and they wait for the delete to commit and then see
+-- the queue gone (and create it again). Keyed by name, not id: a push names its queue, and the id is what a
+-- delete changes.
+CREATE OR REPLACE FUNCTION queen.queue_lock_key_v1(p_tenant UUID, p_name TEXT)
+RETURNS BIGINT
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT hashtextextended('queen_queue:' || p_tenant::text || '/' || p_name, 0)
+$$;
+
+-- Takes the queue-membership lock SHARED on every distinct queue named, in key order (shared holders never wait
+-- on each other; the order keeps waiting deletes from interleaving them into a cycle).
+CREATE OR REPLACE FUNCTION queen.lock_queues_shared_v1(p_tenants UUID[], p_queues TEXT[])
+RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- PERFORM runs the query to its end (an SQL-language function would stop at the first row)
+    PERFORM pg_advisory_xact_lock_shared(k.key)
+       FROM (SELECT DISTINCT queen.queue_lock_key_v1(i.t, i.q) AS key
+               FROM unnest(p_tenants, p_queues) AS i(t, q) ORDER BY 1) k;
+END $$;
+
 -- Implicit provisioning of (queue, partition) pairs, used by push and early subscriptions. Only the missing
 -- rows are inserted, each batch ORDER BY its unique key so concurrent provisioners queue on the same
 -- speculative-insert locks in the same order instead of convoying. Columns not named take the table
 -- defaults (notably lease_time 60). namespace/task come from a dotted name: "orders.created" -> orders/created.
+-- On return the caller holds the membership lock of every queue named, so the partitions exist until it commits.
 CREATE OR REPLACE FUNCTION queen.provision_partitions_v1(p_tenants UUID[], p_queues TEXT[], p_partitions TEXT[])
 RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN
-    -- KEY SHARE on the queue rows that exist, in id order, before any insert: a queue being deleted
-    -- (delete_queue_v1 holds its row FOR UPDATE) is waited out here and then recreated below, instead of a
-    -- partition being inserted into it behind the delete's back (its sidecar rows would be orphaned) or the
-    -- partition insert failing its FK check after the delete commits
-    PERFORM 1 FROM queen.queues q
-     WHERE (q.tenant_id, q.name) IN (SELECT i.t, i.q FROM unnest(p_tenants, p_queues) AS i(t, q))
-     ORDER BY q.id FOR KEY SHARE;
+    -- Before any read: a queue delete under way is waited out here, and every statement below takes its
+    -- snapshot after that delete committed, so it sees the queue gone and creates it again (never inserts a
+    -- partition into the doomed row, whose FK check would fail or whose sidecar rows would be orphaned)
+    PERFORM queen.lock_queues_shared_v1(p_tenants, p_queues);
     INSERT INTO queen.queues (tenant_id, name, namespace, task)
     SELECT DISTINCT i.t, i.q, split_part(i.q, '.', 1), split_part(i.q, '.', 2)
       FROM unnest(p_tenants, p_queues) AS i(t, q)

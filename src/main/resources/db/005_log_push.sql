@@ -133,6 +133,12 @@ BEGIN
         RETURN;
     END IF;
 
+    -- Several targets are resolved first and locked afterwards, in id order: hold every queue's membership lock
+    -- (004_queue.sql) from before the first lookup, so no queue delete or partition cleanup can remove a resolved
+    -- partition before it is locked below (one statement per bundle; the single-target path above resolves and
+    -- locks in one statement, and a partition deleted under it is simply not found there).
+    PERFORM queen.lock_queues_shared_v1(p_tenants, p_queues);
+
     -- Resolve every target by its unique keys, one equality lookup each (queues (tenant_id, name), then
     -- log_partitions (queue_id, name)). Deliberately not one join of unnest() against the tables: right after a
     -- queue's partitions are deleted and recreated (or on a fresh table) the statistics say "no rows", and the
@@ -161,8 +167,8 @@ BEGIN
         SELECT lp.last_offset, lp.txns_start INTO v_last, v_tstart
           FROM queen.log_partitions lp WHERE lp.id = r.pid FOR UPDATE;
         IF NOT FOUND THEN
-            -- deleted since it was resolved (queue delete, partition cleanup): the bundle fails, the broker
-            -- answers 5xx and the client's retry provisions it again
+            -- cannot happen: the membership locks held since before the lookup keep queue deletes and partition
+            -- cleanup out
             RAISE EXCEPTION 'QPUSH partition % was deleted during the push', r.pid;
         END IF;
         v := queen.log_push_one_v1(r.pid, v_last, v_tstart, p_counts[r.o], p_hashes[r.o],

@@ -287,7 +287,12 @@ BEGIN
     END IF;
     last_id := v_ids[cardinality(v_ids)];
     FOREACH v_pid IN ARRAY v_ids LOOP
-        IF queen.log_partition_dead_v1(v_pid, p_cutoff) THEN
+        -- skips a partition of a queue some push holds the membership lock of (004_queue.sql): it may be about
+        -- to lock this partition
+        IF queen.log_partition_dead_v1(v_pid, p_cutoff)
+           AND pg_try_advisory_xact_lock((SELECT queen.queue_lock_key_v1(q.tenant_id, q.name)
+                                            FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
+                                           WHERE lp.id = v_pid)) THEN
             DELETE FROM queen.log_txns t WHERE t.partition_id = v_pid;
             DELETE FROM queen.message_trace_names n WHERE n.partition_id = v_pid;
             DELETE FROM queen.message_traces t WHERE t.partition_id = v_pid;

@@ -93,8 +93,8 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- Moves ONE dead letter back into the log, exactly once: lock the DLQ row (concurrent replays of the same row
--- queue here; the losers find it gone), provision and lock the destination partition row (lock order: DLQ row,
--- then one partition row), push ONE frame through the normal allocator by CALLING queen.log_push_one_v1 (same
+-- queue here; the losers find it gone), provision and lock the destination partition row (lock order: membership
+-- locks, DLQ row, then one partition row), push ONE frame through the normal allocator by CALLING queen.log_push_one_v1 (same
 -- created_at stamp after the lock, same windowed dedup probe, same sidecar write), and delete the DLQ row in the
 -- same transaction when it was queued. The broker built the blob and the 16-byte hash of the deterministic
 -- transaction id 'dlq:<row id>', so a repeated replay of the same row is also caught by dedup.
@@ -110,7 +110,19 @@ DECLARE
     v_last BIGINT;
     v_tstart BIGINT;
     v     RECORD;
+    v_src TEXT;
 BEGIN
+    -- the membership locks of the source and destination queues before the DLQ row (the queue delete's order,
+    -- 004_queue.sql): a delete of either waits for this move, or this move for that delete
+    SELECT q.name INTO v_src FROM queen.log_dlq d
+      JOIN queen.log_partitions lp ON lp.id = d.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE d.id = p_id AND q.tenant_id = p_tenant;
+    IF v_src IS NULL THEN
+        verdict := 'gone';
+        RETURN;
+    END IF;
+    PERFORM queen.lock_queues_shared_v1(ARRAY[p_tenant, p_tenant], ARRAY[v_src, p_queue]);
     PERFORM 1 FROM queen.log_dlq d
       JOIN queen.log_partitions lp ON lp.id = d.partition_id
       JOIN queen.queues q ON q.id = lp.queue_id
@@ -141,23 +153,29 @@ END $$;
 
 -- DELETE /api/v1/resources/queues/:queue. log_txns and log_dlq have no FK, so their rows are deleted explicitly
 -- (an orphaned sidecar or dead-letter row would be unreachable forever). Locks in the global order:
---   1. the queue's dead letters (DLQ rows before anything else: a replay locks its DLQ row first);
---   2. the queue row FOR UPDATE: no partition can be created in it from now on (the FK check of a partition
---      insert, and provision_partitions_v1, take KEY SHARE on it and wait; they then find the queue gone);
---   3. its partition rows in ascending id: waits out in-flight pushes, so no sidecar row is written behind us;
+--   1. the queue-membership lock EXCLUSIVE (004_queue.sql): waits out every transaction that created a partition
+--      in this queue, resolved one it has yet to lock, or is replaying a dead letter from or into it (they hold
+--      it shared), and none of those can start until this commits; they then find the queue gone and create it
+--      anew. So a push racing the delete either lands before it (and goes with the queue) or after it (into a
+--      new, empty queue of the same name); neither answers an error;
+--   2. the queue's dead letters (a replay takes the membership lock before its DLQ row, so none is held here);
+--   3. the queue row FOR UPDATE, then its partition rows in ascending id: waits out in-flight pushes into
+--      existing partitions, so no sidecar row is written behind us;
 --   4. its cursor rows in (partition_id, group) order: waits out in-flight acks, so a dead letter filed by one of
 --      them (log_dlq_head_v1 moves the cursor in the filing transaction) is committed before step 5 looks;
 --   5. the sidecar, the dead letters filed meanwhile and the traces, then the queue row, which cascades to partitions,
 --      segments, consumers and subscription metadata.
--- Nothing that holds a cursor row waits for a partition or queue row (acks never touch them; a dead letter is
--- filed with one UPDATE of the cursor row, so the FK is not re-checked; a wildcard pop inserts its first-contact
--- cursors before it claims any existing one), so this order cannot close a cycle. Returns whether it existed.
+-- Nothing that holds a cursor row waits for a partition or queue row or a membership lock (acks never touch them;
+-- a dead letter is filed with one UPDATE of the cursor row, so the FK is not re-checked; a wildcard pop inserts
+-- its first-contact cursors before it claims any existing one), and a push takes its membership locks before any
+-- partition row, so this order cannot close a cycle. Returns whether it existed.
 CREATE OR REPLACE FUNCTION queen.delete_queue_v1(p_tenant UUID, p_name TEXT)
 RETURNS BOOLEAN
 LANGUAGE plpgsql AS $$
 DECLARE
     v_qid UUID;
 BEGIN
+    PERFORM pg_advisory_xact_lock(queen.queue_lock_key_v1(p_tenant, p_name));
     SELECT q.id INTO v_qid FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_name;
     IF v_qid IS NULL THEN
         RETURN FALSE;
@@ -165,9 +183,6 @@ BEGIN
     DELETE FROM queen.log_dlq d
      WHERE d.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid);
     PERFORM 1 FROM queen.queues q WHERE q.id = v_qid FOR UPDATE;
-    IF NOT FOUND THEN
-        RETURN FALSE;  -- deleted by a concurrent delete
-    END IF;
     PERFORM 1 FROM queen.log_partitions lp WHERE lp.queue_id = v_qid ORDER BY lp.id FOR UPDATE;
     PERFORM 1 FROM queen.log_consumers c
      WHERE c.partition_id IN (SELECT lp.id FROM queen.log_partitions lp WHERE lp.queue_id = v_qid)

@@ -193,41 +193,109 @@ LANGUAGE sql STABLE SET jit = off AS $$
      ORDER BY f.partition_name
 $$;
 
--- Consumer cursors of the tenant (optionally of one group), each with its offset lag and time lag.
+-- Where a group's first pop of a partition would start it, as the seed of queen.log_seed_offset_v1 (the offset
+-- before the first segment created at or after p_from, else last_offset; never below log_start - 1), found by
+-- bisecting the live offsets with backward primary-key probes (created_at is monotone in offset order, and the
+-- live segments cover [log_start, last_offset] without holes): O(log(last_offset - log_start)) probes, never a
+-- walk over the segments. The caller has already answered the cases without a probe (an empty partition, or a
+-- start at or before the oldest live message).
+CREATE OR REPLACE FUNCTION queen.log_seed_offset_bisect_v1(p_pid UUID, p_from TIMESTAMPTZ, p_log_start BIGINT,
+                                                           p_last BIGINT)
+RETURNS BIGINT
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    lo  BIGINT := p_log_start;   -- the answer (first offset at or after p_from) lies in [lo, hi]; hi = none
+    hi  BIGINT := p_last + 1;
+    mid BIGINT;
+    b   BIGINT;
+    e   BIGINT;
+    t   TIMESTAMPTZ;
+BEGIN
+    WHILE lo < hi LOOP
+        mid := lo + (hi - lo) / 2;
+        SELECT s.base_offset, s.end_offset, s.created_at INTO b, e, t FROM queen.log_segments s
+         WHERE s.partition_id = p_pid AND s.base_offset <= mid ORDER BY s.base_offset DESC LIMIT 1;
+        IF NOT FOUND OR e < mid THEN
+            -- a hole the model says cannot exist (retention running right now): the forward walk is exact
+            RETURN GREATEST(queen.log_seed_offset_v1(p_pid, p_from), p_log_start - 1);
+        END IF;
+        IF t >= p_from THEN
+            hi := b;
+        ELSE
+            lo := e + 1;
+        END IF;
+    END LOOP;
+    RETURN GREATEST(lo - 1, p_log_start - 1);
+END $$;
+
+-- A consumer group's position in every partition of every queue it consumes (optionally one group), each with its
+-- offset lag and time lag. A group consumes a queue once it has a cursor in one of its partitions or a recorded
+-- subscription on it (consumer_groups_metadata); in a partition it has not touched yet it stands where its first
+-- pop would start it (has_cursor false): its subscription start (queue mode and 'all': log_start - 1, so every
+-- live message is unread; 'new' and a timestamp: before the first message created at or after the start), so
+-- lag and pending follow the subscription on every partition, never only on the partitions popped so far.
 --   offset_lag = L - max(committed, s - 1): what the group has not acknowledged among the live messages
 --   oldest_unconsumed_at = created_at of the segment covering the next offset to consume (one backward PK probe,
---                          only for a cursor with offset_lag > 0); time_lag_seconds = now - that, 0 when caught up
--- Cost: O(cursors shown) plus one log_segments PK probe per lagging cursor.
-CREATE OR REPLACE FUNCTION queen.status_group_cursors_v1(p_tenant UUID, p_group TEXT)
+--                          only for a position with offset_lag > 0); time_lag_seconds = now - that, 0 when caught up
+-- Cost: O(partitions of the queues shown x their groups) rows, plus one log_segments PK probe per lagging row and,
+-- for an untouched partition whose group started after its oldest live message, a bisection
+-- (queen.log_seed_offset_bisect_v1). Offset arithmetic throughout: no segment is read.
+DROP FUNCTION IF EXISTS queen.status_group_cursors_v1(UUID, TEXT);
+CREATE FUNCTION queen.status_group_cursors_v1(p_tenant UUID, p_group TEXT)
 RETURNS TABLE (consumer_group TEXT, queue_id UUID, queue_name TEXT, partition_id UUID, partition_name TEXT,
                worker_id TEXT, committed BIGINT, offset_lag BIGINT, lease_active BOOLEAN,
                lease_expires_at TIMESTAMPTZ, total_consumed BIGINT, oldest_unconsumed_at TIMESTAMPTZ,
-               time_lag_seconds DOUBLE PRECISION)
+               time_lag_seconds DOUBLE PRECISION, has_cursor BOOLEAN)
 LANGUAGE sql STABLE SET jit = off AS $$
-    SELECT x.consumer_group, x.queue_id, x.queue_name, x.partition_id, x.partition_name, x.worker_id, x.committed,
-           x.lag, x.live, x.lease_expires_at, x.total_consumed, o.at,
-           CASE WHEN o.at IS NULL THEN 0 ELSE GREATEST(extract(epoch FROM now() - o.at), 0) END::double precision
-      FROM (SELECT cc.consumer_group, q.id AS queue_id, q.name::text AS queue_name, lp.id AS partition_id,
-                   lp.name AS partition_name,
-                   CASE WHEN cc.batch_end IS NOT NULL AND cc.lease_expires_at > now() THEN cc.worker_id END
-                       AS worker_id,
-                   cc.committed,
-                   GREATEST(lp.last_offset - GREATEST(cc.committed, lp.log_start - 1), 0) AS lag,
-                   (cc.batch_end IS NOT NULL AND cc.lease_expires_at > now()) AS live,
-                   CASE WHEN cc.batch_end IS NOT NULL AND cc.lease_expires_at > now() THEN cc.lease_expires_at END
-                       AS lease_expires_at,
-                   cc.total_consumed,
-                   GREATEST(cc.committed + 1, lp.log_start) AS next_off
-              FROM queen.queues q
-              JOIN queen.log_partitions lp ON lp.queue_id = q.id
-              JOIN queen.log_consumers cc ON cc.partition_id = lp.id
-             WHERE q.tenant_id = p_tenant AND (p_group IS NULL OR cc.consumer_group = p_group)) x
+    WITH gq AS (
+        -- every (group, queue) of the tenant: from its cursors and from its recorded subscriptions; the recorded
+        -- start wins, a group without one (queue mode) reads everything live
+        SELECT DISTINCT ON (y.consumer_group, y.queue_id) y.consumer_group, y.queue_id, y.sub_from
+          FROM (SELECT m.consumer_group, m.queue_id, m.subscription_timestamp AS sub_from, 0 AS pref
+                  FROM queen.consumer_groups_metadata m JOIN queen.queues q ON q.id = m.queue_id
+                 WHERE m.tenant_id = p_tenant AND q.tenant_id = p_tenant AND m.partition_name = ''
+                   AND m.namespace = '' AND m.task = '' AND (p_group IS NULL OR m.consumer_group = p_group)
+                UNION ALL
+                SELECT DISTINCT cc.consumer_group, lp.queue_id, NULL::timestamptz, 1
+                  FROM queen.queues q
+                  JOIN queen.log_partitions lp ON lp.queue_id = q.id
+                  JOIN queen.log_consumers cc ON cc.partition_id = lp.id
+                 WHERE q.tenant_id = p_tenant AND (p_group IS NULL OR cc.consumer_group = p_group)) y
+         ORDER BY y.consumer_group, y.queue_id, y.pref),
+    x AS (
+        SELECT gq.consumer_group, q.id AS queue_id, q.name::text AS queue_name, lp.id AS partition_id,
+               lp.name AS partition_name, lp.log_start, lp.last_offset, cc.partition_id IS NOT NULL AS has_cursor,
+               CASE WHEN cc.batch_end IS NOT NULL AND cc.lease_expires_at > now() THEN cc.worker_id END AS worker_id,
+               COALESCE(cc.committed,
+                        CASE WHEN gq.sub_from IS NULL OR lp.oldest_live_at IS NULL
+                                  OR lp.last_offset < lp.log_start OR gq.sub_from <= lp.oldest_live_at
+                             THEN lp.log_start - 1
+                             ELSE queen.log_seed_offset_bisect_v1(lp.id, gq.sub_from, lp.log_start, lp.last_offset)
+                        END) AS committed,
+               (cc.batch_end IS NOT NULL AND cc.lease_expires_at > now()) AS live,
+               CASE WHEN cc.batch_end IS NOT NULL AND cc.lease_expires_at > now() THEN cc.lease_expires_at END
+                   AS lease_expires_at,
+               COALESCE(cc.total_consumed, 0) AS total_consumed
+          FROM gq
+          JOIN queen.queues q ON q.id = gq.queue_id
+          JOIN queen.log_partitions lp ON lp.queue_id = q.id
+          LEFT JOIN queen.log_consumers cc ON cc.partition_id = lp.id AND cc.consumer_group = gq.consumer_group),
+    l AS (
+        SELECT x.*, GREATEST(x.last_offset - GREATEST(x.committed, x.log_start - 1), 0) AS lag,
+               GREATEST(x.committed + 1, x.log_start) AS next_off
+          FROM x)
+    SELECT l.consumer_group, l.queue_id, l.queue_name, l.partition_id, l.partition_name, l.worker_id, l.committed,
+           l.lag, l.live, l.lease_expires_at, l.total_consumed, o.at,
+           CASE WHEN o.at IS NULL THEN 0 ELSE GREATEST(extract(epoch FROM now() - o.at), 0) END::double precision,
+           l.has_cursor
+      FROM l
       LEFT JOIN LATERAL (SELECT s.created_at AS at FROM queen.log_segments s
-                          WHERE x.lag > 0 AND s.partition_id = x.partition_id AND s.base_offset <= x.next_off
+                          WHERE l.lag > 0 AND s.partition_id = l.partition_id AND s.base_offset <= l.next_off
                           ORDER BY s.base_offset DESC LIMIT 1) o ON TRUE
 $$;
 
--- One row per (group, queue): cursors, lag sums and the recorded subscription. Cost: as status_group_cursors_v1.
+-- One row per (group, queue): members (cursors), lag over every partition of the queue, and the recorded
+-- subscription. Cost: as status_group_cursors_v1.
 CREATE OR REPLACE FUNCTION queen.status_group_list_v1(p_tenant UUID)
 RETURNS TABLE (consumer_group TEXT, queue_name TEXT, members BIGINT, partitions_with_lag BIGINT,
                total_lag BIGINT, max_time_lag DOUBLE PRECISION, leases BIGINT, subscription_mode TEXT,
@@ -235,7 +303,7 @@ RETURNS TABLE (consumer_group TEXT, queue_name TEXT, members BIGINT, partitions_
 LANGUAGE sql STABLE SET jit = off AS $$
     SELECT g.consumer_group, g.queue_name, g.members, g.lagging, g.total_lag, g.max_time_lag, g.leases,
            md.subscription_mode, md.subscription_timestamp, md.created_at
-      FROM (SELECT c.consumer_group, c.queue_id, c.queue_name, count(*) AS members,
+      FROM (SELECT c.consumer_group, c.queue_id, c.queue_name, count(*) FILTER (WHERE c.has_cursor) AS members,
                    count(*) FILTER (WHERE c.offset_lag > 0) AS lagging, sum(c.offset_lag)::bigint AS total_lag,
                    max(c.time_lag_seconds) AS max_time_lag, count(*) FILTER (WHERE c.lease_active) AS leases
               FROM queen.status_group_cursors_v1(p_tenant, NULL) c
@@ -248,7 +316,9 @@ LANGUAGE sql STABLE SET jit = off AS $$
      ORDER BY g.consumer_group, g.queue_name
 $$;
 
--- Lag statistics over every cursor of the tenant (overview): avg / median / min / max of time and offset lag.
+-- Lag statistics over every (group, partition) position of the tenant (status_group_cursors_v1: untouched
+-- partitions at the group's subscription start included) for the overview: avg / median / min / max of time and
+-- offset lag; cursors counts the positions.
 CREATE OR REPLACE FUNCTION queen.status_lag_stats_v1(p_tenant UUID)
 RETURNS TABLE (cursors BIGINT, time_avg DOUBLE PRECISION, time_median DOUBLE PRECISION,
                time_min DOUBLE PRECISION, time_max DOUBLE PRECISION, offset_avg DOUBLE PRECISION,

@@ -219,12 +219,18 @@ BEGIN
 END $$;
 
 -- The throughput series of GET /api/v1/status: one point per p_bucket_minutes bucket from p_from to p_to (empty
--- buckets as zeros), summed over the tenant's queues matching the filters and over every broker. Cost: an index
--- range scan of (brokers x active queues x minutes) rows of the window.
-CREATE OR REPLACE FUNCTION queen.metrics_throughput_v1(p_tenant UUID, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+-- buckets as zeros), summed over the tenant's queues matching the filters and over every broker. The series starts
+-- no earlier than the first minute any broker recorded in this database: before it nothing was counted, and a
+-- zero there would read as "no traffic" (a curve rebuilt from these counts would invent its past). dead_lettered
+-- is read from the dead letters themselves (log_dlq.failed_at, every group's row, the rows
+-- GET /api/v1/status counts in deadLetterQueue.totalMessages), so the current minute is exact before any flush.
+-- Cost: an index range scan of (brokers x active queues x minutes) rows of the window, and of the matching
+-- partitions' dead letters filed in it (idx_log_dlq_partition_failed_at).
+DROP FUNCTION IF EXISTS queen.metrics_throughput_v1(UUID, TIMESTAMPTZ, TIMESTAMPTZ, INT, TEXT, TEXT, TEXT);
+CREATE FUNCTION queen.metrics_throughput_v1(p_tenant UUID, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
         p_bucket_minutes INT, p_queue TEXT, p_namespace TEXT, p_task TEXT)
 RETURNS TABLE (bucket TIMESTAMPTZ, push_messages BIGINT, ack_messages BIGINT, pop_messages BIGINT,
-        lag_count BIGINT, lag_sum_ms BIGINT, lag_max_ms BIGINT)
+        lag_count BIGINT, lag_sum_ms BIGINT, lag_max_ms BIGINT, dead_lettered BIGINT)
 LANGUAGE sql STABLE AS $$
     WITH m AS (
         SELECT date_bin(make_interval(mins => p_bucket_minutes), x.bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b,
@@ -237,13 +243,29 @@ LANGUAGE sql STABLE AS $$
            AND (p_namespace IS NULL AND p_task IS NULL OR EXISTS (
                 SELECT 1 FROM queen.queues q WHERE q.tenant_id = x.tenant_id AND q.name = x.queue_name
                    AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task)))
-         GROUP BY 1)
+         GROUP BY 1),
+    d AS (
+        SELECT date_bin(make_interval(mins => p_bucket_minutes), x.failed_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')
+                   AS b, count(*) AS n
+          FROM queen.queues q
+          JOIN queen.log_partitions lp ON lp.queue_id = q.id
+          JOIN queen.log_dlq x ON x.partition_id = lp.id
+         WHERE q.tenant_id = p_tenant AND (p_queue IS NULL OR q.name = p_queue)
+           AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task)
+           AND x.failed_at >= date_trunc('minute', p_from) AND x.failed_at <= p_to
+         GROUP BY 1),
+    -- the first minute recorded (the primary key leads with the bucket: one index probe); none yet: this minute
+    f AS (SELECT COALESCE((SELECT min(x.bucket) FROM queen.metrics_broker_minute x),
+                          date_trunc('minute', now())) AS at)
     SELECT g, COALESCE(m.push_messages, 0)::bigint, COALESCE(m.ack_messages, 0)::bigint,
            COALESCE(m.pop_messages, 0)::bigint, COALESCE(m.lag_count, 0)::bigint, COALESCE(m.lag_sum_ms, 0)::bigint,
-           COALESCE(m.lag_max_ms, 0)::bigint
-      FROM generate_series(date_bin(make_interval(mins => p_bucket_minutes), date_trunc('minute', p_from),
-                TIMESTAMPTZ '2000-01-01 00:00:00+00'), p_to, make_interval(mins => p_bucket_minutes)) AS g
+           COALESCE(m.lag_max_ms, 0)::bigint, COALESCE(d.n, 0)::bigint
+      FROM f CROSS JOIN LATERAL generate_series(
+                date_bin(make_interval(mins => p_bucket_minutes), GREATEST(date_trunc('minute', p_from), f.at),
+                         TIMESTAMPTZ '2000-01-01 00:00:00+00'),
+                p_to, make_interval(mins => p_bucket_minutes)) AS g
       LEFT JOIN m ON m.b = g
+      LEFT JOIN d ON d.b = g
      ORDER BY g
 $$;
 

@@ -69,7 +69,40 @@ final class AckBatchParser {
         if (items.isEmpty()) {
             return new Batch(items, Names.QUEUE_MODE);
         }
-        return new Batch(items, group(raw.group));
+        return new Batch(items, batchGroup(raw));
+    }
+
+    /**
+     * The one consumer group a batch acknowledges for: the request's {@code consumerGroup}; without one, the group
+     * the items name ({@code acknowledgments[i].consumerGroup}), else queue mode. An item naming a different group
+     * than the request or than an earlier item is a 400 naming that item: acking it for another group would answer
+     * "Message not found" or move the wrong cursor.
+     */
+    private static String batchGroup(Raw raw) {
+        String top = optional(raw.group, "consumerGroup");
+        String batch = top == null || top.isEmpty() ? null : Input.name(top, "consumerGroup");
+        int namedBy = -1;
+        for (int i = 0; i < raw.acks.size(); i++) {
+            String field = "acknowledgments[" + i + "].consumerGroup";
+            Object v = raw.acks.get(i)[GROUP];
+            if (v == null) {
+                continue;
+            }
+            String g = optional(v, field);
+            if (g.isEmpty()) {
+                continue;
+            }
+            g = Input.name(g, field);
+            if (batch == null) {
+                batch = g;
+                namedBy = i;
+            } else if (!g.equals(batch)) {
+                throw ApiException.badRequest(field + " '" + g + "' differs from " + (namedBy < 0
+                        ? "the request's consumerGroup" : "acknowledgments[" + namedBy + "].consumerGroup") + " '"
+                        + batch + "': one batch acknowledges for one consumer group");
+            }
+        }
+        return batch == null ? Names.QUEUE_MODE : batch;
     }
 
     /** {@link Input#check} with the field path built only for a rejected value. */
@@ -81,7 +114,9 @@ final class AckBatchParser {
     }
 
     /** Field values of one acknowledgment, in this order. */
-    private static final String[] FIELDS = {"transactionId", "partitionId", "status", "leaseId", "error"};
+    private static final String[] FIELDS = {"transactionId", "partitionId", "status", "leaseId", "error",
+        "consumerGroup"};
+    private static final int GROUP = 5;
 
     private static final class Raw {
         List<Object[]> acks;      // null: absent or not an array

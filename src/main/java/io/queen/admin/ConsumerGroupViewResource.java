@@ -50,7 +50,10 @@ public class ConsumerGroupViewResource {
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     @Operation(summary = "Consumer groups, one entry per (group, queue) (JSON array)",
-            description = "Cost: O(cursors of the tenant) plus one segment primary-key probe per lagging cursor.")
+            description = "Lag covers every partition of the queue: where the group has no cursor yet it stands at "
+                    + "its subscription start (all: the beginning; new or a timestamp: that time). members counts "
+                    + "cursors. Cost: O(partitions of the consumed queues x their groups) plus one segment "
+                    + "primary-key probe per lagging position.")
     @APIResponse(responseCode = "200", description = "[{name, topics:[queue], queueName, members, "
             + "partitionsWithLag, totalLag, maxTimeLag, activeLeases, state: Lagging|Stable, subscriptionMode, "
             + "subscriptionTimestamp, subscriptionCreatedAt, storage:\"segments\"}]")
@@ -80,8 +83,10 @@ public class ConsumerGroupViewResource {
     @Path("lagging")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    @Operation(summary = "Cursors lagging by at least minLagSeconds, largest time lag first (JSON array)",
-            description = "Cost: O(cursors of the tenant) plus one segment primary-key probe per lagging cursor; "
+    @Operation(summary = "Positions lagging by at least minLagSeconds, largest time lag first (JSON array)",
+            description = "A position is a (group, partition) of a queue the group consumes, with or without a "
+                    + "cursor. Cost: O(partitions of the consumed queues x their groups) plus one segment "
+                    + "primary-key probe per lagging position; "
                     + "at most limit rows (default and maximum queen.status.max-limit, 1000).")
     @APIResponse(responseCode = "200", description = "[{consumer_group, queue_name, partition_name, partition_id, "
             + "worker_id, offset_lag, time_lag_seconds, lag_hours, oldest_unconsumed_at, last_consumed_at}]")
@@ -114,9 +119,12 @@ public class ConsumerGroupViewResource {
     @Path("{group}")
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    @Operation(summary = "One group's cursors, keyed by queue name ({} for an unknown group)",
-            description = "Cost: O(cursors of the tenant) to find the group's (no index on consumer_group) plus "
-                    + "one segment primary-key probe per lagging cursor of the group.")
+    @Operation(summary = "One group's position in every partition of its queues, keyed by queue name ({} for an "
+            + "unknown group)",
+            description = "A partition the group has not popped shows where its first pop would start "
+                    + "(committedOffset) and what is unread from there. Cost: O(cursors of the tenant) to find the "
+                    + "group's (no index on consumer_group), O(partitions of its queues), plus one segment "
+                    + "primary-key probe per lagging position.")
     @APIResponse(responseCode = "200", description = "{\"<queue>\": {partitions:[{partition, partitionId, "
             + "workerId, lastConsumedAt, committedOffset, totalConsumed, offsetLag, timeLagSeconds, leaseActive}]}}")
     public Response group(@PathParam("group") String group) throws SQLException {

@@ -10,7 +10,7 @@ public final class Bodies {
     private Bodies() {
     }
 
-    /** Parses a body that must be a JSON object. Empty -> 400 "Empty request body"; broken -> 400 "Invalid JSON". */
+    /** Parses a body that must be a JSON object. Empty -> 400 "Empty request body"; broken -> 400 {@link InvalidJson}. */
     public static JsonNode requireObject(ObjectMapper mapper, byte[] body) {
         if (body == null || body.length == 0 || isBlank(body)) {
             throw ApiException.badRequest("Empty request body");
@@ -31,9 +31,9 @@ public final class Bodies {
         try {
             node = mapper.readTree(body);
         } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("Invalid JSON: " + e.getOriginalMessage());
+            throw InvalidJson.of(e);
         } catch (IOException e) {
-            throw ApiException.badRequest("Invalid JSON: " + e.getMessage());
+            throw ApiException.badRequest("Invalid JSON: unreadable body");
         }
         if (node == null || !node.isObject()) {
             throw ApiException.badRequest("Invalid JSON: the body must be a JSON object");

@@ -34,7 +34,7 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response json(JsonProcessingException e) {
-        return error(400, "Invalid JSON: " + e.getOriginalMessage());
+        return error(400, InvalidJson.message(e));
     }
 
     @ServerExceptionMapper

@@ -1,8 +1,9 @@
 package io.queen.dlq;
 
 import io.queen.config.QueenConfig;
-import io.queen.push.PushFusion;
 import io.queen.crypto.PayloadCipher;
+import io.queen.metrics.OpsMeter;
+import io.queen.push.PushFusion;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
@@ -39,7 +40,10 @@ public class DlqReplay {
     private final int zstdLevel;
     private final Instance<PushFusion.CommitListener> listeners;
 
-    DlqReplay(DlqStore store, QueenConfig config, Instance<PushFusion.CommitListener> listeners) {
+    private final OpsMeter meter;
+
+    DlqReplay(DlqStore store, QueenConfig config, Instance<PushFusion.CommitListener> listeners, OpsMeter meter) {
+        this.meter = meter;
         this.store = store;
         this.zstdLevel = config.zstdLevel();
         this.listeners = listeners;
@@ -63,6 +67,8 @@ public class DlqReplay {
         DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
         switch (m.verdict()) {
             case "moved" -> {
+                // a message written into the log: counted as a pushed one (the replay is no push request)
+                meter.queue(tenant, q).increment(OpsMeter.PUSH_MESSAGES);
                 notifyListeners(tenant, q, p, m.partitionId(), m.baseOffset());
                 return new Result(Verdict.MOVED, row, q, p, m.partitionId(), messageId, txn, m.baseOffset());
             }

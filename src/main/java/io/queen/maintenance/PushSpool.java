@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
 import io.queen.push.PushFusion;
 import io.queen.push.PushItem;
 import io.queen.segment.TransactionHash;
@@ -80,8 +81,11 @@ public class PushSpool {
     private volatile boolean running;
     private Thread drainer;
 
+    private final OpsMeter meter;
+
     PushSpool(MaintenanceSwitches switches, PushFusion fusion, QueenConfig config, MeterRegistry registry,
-            @ConfigProperty(name = "quarkus.http.port") int port) {
+            OpsMeter meter, @ConfigProperty(name = "quarkus.http.port") int port) {
+        this.meter = meter;
         this.port = port;
         this.switches = switches;
         this.fusion = fusion;
@@ -443,13 +447,24 @@ public class PushSpool {
         } finally {
             fusion.run(flushes);
         }
-        for (CompletableFuture<PushFusion.Verdict> f : all) {
-            PushFusion.Verdict v = f.join();
-            if (v.status() == PushFusion.Status.FAILED) {
-                return v.error();   // queued and duplicate both mean "in the log"
+        String error = null;
+        int i = 0;
+        for (Map.Entry<Lane, List<PushItem>> e : lanes.entrySet()) {
+            // what this attempt stored is counted now, when it reaches the log (a buffered push was not counted)
+            int queued = 0;
+            for (int k = 0; k < e.getValue().size(); k++) {
+                PushFusion.Verdict v = all.get(i++).join();
+                if (v.status() == PushFusion.Status.FAILED) {
+                    error = v.error();   // queued and duplicate both mean "in the log"
+                } else if (v.status() == PushFusion.Status.QUEUED) {
+                    queued++;
+                }
+            }
+            if (queued > 0) {
+                meter.queue(e.getKey().tenant(), e.getKey().queue()).add(OpsMeter.PUSH_MESSAGES, queued);
             }
         }
-        return null;
+        return error;
     }
 
     private static ByteBuffer encode(UUID tenant, List<PushItem> items) {

@@ -1,10 +1,11 @@
 package io.queen.push;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import io.queen.api.ApiException;
+import io.queen.api.InvalidJson;
 import io.queen.api.JsonLimits;
 import io.queen.queue.Names;
 import io.queen.segment.Uuid7;
@@ -60,10 +61,10 @@ public final class PushRequestParser {
                 throw ApiException.badRequest("items array is required");
             }
             return items;
-        } catch (JsonParseException e) {
-            throw ApiException.badRequest("Invalid JSON: " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw InvalidJson.of(e);
         } catch (IOException e) {
-            throw ApiException.badRequest("Invalid JSON: " + e.getMessage());
+            throw ApiException.badRequest("Invalid JSON: unreadable body");
         }
     }
 

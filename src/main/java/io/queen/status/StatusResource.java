@@ -51,12 +51,13 @@ public class StatusResource {
     @Operation(summary = "Dashboard summary: queues, message figures, leases, dead letters",
             description = "Filters queue, namespace, task; from/to (default the last hour, at most 31 days) bound "
                     + "the throughput series (per-minute buckets, widened to keep at most 1500 points; empty "
-                    + "buckets are zeros). At most queen.status.max-limit (1000) queues are listed (queuesTotal "
+                    + "buckets are zeros; it starts no earlier than the first minute a broker recorded, and "
+                    + "deadLettered is read from the dead letters, so it is current before the minute's flush). At most queen.status.max-limit (1000) queues are listed (queuesTotal "
                     + "counts all). Cost: O(partitions + cursors + dead letters of the matching queues) plus an "
                     + "index range scan of the window's bucket rows.")
     @APIResponse(responseCode = "200", description = "{timeRange:{from, to}, bucketMinutes, pointCount, "
             + "throughput:[{timestamp, ingested, processed, popMessages, ingestedPerSecond, processedPerSecond, "
-            + "popPerSecond, avgLagMs, maxLagMs}], queues:[{id, name, namespace, task, partitions, totalConsumed}], queuesTotal, "
+            + "popPerSecond, avgLagMs, maxLagMs, deadLettered}], queues:[{id, name, namespace, task, partitions, totalConsumed}], queuesTotal, "
             + "messages:{total, pending, processing, completed, failed, deadLetter}, leases:{active, "
             + "partitionsWithLeases, totalBatchSize}, deadLetterQueue:{totalMessages, affectedPartitions, "
             + "topErrors:[{error, count}]}, statsAge}")
@@ -91,6 +92,7 @@ public class StatusResource {
                 o.put("popPerSecond", p.popMessages() / seconds);
                 o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
                 o.put("maxLagMs", p.lagMaxMs());
+                o.put("deadLettered", p.deadLettered());
             }
             out.put("pointCount", series.size());
             ArrayNode qs = out.putArray("queues");

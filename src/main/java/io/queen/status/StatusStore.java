@@ -186,7 +186,7 @@ public class StatusStore {
 
     /** One point of the status throughput series (db/015_metrics.sql). */
     public record Throughput(java.time.OffsetDateTime bucket, long pushMessages, long ackMessages, long popMessages,
-            long lagCount, long lagSumMs, long lagMaxMs) {
+            long lagCount, long lagSumMs, long lagMaxMs, long deadLettered) {
     }
 
     public List<Throughput> throughput(UUID tenant, java.time.OffsetDateTime from, java.time.OffsetDateTime to,
@@ -204,7 +204,8 @@ public class StatusStore {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Throughput(rs.getObject(1, java.time.OffsetDateTime.class), rs.getLong(2),
-                            rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7)));
+                            rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7),
+                            rs.getLong(8)));
                 }
             }
             return out;

@@ -3,11 +3,13 @@ package io.queen.streams;
 import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
 import io.queen.api.ErrorMappers;
+import io.queen.metrics.OpsMeter;
 import io.queen.pop.PopWaiters;
 import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,7 +36,11 @@ public class CycleService {
     private final SinkWriter sink;
     private final PopWaiters waiters;
 
-    CycleService(StreamsStore store, AckStore ackStore, AckService acks, SinkWriter sink, PopWaiters waiters) {
+    private final OpsMeter meter;
+
+    CycleService(StreamsStore store, AckStore ackStore, AckService acks, SinkWriter sink, PopWaiters waiters,
+            OpsMeter meter) {
+        this.meter = meter;
         this.store = store;
         this.ackStore = ackStore;
         this.acks = acks;
@@ -43,10 +49,11 @@ public class CycleService {
     }
 
     /** {@code badRequest}: the failure is the request's (400); otherwise a rolled-back cycle (200). */
+    /** {@code sourceQueue}: the queue the acked partition belongs to (null for a failed cycle). */
     public record Outcome(boolean success, boolean badRequest, String error, int stateOpsApplied,
-            List<SinkWriter.Result> pushes, AckResult ack) {
+            List<SinkWriter.Result> pushes, AckResult ack, String sourceQueue) {
         static Outcome failed(boolean badRequest, String error) {
-            return new Outcome(false, badRequest, error, 0, List.of(), null);
+            return new Outcome(false, badRequest, error, 0, List.of(), null, null);
         }
     }
 
@@ -86,6 +93,7 @@ public class CycleService {
                 throw e;
             }
         }
+        count(tenant, r, out);
         Set<String> queues = new LinkedHashSet<>();
         for (SinkWriter.Result p : out.pushes()) {
             if (!p.duplicate()) {
@@ -99,10 +107,41 @@ public class CycleService {
         return out;
     }
 
+    /**
+     * A committed cycle's traffic in the per-minute counters, as the push and ack routes count theirs: one push
+     * request per sink queue it wrote and its stored messages; one ack request on the source queue and the messages
+     * it acknowledged (a positive ack covers {@code count} messages) or the failure it reported.
+     */
+    private void count(UUID tenant, CycleRequest r, Outcome out) {
+        List<String> seen = new ArrayList<>(2);
+        for (SinkWriter.Result p : out.pushes()) {
+            OpsMeter.QueueMeter qm = meter.queue(tenant, p.item().queue());
+            if (!seen.contains(p.item().queue())) {
+                seen.add(p.item().queue());
+                qm.increment(OpsMeter.PUSH_REQUESTS);
+            }
+            if (!p.duplicate()) {
+                qm.increment(OpsMeter.PUSH_MESSAGES);
+            }
+        }
+        if (out.ack() != null && out.sourceQueue() != null) {
+            OpsMeter.QueueMeter qm = meter.queue(tenant, out.sourceQueue());
+            qm.increment(OpsMeter.ACK_REQUESTS);
+            if (r.ack().positive()) {
+                qm.add(OpsMeter.ACK_MESSAGES, out.ack().count());
+            } else {
+                qm.increment(OpsMeter.ACK_FAILED);
+                if (out.ack().dlq()) {
+                    qm.increment(OpsMeter.DLQ);
+                }
+            }
+        }
+    }
+
     private Outcome inTransaction(Connection c, UUID tenant, CycleRequest r) throws SQLException, Rollback {
-        String problem = store.begin(c, tenant, r.queryId(), r.partitionId());
-        if (problem != null) {
-            throw new Rollback(true, problem);
+        StreamsStore.Begin begin = store.begin(c, tenant, r.queryId(), r.partitionId());
+        if (begin.problem() != null) {
+            throw new Rollback(true, begin.problem());
         }
         int applied = r.stateOps().isEmpty() ? 0 : store.applyState(c, r.queryId(), r.partitionId(), r.stateOps());
         List<SinkWriter.Result> pushes = sink.push(c, tenant, r.pushItems());
@@ -139,6 +178,6 @@ public class CycleService {
             }
             ack = new AckResult(0, res.leaseReleased(), res.dlq());
         }
-        return new Outcome(true, false, null, applied, pushes, ack);
+        return new Outcome(true, false, null, applied, pushes, ack, begin.sourceQueue());
     }
 }

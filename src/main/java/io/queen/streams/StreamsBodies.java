@@ -1,9 +1,11 @@
 package io.queen.streams;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
+import io.queen.api.InvalidJson;
 import io.queen.api.Json;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
@@ -19,6 +21,8 @@ final class StreamsBodies {
         if (body != null && body.length > 0) {
             try {
                 node = mapper.readTree(body);
+            } catch (JsonProcessingException e) {
+                throw InvalidJson.of(e);
             } catch (IOException e) {
                 node = null;
             }

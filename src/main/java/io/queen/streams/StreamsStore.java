@@ -46,15 +46,20 @@ public class StreamsStore {
         }
     }
 
-    /** Serializes the (query, partition) shard; answers the reason the cycle cannot run, or null. */
-    public String begin(Connection c, UUID tenant, UUID query, UUID pid) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT problem FROM queen_streams.cycle_begin_v1(?, ?, ?)")) {
+    /** Why a cycle cannot run (null: it can), and the query's source queue (null when the query is unknown). */
+    public record Begin(String problem, String sourceQueue) {
+    }
+
+    /** Serializes the (query, partition) shard. */
+    public Begin begin(Connection c, UUID tenant, UUID query, UUID pid) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT problem, source_queue FROM queen_streams.cycle_begin_v1(?, ?, ?)")) {
             ps.setObject(1, tenant);
             ps.setObject(2, query);
             ps.setObject(3, pid);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return rs.getString(1);
+                return new Begin(rs.getString(1), rs.getString(2));
             }
         }
     }

@@ -61,6 +61,31 @@ class AckBatchParserTest {
     }
 
     @Test
+    void anItemsOwnConsumerGroupMustMatchTheRequestsOrIsHonouredWithoutOne() {
+        String two = "{\"acknowledgments\":[{\"transactionId\":\"t0\",\"partitionId\":\"p\"%s},"
+                + "{\"transactionId\":\"t1\",\"partitionId\":\"p\"%s}]%s}";
+        // the same group as the request: accepted
+        assertEquals("g", parse(two.formatted(",\"consumerGroup\":\"g\"", "", ",\"consumerGroup\":\"g\"")).group());
+        // no request group: the items' group is the batch's (an item naming none follows it)
+        assertEquals("g", parse(two.formatted(",\"consumerGroup\":\"g\"", "", "")).group());
+        assertEquals("g", parse(two.formatted("", ",\"consumerGroup\":\"g\"", ",\"consumerGroup\":null")).group());
+        assertEquals(Names.QUEUE_MODE, parse(two.formatted(",\"consumerGroup\":\"\"", ",\"consumerGroup\":null",
+                "")).group());
+        // a different group: 400 naming the item
+        assertEquals("acknowledgments[1].consumerGroup 'h' differs from the request's consumerGroup 'g': one batch"
+                + " acknowledges for one consumer group",
+                error(two.formatted("", ",\"consumerGroup\":\"h\"", ",\"consumerGroup\":\"g\"")));
+        assertEquals("acknowledgments[1].consumerGroup 'h' differs from acknowledgments[0].consumerGroup 'g': one"
+                + " batch acknowledges for one consumer group",
+                error(two.formatted(",\"consumerGroup\":\"g\"", ",\"consumerGroup\":\"h\"", "")));
+        // queue mode named explicitly on the request: an item naming a group is a 400 too
+        assertTrue(error(two.formatted(",\"consumerGroup\":\"g\"", "", ",\"consumerGroup\":\"__QUEUE_MODE__\""))
+                .startsWith("acknowledgments[0].consumerGroup 'g' differs"));
+        assertEquals("acknowledgments[0].consumerGroup must be a string",
+                error(two.formatted(",\"consumerGroup\":7", "", "")));
+    }
+
+    @Test
     void errorsNameTheField() {
         assertEquals("acknowledgments array is required", error("{}"));
         assertEquals("acknowledgments array is required", error("{\"acknowledgments\":{\"a\":1}}"));
@@ -89,7 +114,7 @@ class AckBatchParserTest {
         assertEquals("Empty request body", error(""));
         assertEquals("Empty request body", error(" \n"));
         assertEquals("Invalid JSON: the body must be a JSON object", error("[1,2]"));
-        assertTrue(error("{\"acknowledgments\":[").startsWith("Invalid JSON: "));
-        assertTrue(error("{\"acknowledgments\":[{\"transactionId\":\"t\",}]}").startsWith("Invalid JSON: "));
+        assertTrue(error("{\"acknowledgments\":[").startsWith("Invalid JSON at line 1, column "));
+        assertTrue(error("{\"acknowledgments\":[{\"transactionId\":\"t\",}]}").startsWith("Invalid JSON at line 1, column "));
     }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.TestInstance;
  * Consumer-group views (list, lagging, one group) and {@code POST /api/v1/stats/refresh} on {@link KnownDataSet}:
  * cursors p0 queue mode committed 3 (lag 6, leased), p1 queue mode committed 2 (lag 7, next offset in a segment
  * 2 h old), p3 g1 committed 9 (lag 0), p3 g2 committed -1 (lag 10, leased), e0 g1 committed 4 (lag 0), e1 queue
- * mode committed -1 (lag 5).
+ * mode committed -1 (lag 5). Every group reads its queues from the start ('all'), so in a partition it has not
+ * touched every live message is unread: st-orders p0..p3 and st-events e0..e2 hold 10 and 5 each.
  */
 @QuarkusTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,8 +57,8 @@ class ConsumerGroupViewTest {
 
         JsonNode qmOrders = by.get("__QUEUE_MODE__@st-orders");
         assertEquals(2, qmOrders.get("members").asInt());
-        assertEquals(2, qmOrders.get("partitionsWithLag").asInt());
-        assertEquals(13, qmOrders.get("totalLag").asLong());
+        assertEquals(4, qmOrders.get("partitionsWithLag").asInt());
+        assertEquals(6 + 7 + 10 + 10, qmOrders.get("totalLag").asLong());
         assertTrue(qmOrders.get("maxTimeLag").asDouble() >= 7200 && qmOrders.get("maxTimeLag").asDouble() < 7300);
         assertEquals("Lagging", qmOrders.get("state").asText());
         assertEquals(1, qmOrders.get("activeLeases").asInt());
@@ -66,25 +67,30 @@ class ConsumerGroupViewTest {
 
         JsonNode g2 = by.get("g2@st-orders");
         assertEquals(1, g2.get("members").asInt());
-        assertEquals(1, g2.get("partitionsWithLag").asInt());
-        assertEquals(10, g2.get("totalLag").asLong());
-        assertEquals("Stable", g2.get("state").asText());
+        assertEquals(4, g2.get("partitionsWithLag").asInt());
+        assertEquals(40, g2.get("totalLag").asLong());
+        assertEquals("Lagging", g2.get("state").asText(), "p1's unread start is 2 h old");
         assertEquals("all", g2.get("subscriptionMode").asText());
         assertTrue(g2.hasNonNull("subscriptionTimestamp"));
 
+        // g1 acked all of p3 and never touched p0..p2
         JsonNode g1Orders = by.get("g1@st-orders");
-        assertEquals(0, g1Orders.get("totalLag").asLong());
-        assertEquals(0, g1Orders.get("partitionsWithLag").asInt());
-        assertEquals(0, g1Orders.get("maxTimeLag").asDouble(), 1e-9);
-        assertEquals(0, by.get("g1@st-events").get("totalLag").asLong());
-        assertEquals(5, by.get("__QUEUE_MODE__@st-events").get("totalLag").asLong());
+        assertEquals(30, g1Orders.get("totalLag").asLong());
+        assertEquals(3, g1Orders.get("partitionsWithLag").asInt());
+        assertEquals(1, g1Orders.get("members").asInt());
+        assertEquals(10, by.get("g1@st-events").get("totalLag").asLong());
+        assertEquals(15, by.get("__QUEUE_MODE__@st-events").get("totalLag").asLong());
     }
 
     @Test
     void laggingFiltersByTimeLagLargestFirst() {
         JsonNode old = KnownDataSet.get("/api/v1/consumer-groups/lagging?minLagSeconds=3600");
-        assertEquals(1, old.size(), old.toString());
-        JsonNode p1 = old.get(0);
+        // p1's 2 h old segment is the next to read for queue mode (offset 3) and for g1 and g2 (offset 0, untouched)
+        List<String> oldRows = new ArrayList<>();
+        old.forEach(r -> oldRows.add(r.get("consumer_group").asText() + "/" + r.get("partition_name").asText() + "="
+                + r.get("offset_lag").asLong()));
+        assertEquals(List.of("g1/p1=10", "g2/p1=10", "__QUEUE_MODE__/p1=7"), oldRows);
+        JsonNode p1 = old.get(2);
         assertEquals("__QUEUE_MODE__", p1.get("consumer_group").asText());
         assertEquals("st-orders", p1.get("queue_name").asText());
         assertEquals("p1", p1.get("partition_name").asText());
@@ -100,12 +106,13 @@ class ConsumerGroupViewTest {
         List<String> rows = new ArrayList<>();
         all.forEach(r -> rows.add(r.get("consumer_group").asText() + "/" + r.get("partition_name").asText() + "="
                 + r.get("offset_lag").asLong()));
-        assertEquals(4, rows.size(), rows.toString());
-        assertEquals("__QUEUE_MODE__/p1=7", rows.get(0), "largest time lag first");
-        assertTrue(rows.containsAll(List.of("__QUEUE_MODE__/p0=6", "g2/p3=10", "__QUEUE_MODE__/e1=5")),
-                rows.toString());
+        assertEquals(16, rows.size(), rows.toString());
+        assertEquals(List.of("g1/p1=10", "g2/p1=10", "__QUEUE_MODE__/p1=7"), rows.subList(0, 3),
+                "largest time lag first");
+        assertTrue(rows.containsAll(List.of("__QUEUE_MODE__/p0=6", "g2/p3=10", "__QUEUE_MODE__/e1=5", "g1/p2=10",
+                "g1/e2=5", "__QUEUE_MODE__/e0=5")), rows.toString());
         assertEquals(2, KnownDataSet.get("/api/v1/consumer-groups/lagging?minLagSeconds=0&limit=2").size());
-        assertEquals(1, KnownDataSet.get("/api/v1/consumer-groups/lagging").size(), "default 3600 s");
+        assertEquals(3, KnownDataSet.get("/api/v1/consumer-groups/lagging").size(), "default 3600 s");
     }
 
     @Test
@@ -122,8 +129,14 @@ class ConsumerGroupViewTest {
         JsonNode g2 = KnownDataSet.get("/api/v1/consumer-groups/g2");
         assertEquals(List.of("st-orders"), fieldNames(g2));
         JsonNode parts = g2.get("st-orders").get("partitions");
-        assertEquals(1, parts.size());
-        JsonNode p3 = parts.get(0);
+        assertEquals(4, parts.size(), "every partition of the queue, touched or not");
+        JsonNode p0 = parts.get(0);
+        assertEquals("p0", p0.get("partition").asText());
+        assertEquals(10, p0.get("offsetLag").asLong());
+        assertEquals(-1, p0.get("committedOffset").asLong(), "where its first pop would start: the beginning");
+        assertFalse(p0.get("leaseActive").asBoolean());
+        assertEquals(0, p0.get("totalConsumed").asLong());
+        JsonNode p3 = parts.get(3);
         assertEquals("p3", p3.get("partition").asText());
         assertEquals(10, p3.get("offsetLag").asLong());
         assertEquals(-1, p3.get("committedOffset").asLong());

@@ -147,10 +147,11 @@ class ConsoleTest {
         String orders = "tr[data-queue='st-orders']";
         assertEquals(List.of("4", "40", "25", "8", "1"),
                 browser.cells(orders, "partitions", "total", "pending", "processing", "deadLetter"));
-        assertEquals("13", browser.text(orders + " [data-group='__QUEUE_MODE__'] b"));
-        assertEquals("0", browser.text(orders + " [data-group='g1'] b"));
-        assertEquals("10", browser.text(orders + " [data-group='g2'] b"));
-        assertEquals("5", browser.text("tr[data-queue='st-events'] [data-group='__QUEUE_MODE__'] b"));
+        // lag over every partition: p0 6, p1 7, p2 and p3 untouched by queue mode, 10 each
+        assertEquals("33", browser.text(orders + " [data-group='__QUEUE_MODE__'] b"));
+        assertEquals("30", browser.text(orders + " [data-group='g1'] b"), "p0..p2 untouched by g1");
+        assertEquals("40", browser.text(orders + " [data-group='g2'] b"));
+        assertEquals("15", browser.text("tr[data-queue='st-events'] [data-group='__QUEUE_MODE__'] b"));
         assertEquals("6", browser.cell("tr[data-queue='st-plain']", "total"));
 
         String seq = browser.seq();
@@ -178,8 +179,8 @@ class ConsoleTest {
             assertEquals(figures, browser.cells(row, "logStart", "lastOffset", "total", "pending", "processing",
                     "completed", "deadLetter"), p);
         });
-        assertEquals("13", browser.cell("tr[data-group='__QUEUE_MODE__']", "totalLag"));
-        assertEquals("10", browser.cell("tr[data-group='g2']", "totalLag"));
+        assertEquals("33", browser.cell("tr[data-group='__QUEUE_MODE__']", "totalLag"));
+        assertEquals("40", browser.cell("tr[data-group='g2']", "totalLag"));
         assertEquals("300", browser.one("input[name='leaseTime']").getDomProperty("value"));
         assertEquals("3", browser.one("input[name='retryLimit']").getDomProperty("value"));
         assertEquals(1, browser.all("[data-write='configure']").size());
@@ -213,12 +214,12 @@ class ConsoleTest {
     void consumerGroupsAndOneGroupsLagPerPartition() {
         page("/groups", "groups", "groups");
         String qm = "tr[data-group='__QUEUE_MODE__'][data-queue='st-orders']";
-        assertEquals(List.of("2", "13", "1"), List.of(browser.cell(qm, "members"), browser.cell(qm, "totalLag"),
+        assertEquals(List.of("2", "33", "1"), List.of(browser.cell(qm, "members"), browser.cell(qm, "totalLag"),
                 browser.cell(qm, "activeLeases")));
         String g2 = "tr[data-group='g2'][data-queue='st-orders']";
-        assertEquals(List.of("1", "10", "1"), List.of(browser.cell(g2, "members"), browser.cell(g2, "totalLag"),
+        assertEquals(List.of("1", "40", "1"), List.of(browser.cell(g2, "members"), browser.cell(g2, "totalLag"),
                 browser.cell(g2, "activeLeases")));
-        assertEquals("0", browser.cell("tr[data-group='g1'][data-queue='st-events']", "totalLag"));
+        assertEquals("10", browser.cell("tr[data-group='g1'][data-queue='st-events']", "totalLag"), "e1, e2 untouched");
 
         page("/groups/__QUEUE_MODE__", "group", "group");
         String p1 = "section[data-queue='st-orders'] tr[data-partition='p1']";

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
@@ -378,6 +379,33 @@ class PopAckTest {
         assertEquals(400, Http.post("/api/v1/ack", "{\"transactionId\":\"x\"}").status());
         assertEquals(400, Http.post("/api/v1/ack/batch", "{\"acknowledgments\":[{\"transactionId\":1}]}").status());
         assertEquals("[]", Http.post("/api/v1/ack/batch", "{\"acknowledgments\":[]}").body());
+    }
+
+    /** An ack batch acks for one group: an item's own group is honoured without a request group, else must match. */
+    @Test
+    void anAckBatchItemsConsumerGroupIsHonouredOrRejectedNeverIgnored() {
+        Api.pushN("batchgroup", "p", "m", 0, 2);
+        JsonNode popped = Api.pop("/api/v1/pop/queue/batchgroup/partition/p?wait=false&batch=2&consumerGroup=billing");
+        List<JsonNode> ms = messages(popped);
+        assertEquals(2, ms.size());
+        ObjectNode body = Api.M.createObjectNode();
+        for (JsonNode m : ms) {
+            body.withArray("acknowledgments").addObject().put("transactionId", m.get("transactionId").asText())
+                    .put("partitionId", m.get("partitionId").asText()).put("leaseId", m.get("leaseId").asText())
+                    .put("consumerGroup", "billing");
+        }
+        body.put("consumerGroup", "shipping");
+        Http.Reply r = Http.post("/api/v1/ack/batch", body.toString());
+        assertEquals(400, r.status(), r.body());
+        assertEquals("acknowledgments[0].consumerGroup 'billing' differs from the request's consumerGroup 'shipping':"
+                + " one batch acknowledges for one consumer group", Api.json(r.body()).get("error").asText());
+        body.remove("consumerGroup");
+        r = Http.post("/api/v1/ack/batch", body.toString());
+        assertEquals(200, r.status(), r.body());
+        for (JsonNode res : Api.json(r.body())) {
+            assertTrue(res.get("success").asBoolean(), r.body());
+        }
+        assertNull(Api.pop("/api/v1/pop/queue/batchgroup/partition/p?wait=false&consumerGroup=billing"));
     }
 
     @Test

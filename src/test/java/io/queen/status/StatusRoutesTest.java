@@ -115,12 +115,14 @@ class StatusRoutesTest {
         assertEquals(1, o.get("namespaces").asInt());
         assertEquals(2, o.get("tasks").asInt());
         assertFigures(o.get("messages"), 61, 41, 8, 11, 1, 1);
-        // cursors: p0 qm lag 6, p1 qm 7, p3 g1 0, p3 g2 10 (a lease consumes nothing), e0 g1 0, e1 qm 5
+        // every (group, partition) of the queues a group consumes: cursors p0 qm lag 6, p1 qm 7, p3 g1 0, p3 g2 10
+        // (a lease consumes nothing), e0 g1 0, e1 qm 5; untouched, all unread: qm p2 p3, g1 p0 p1 p2, g2 p0 p1 p2
+        // (10 each), g1 e1 e2, qm e0 e2 (5 each)
         JsonNode off = o.get("lag").get("offset");
         assertEquals(0, off.get("min").asLong());
         assertEquals(10, off.get("max").asLong());
-        assertEquals(28.0 / 6, off.get("avg").asDouble(), 1e-9);
-        assertEquals(5.5, off.get("median").asDouble(), 1e-9);
+        assertEquals(128.0 / 18, off.get("avg").asDouble(), 1e-9);
+        assertEquals(8.5, off.get("median").asDouble(), 1e-9);
         JsonNode time = o.get("lag").get("time");
         assertEquals(0, time.get("min").asDouble(), 1e-9);
         assertTrue(time.get("max").asDouble() >= 7200 && time.get("max").asDouble() < 7300, time.toString());
@@ -147,6 +149,9 @@ class StatusRoutesTest {
                 + "(date_trunc('minute', now()) - interval '2 minutes', 'h1', 1, '00000000-0000-0000-0000-00000000000b',"
                 + " 'st-rates', 99000, 99000, 99000, 0, 0, 0),"
                 + "(date_trunc('minute', now()), 'h1', 1, " + dflt + ", 'st-rates', 6000, 6000, 0, 0, 0, 0)");
+        // a broker has recorded since more than an hour ago: the series covers the whole hour
+        Sql.exec(ds, "INSERT INTO queen.metrics_broker_minute (bucket, hostname, worker_id)"
+                + " VALUES (date_trunc('minute', now()) - interval '70 minutes', 'h1', 1) ON CONFLICT DO NOTHING");
         JsonNode tp = get("/api/v1/resources/overview").get("throughput");
         double in = tp.get("ingestedPerSecond").asDouble();
         double done = tp.get("processedPerSecond").asDouble();

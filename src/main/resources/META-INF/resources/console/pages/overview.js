@@ -34,12 +34,12 @@ export async function render(_params, _query, { refresh }) {
       ['In / s (5 min)', rate(ov.throughput.ingestedPerSecond), 'inRate'],
       ['Acked / s (5 min)', rate(ov.throughput.processedPerSecond), 'ackRate'],
     ]),
-    h('div', { class: 'charts' }, charts(st, wm)),
+    h('div', { class: 'charts' }, charts(st)),
     section('Brokers', brokers(wm, sm, health)),
     section('Maintenance', maintenance(mt, refresh)));
 }
 
-function charts(st, wm) {
+function charts(st) {
   const tp = st.throughput || [];
   const t = p => Date.parse(p.timestamp);
   const rates = lineChart({
@@ -50,7 +50,8 @@ function charts(st, wm) {
     ],
   });
   // depth at the end of each bucket, walked back from the current pending figure: before a bucket there were
-  // (after it) - pushed + acked; a rebuilt curve (retention and other tenants' work are not in it)
+  // (after it) - pushed + acked; a rebuilt curve (retention is not in it). The series starts at the first minute a
+  // broker recorded, so the walk never invents a past before the database had one.
   const depth = new Array(tp.length);
   let d = st.messages.pending;
   for (let i = tp.length - 1; i >= 0; i--) {
@@ -59,14 +60,13 @@ function charts(st, wm) {
   }
   const depthChart = lineChart({ title: 'Pending messages (rebuilt from the per-minute counts)', key: 'depth',
     series: [{ name: 'pending', cls: 's1', points: depth }] });
-  // dead letters: the current count walked back with the messages filed per bucket (broker-wide metrics)
-  const filed = new Map();
-  if (wm && !wm.failed) for (const p of wm.timeSeries || []) filed.set(Date.parse(p.timestamp), p.dlq || 0);
+  // dead letters: the current count walked back with the rows filed per bucket, which the status series reads
+  // from the dead letters themselves (the current minute included, before any flush)
   const dlq = new Array(tp.length);
   let n = st.deadLetterQueue.totalMessages;
   for (let i = tp.length - 1; i >= 0; i--) {
     dlq[i] = [t(tp[i]), Math.max(0, n)];
-    n -= filed.get(t(tp[i])) || 0;
+    n -= tp[i].deadLettered || 0;
   }
   const dlqChart = lineChart({ title: 'Dead letters', key: 'dlq', series: [{ name: 'dead letters', cls: 's4', points: dlq }] });
   return [rates, depthChart, dlqChart];
