@@ -101,7 +101,7 @@ public interface QueenConfig {
         /** Start point of a named group's first contact when the pop names none: {@code new} or {@code all}. */
         String defaultSubscriptionMode();
 
-        /** Bound on how long a parked pop waits before re-checking without a wake-up. */
+        /** Safety bound on how long a parked pop waits without a wake-up or a due lease expiry (a lost wake-up). */
         int recheckIntervalMs();
 
         int maxBatch();
