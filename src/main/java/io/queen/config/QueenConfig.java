@@ -108,6 +108,15 @@ public interface QueenConfig {
 
         /** Minimum spacing of this broker's NOTIFY rounds announcing commits to other brokers' parked pops. */
         int notifyIntervalMs();
+
+        /**
+         * Long polls one client address may have waiting at once (each HTTP/2 stream counts); beyond it a long poll
+         * is answered 204 at once, without database work. 0 = no cap.
+         */
+        int maxParkedPerAddress();
+
+        /** Long polls waiting at once on this broker, all addresses together; beyond it 204 at once. 0 = no cap. */
+        int maxParked();
     }
 
     interface Ack {
