@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -88,9 +89,9 @@ public class PopResource {
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @Context HttpServerRequest request) {
+            @Context RoutingContext ctx) {
         return answer(PopRequest.parse(config, queue, partition, null, null, batch, wait, timeout, group, autoAck,
-                subMode, subFrom, null), request);
+                subMode, subFrom, null), ctx);
     }
 
     @Access(Access.Level.WRITE)
@@ -107,9 +108,9 @@ public class PopResource {
             @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @QueryParam("partitions") String partitions, @Context HttpServerRequest request) {
+            @QueryParam("partitions") String partitions, @Context RoutingContext ctx) {
         return answer(PopRequest.parse(config, queue, null, null, null, batch, wait, timeout, group, autoAck, subMode,
-                subFrom, partitions), request);
+                subFrom, partitions), ctx);
     }
 
     @Access(Access.Level.WRITE)
@@ -124,13 +125,14 @@ public class PopResource {
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @QueryParam("partitions") String partitions, @Context HttpServerRequest request) {
+            @QueryParam("partitions") String partitions, @Context RoutingContext ctx) {
         PopRequest.requireNamespaceOrTask(namespace, task);
         return answer(PopRequest.parse(config, null, null, namespace, task, batch, wait, timeout, group, autoAck,
-                subMode, subFrom, partitions), request);
+                subMode, subFrom, partitions), ctx);
     }
 
-    private Response answer(PopRequest r, HttpServerRequest request) {
+    private Response answer(PopRequest r, RoutingContext ctx) {
+        HttpServerRequest request = ctx.request();
         if (!r.longPoll()) {
             return serve(r, request.response());
         }
@@ -142,6 +144,7 @@ public class PopResource {
                 Response.ResponseBuilder rb = Response.noContent().header("Retry-After", "1");
                 if (request.version() != HttpVersion.HTTP_2) {
                     rb.header("Connection", "close");
+                    ctx.addEndHandler(done -> request.connection().close());
                 }
                 return rb.build();
             }

@@ -12,6 +12,9 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -108,6 +111,16 @@ class ParkingBudgetTest {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(204, late.statusCode());
         assertEquals("1", late.headers().firstValue("Retry-After").orElse(null));
+        // over HTTP/1.1 a refused poll also gives its connection back (the server closes it after the answer)
+        try (Socket s = new Socket()) {
+            s.bind(new InetSocketAddress("127.0.0.3", 0));
+            s.connect(new InetSocketAddress("127.0.0.1", RestAssured.port), 5000);
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("GET /api/v1/pop/queue/capped/partition/Default?wait=true&timeout=30000"
+                    + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertTrue(answer.startsWith("HTTP/1.1 204"), answer);
+        }
         assertEquals(200, three.send(get("/health"), HttpResponse.BodyHandlers.ofString()).statusCode());
         assertEquals(201, three.send(push("other"), HttpResponse.BodyHandlers.ofString()).statusCode());
         // a short pop (no wait) is not a long poll and is never refused
