@@ -325,6 +325,27 @@ LANGUAGE sql STABLE AS $$
        AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
 $$;
 
+-- When a parked pop that just found nothing should try again on its own, in milliseconds from now (NULL: only a
+-- write to the queue can give it anything). Without it a parked pop re-claimed on a timer, about one transaction per
+-- second each on an empty queue. Per pending partition of the matching queues: a live lease's expiry; pending and
+-- not leased (delayed, window-buffered, or being claimed right now) one second from now. Read-only, no locks.
+-- Events that free work sooner (a push, an ack or release that ends a lease, a seek) wake parked pops directly.
+CREATE OR REPLACE FUNCTION queen.log_pop_next_due_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
+                                                     p_namespace TEXT, p_task TEXT, p_group TEXT)
+RETURNS DOUBLE PRECISION
+LANGUAGE sql STABLE AS $$
+    -- NULL when no row matches (GREATEST would turn that into 0; the caller clamps a negative value)
+    SELECT (EXTRACT(EPOCH FROM (min(CASE WHEN c.batch_end IS NOT NULL AND c.lease_expires_at > now()
+                                         THEN c.lease_expires_at ELSE now() + interval '1 second' END)
+                                - now())) * 1000)::double precision
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
+      LEFT JOIN queen.log_consumers c ON c.partition_id = lp.id AND c.consumer_group = p_group
+     WHERE q.tenant_id = p_tenant AND (p_queue IS NULL OR q.name = p_queue)
+       AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task)
+       AND (p_partition IS NULL OR lp.name = p_partition)
+       AND lp.last_offset > COALESCE(c.committed, GREATEST(lp.log_start - 1, -1))
+$$;
+
 -- Queues matching a namespace and/or task, highest priority first (GET /api/v1/pop discovery).
 CREATE OR REPLACE FUNCTION queen.log_queues_by_namespace_v1(p_tenant UUID, p_namespace TEXT, p_task TEXT)
 RETURNS TABLE (name TEXT)

@@ -2,6 +2,7 @@ package io.queen.ack;
 
 import io.queen.api.Ids;
 import io.queen.metrics.OpsMeter;
+import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -37,7 +38,10 @@ public class AckService {
     private final AckFusion fusion;
     private final OpsMeter meter;
 
-    AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter) {
+    private final PopWaiters waiters;
+
+    AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter, PopWaiters waiters) {
+        this.waiters = waiters;
         this.store = store;
         this.meter = meter;
         this.registry = registry;
@@ -141,6 +145,7 @@ public class AckService {
         String last = null;
         OpsMeter.QueueMeter qm = null;
         List<String> seen = new ArrayList<>(2);
+        List<String> freed = null;
         int dlq = 0;
         String dlqQueue = null;
         String dlqTxn = null;
@@ -161,6 +166,14 @@ public class AckService {
             if (!r.success()) {
                 continue;
             }
+            if (r.leaseReleased()) {
+                if (freed == null) {
+                    freed = new ArrayList<>(2);
+                }
+                if (!freed.contains(q)) {
+                    freed.add(q);
+                }
+            }
             qm.increment(positive(it.status()) ? OpsMeter.ACK_MESSAGES : OpsMeter.ACK_FAILED);
             if (r.dlq()) {
                 qm.increment(OpsMeter.DLQ);
@@ -168,6 +181,13 @@ public class AckService {
                     dlqQueue = q;
                     dlqTxn = it.transactionId();
                 }
+            }
+        }
+        if (freed != null) {
+            // a lease ended: the rest of its partition (or the failed batch) is claimable now, and parked pops
+            // do not re-query on a timer
+            for (String q : freed) {
+                waiters.freed(tenant, q);
             }
         }
         if (dlq > 0) {

@@ -60,7 +60,7 @@ public class ConsumerGroupResource {
     public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
             throws SQLException {
         ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, null, metadataFlag(deleteMetadata));
-        pop.resetFloors(group);
+        pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("consumerGroup", group);
@@ -80,7 +80,7 @@ public class ConsumerGroupResource {
     public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
             @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
         ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, queue, metadataFlag(deleteMetadata));
-        pop.resetFloors(group);
+        pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("consumerGroup", group);
@@ -107,7 +107,7 @@ public class ConsumerGroupResource {
         }
         Instant at = timestamp(ts, "subscriptionTimestamp");
         int rows = store.moveSubscription(callers.tenant(), group, at);
-        pop.resetFloors(group);
+        pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("consumerGroup", group);
@@ -137,7 +137,7 @@ public class ConsumerGroupResource {
         }
         Instant at = hasTs ? timestamp(ts, "timestamp") : null;
         List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, null, at);
-        pop.resetFloors(group);
+        pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("consumerGroup", group);
@@ -170,7 +170,7 @@ public class ConsumerGroupResource {
             return Json.response(404, err);
         }
         List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, partition, null);
-        pop.resetFloors(group);
+        pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("consumerGroup", group);

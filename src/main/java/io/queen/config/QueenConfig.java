@@ -104,13 +104,22 @@ public interface QueenConfig {
         /** Start point of a named group's first contact when the pop names none: {@code new} or {@code all}. */
         String defaultSubscriptionMode();
 
-        /** Bound on how long a parked pop waits before re-checking without a wake-up. */
+        /** Safety bound on how long a parked pop waits without a wake-up or a due lease expiry (a lost wake-up). */
         int recheckIntervalMs();
 
         int maxBatch();
 
         /** Minimum spacing of this broker's NOTIFY rounds announcing commits to other brokers' parked pops. */
         int notifyIntervalMs();
+
+        /**
+         * Long polls one client address may have waiting at once (each HTTP/2 stream counts); beyond it a long poll
+         * is answered 204 at once, without database work. 0 = no cap.
+         */
+        int maxParkedPerAddress();
+
+        /** Long polls waiting at once on this broker, all addresses together; beyond it 204 at once. 0 = no cap. */
+        int maxParked();
     }
 
     interface Ack {

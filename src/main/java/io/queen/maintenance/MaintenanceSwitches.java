@@ -41,6 +41,8 @@ public class MaintenanceSwitches {
     private final java.util.concurrent.atomic.AtomicLong sets = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean push;
     private volatile boolean pop;
+    /** False until the first read (or set) adopted the database's values: until then push and pop are guesses. */
+    private volatile boolean known;
     private volatile boolean running;
     private Thread poller;
 
@@ -78,6 +80,15 @@ public class MaintenanceSwitches {
     /** Pop maintenance as this broker last read it (at most {@code poll-ms} old). */
     public boolean popMaintenance() {
         return pop;
+    }
+
+    /**
+     * Whether this broker has read the switches from the database since it started. Until then
+     * {@link #pushMaintenance} is a default, not the cluster's value: the push spool does not drain on it (a broker
+     * restarted during push maintenance would otherwise hand its buffered pushes to consumers).
+     */
+    public boolean known() {
+        return known;
     }
 
     /**
@@ -135,6 +146,7 @@ public class MaintenanceSwitches {
         }
         push = s.push();
         pop = s.pop();
+        known = true;
     }
 
     private void poll() {

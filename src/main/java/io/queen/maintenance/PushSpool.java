@@ -112,8 +112,8 @@ public class PushSpool {
         running = true;
         drainer = Thread.ofVirtual().name("push-spool-drain").start(this::drainLoop);
         if (pending > 0) {
-            LOG.infof("push spool: %d buffered pushes found in %s; they are drained while push maintenance is off",
-                    pending, dir.toAbsolutePath());
+            LOG.infof("push spool: %d buffered pushes found in %s; they are drained once push maintenance is read"
+                    + " to be off", pending, dir.toAbsolutePath());
         }
     }
 
@@ -332,7 +332,7 @@ public class PushSpool {
         synchronized (monitor) {
             while (pending > 0) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0 || switches.pushMaintenance()) {
+                if (left <= 0 || switches.pushMaintenance() || !switches.known()) {
                     return false;
                 }
                 monitor.wait(Math.min(left, 100));
@@ -343,12 +343,20 @@ public class PushSpool {
 
     private void drainLoop() {
         long backoff = 100;
+        boolean toldUnknown = false;
         while (running) {
             long from;
             long to;
             try {
                 synchronized (monitor) {
-                    while (running && (switches.pushMaintenance() || pos >= size)) {
+                    // an unread switch is not "off": after a restart during push maintenance, draining on the
+                    // default would deliver what maintenance holds back
+                    while (running && (!switches.known() || switches.pushMaintenance() || pos >= size)) {
+                        if (!toldUnknown && !switches.known() && pos < size) {
+                            LOG.infof("push spool: %d buffered pushes wait for the first read of the maintenance"
+                                    + " switches", pending);
+                            toldUnknown = true;
+                        }
                         monitor.wait(200);
                     }
                     if (!running) {

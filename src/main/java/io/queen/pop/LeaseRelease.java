@@ -33,9 +33,18 @@ public class LeaseRelease {
                 PreparedStatement ps = c.prepareStatement("SELECT queen.log_release_leases_v1(?, ?)")) {
             ps.setArray(1, c.createArrayOf("uuid", pairs.partitionIds()));
             ps.setArray(2, c.createArrayOf("text", pairs.leaseIds()));
+            int released;
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getInt(1) : 0;
+                released = rs.next() ? rs.getInt(1) : 0;
             }
+            if (released > 0) {
+                // other brokers' parked pops do not re-query on a timer: tell them the work is claimable now
+                try (PreparedStatement n = c.prepareStatement("SELECT pg_notify('queen_push', ?)")) {
+                    n.setString(1, PopWaiters.EVERYTHING);
+                    n.execute();
+                }
+            }
+            return released;
         }
     }
 }

@@ -6,7 +6,11 @@ import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.shutdown.DrainState;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -20,7 +24,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The three pop routes (API spec 3.4, 3.5). "Nothing" is always 204 with no body, including for an unknown
- * queue or partition: a consume loop dies on any 4xx.
+ * queue or partition: a consume loop dies on any 4xx. A long poll first takes a place in the {@link ParkingBudget};
+ * without one it is answered 204 at once.
  */
 @Path("/api/v1/pop")
 @Tag(name = "core")
@@ -31,10 +36,12 @@ public class PopResource {
 
     private final MaintenanceSwitches switches;
     private final DrainState drain;
+    private final ParkingBudget parking;
 
     PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches,
-            DrainState drain) {
+            DrainState drain, ParkingBudget parking) {
         this.drain = drain;
+        this.parking = parking;
         this.service = service;
         this.config = config;
         this.callers = callers;
@@ -82,9 +89,9 @@ public class PopResource {
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @Context HttpServerResponse response) {
+            @Context RoutingContext ctx) {
         return answer(PopRequest.parse(config, queue, partition, null, null, batch, wait, timeout, group, autoAck,
-                subMode, subFrom, null), response);
+                subMode, subFrom, null), ctx);
     }
 
     @Access(Access.Level.WRITE)
@@ -101,9 +108,9 @@ public class PopResource {
             @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @QueryParam("partitions") String partitions, @Context HttpServerResponse response) {
+            @QueryParam("partitions") String partitions, @Context RoutingContext ctx) {
         return answer(PopRequest.parse(config, queue, null, null, null, batch, wait, timeout, group, autoAck, subMode,
-                subFrom, partitions), response);
+                subFrom, partitions), ctx);
     }
 
     @Access(Access.Level.WRITE)
@@ -118,13 +125,34 @@ public class PopResource {
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
             @QueryParam("subscriptionMode") String subMode, @QueryParam("subscriptionFrom") String subFrom,
-            @QueryParam("partitions") String partitions, @Context HttpServerResponse response) {
+            @QueryParam("partitions") String partitions, @Context RoutingContext ctx) {
         PopRequest.requireNamespaceOrTask(namespace, task);
         return answer(PopRequest.parse(config, null, null, namespace, task, batch, wait, timeout, group, autoAck,
-                subMode, subFrom, partitions), response);
+                subMode, subFrom, partitions), ctx);
     }
 
-    private Response answer(PopRequest r, HttpServerResponse response) {
+    private Response answer(PopRequest r, RoutingContext ctx) {
+        HttpServerRequest request = ctx.request();
+        if (!r.longPoll()) {
+            return serve(r, request.response());
+        }
+        SocketAddress from = request.remoteAddress();
+        try (ParkingBudget.Place place = parking.admit(from == null ? null : from.hostAddress())) {
+            if (place == null) {
+                // over the cap of waiting long polls: "nothing" at once (a 4xx would end a consume loop), and an
+                // HTTP/1.1 connection is let go so that refused polls do not hold connections either
+                Response.ResponseBuilder rb = Response.noContent().header("Retry-After", "1");
+                if (request.version() != HttpVersion.HTTP_2) {
+                    rb.header("Connection", "close");
+                    ctx.addEndHandler(done -> request.connection().close());
+                }
+                return rb.build();
+            }
+            return serve(r, request.response());
+        }
+    }
+
+    private Response serve(PopRequest r, HttpServerResponse response) {
         if (switches.popMaintenance()) {
             r = holdDuringMaintenance(r, response);
             if (r == null) {

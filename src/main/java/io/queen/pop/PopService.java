@@ -30,9 +30,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Pinned, wildcard and namespace/task pops, with long polling. A pop that finds nothing and may wait parks on
- * {@link PopWaiters} holding no database connection, and tries again when its queue is written (this broker or
- * another) or after the re-check interval (leases expiring, delays and window buffers maturing), until data or
- * the timeout. Transient database trouble is absorbed (a consume loop dies on a 5xx): the pop retries until its
+ * {@link PopWaiters} holding no database connection and doing no database work, and tries again when it is woken
+ * (its queue written on this broker or another, an ack or release ending a lease, a seek), when a lease it could
+ * take over expires or a delay matures (asked once per park, {@link #nextDue}), or after the long safety interval
+ * ({@code queen.pop.recheck-interval-ms}, for a lost notification), until data or the timeout. Transient database trouble is absorbed (a consume loop dies on a 5xx): the pop retries until its
  * deadline and then answers "nothing". Once the broker drains for a stop ({@link DrainState}) a pop claims
  * nothing more and a parked one answers "nothing" at once: every lease this broker grants is one it can still
  * give back before it exits. Thread-safe; called on virtual threads.
@@ -48,12 +49,26 @@ public class PopService {
     private static final int HOT_TRIES = 2;
     /** A held pop (minPopWaitTime) measures its queue's fill at most this often, however often it is written. */
     private static final long HOLD_PROBE_MS = 10;
+    /** A parked pop looks whether its client is still there this often (no database work). */
+    private static final long CLIENT_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A due time already past is retried no sooner than this (the claim that just missed it may be racing). */
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** Remembered due times; the map is emptied when it reaches this size. */
+    private static final int MAX_DUES = 4096;
 
     /** What a pop delivered: the JSON body, or null for "nothing". */
     public record Result(byte[] body, int messages) {
     }
 
     private record Floor(Instant floor, Instant setAt) {
+    }
+
+    /** What a parked pop waits on besides wake-ups: the pops of one key share it (see {@link #nextDue}). */
+    private record DueKey(UUID tenant, String queue, String partition, String namespace, String task, String group) {
+    }
+
+    /** When to re-try without a wake-up, valid while the signal's generation is still {@code generation}. */
+    private record Due(long generation, long at) {
     }
 
     /** A wildcard scan floor belongs to one (tenant, queue, group): tenants may share queue and group names. */
@@ -69,6 +84,7 @@ public class PopService {
     private final Counter hotClaims;
     private final QueenConfig config;
     private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<DueKey, Due> dues = new ConcurrentHashMap<>();
     private final AtomicInteger parked = new AtomicInteger();
     private final Counter delivered;
     private final QueueFlags flags;
@@ -103,7 +119,7 @@ public class PopService {
     public Result pop(UUID tenant, PopRequest r, BooleanSupplier clientGone) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
         PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
-        long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
+        long safety = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
         OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
         boolean served = false;
@@ -115,6 +131,8 @@ public class PopService {
                     return null;
                 }
                 long seen = signal.generation();
+                // when to try again without a wake-up: a lease expiring or a delay maturing (nothing pending: never)
+                long dueAt = Long.MAX_VALUE;
                 try {
                     // minPopWaitTime: an under-full, non-empty batch waits (up to the hold, within the pop's
                     // timeout) for more, holding no connection; commits to the queue wake it to measure again
@@ -141,6 +159,9 @@ public class PopService {
                         served = true;
                         return res;
                     }
+                    if (deadline - System.nanoTime() > 0) {
+                        dueAt = nextDue(tenant, r, signal, seen);
+                    }
                 } catch (SQLException e) {
                     qm.increment(OpsMeter.DB_ERRORS);
                     if (ErrorMappers.isUnavailable(e)) {
@@ -164,8 +185,14 @@ public class PopService {
                     if (System.nanoTime() - deadline >= 0) {
                         return null;  // the database was failing: no further attempt past the deadline
                     }
-                } else if (!signal.awaitChange(seen, Math.min(remaining, recheck))
-                        && System.nanoTime() - deadline >= 0) {
+                    continue;
+                }
+                long until = Math.min(deadline, Math.min(dueAt, System.nanoTime() + safety));
+                boolean moved = park(signal, seen, until, clientGone);
+                if (clientGone.getAsBoolean() || drain.draining()) {
+                    return null;
+                }
+                if (!moved && System.nanoTime() - deadline >= 0) {
                     // the timeout ran out with no commit signalled: answer now instead of one more claim, which
                     // under load (pool wait, slow statements) could run the answer well past the timeout
                     return null;
@@ -185,6 +212,48 @@ public class PopService {
                 qm.increment(OpsMeter.POP_EMPTY);
             }
         }
+    }
+
+    /**
+     * Waits for a wake-up (true) or until {@code until} (false), looking at the client every
+     * {@link #CLIENT_CHECK_NANOS}: a client that left ends the wait without any database work.
+     */
+    private static boolean park(PopWaiters.Signal signal, long seen, long until, BooleanSupplier clientGone)
+            throws InterruptedException {
+        while (true) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (signal.awaitChange(seen, Math.min(left, CLIENT_CHECK_NANOS))) {
+                return true;
+            }
+            if (clientGone.getAsBoolean()) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * The nanoTime at which a pop that found nothing should try again on its own ({@link Long#MAX_VALUE}: only a
+     * wake-up can help it). Parked pops of one (queue, partition, group) share one answer per signal generation: a
+     * write, an ack ending a lease or a seek moves the generation, and nothing else makes work claimable sooner
+     * than the answer says, so a push waking many parked pops costs one such query, not one each.
+     */
+    private long nextDue(UUID tenant, PopRequest r, PopWaiters.Signal signal, long seen) throws SQLException {
+        DueKey key = new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
+        long now = System.nanoTime();
+        Due d = dues.get(key);
+        if (d != null && d.generation() == seen && d.at() - now > 0) {
+            return d.at();
+        }
+        double ms = store.nextDueMs(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
+        long at = ms < 0 ? Long.MAX_VALUE : now + Math.max(MIN_RETRY_NANOS, (long) (ms * 1_000_000d));
+        if (dues.size() >= MAX_DUES) {
+            dues.clear();   // bounded: a forgotten answer only costs one more query
+        }
+        dues.put(key, new Due(seen, at));
+        return at;
     }
 
     /** Waits for a commit to the queue or the hold's end; a busy queue is measured at most every HOLD_PROBE_MS. */
@@ -265,9 +334,13 @@ public class PopService {
         return res;
     }
 
-    /** Forget wildcard scan floors of a group (after a seek or a group delete moved cursors backwards). */
-    public void resetFloors(String group) {
+    /**
+     * A seek, a group delete or a subscription change moved a group's cursors (possibly backwards): forget its
+     * wildcard scan floors, and wake parked pops here and on other brokers, which do not re-query on a timer.
+     */
+    public void cursorsMoved(String group) {
         floors.keySet().removeIf(k -> k.group().equals(group));
+        waiters.freedEverywhere();
     }
 
     /** Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent. */

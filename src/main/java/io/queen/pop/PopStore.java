@@ -82,6 +82,30 @@ public class PopStore {
         }
     }
 
+    /**
+     * Milliseconds until something pending for the pop could become claimable without a write (a lease expiring,
+     * a delay maturing), or -1 when nothing is pending at all. {@code queue} null: the namespace/task's queues.
+     */
+    public double nextDueMs(UUID tenant, String queue, String partition, String namespace, String task, String group)
+            throws SQLException {
+        try (Connection con = ds.getConnection();
+                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_next_due_v1(?, ?, ?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            ps.setString(3, partition);
+            ps.setString(4, namespace);
+            ps.setString(5, task);
+            ps.setString(6, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return -1;
+                }
+                double ms = rs.getDouble(1);
+                return rs.wasNull() ? -1 : ms;
+            }
+        }
+    }
+
     public List<String> queuesByNamespace(UUID tenant, String namespace, String task) throws SQLException {
         try (Connection con = ds.getConnection();
                 PreparedStatement ps = con.prepareStatement("SELECT name FROM queen.log_queues_by_namespace_v1(?, ?, ?)")) {

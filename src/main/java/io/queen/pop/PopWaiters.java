@@ -32,8 +32,10 @@ import org.postgresql.PGNotification;
  * {@link Signal}, whose generation moves when a push to that queue commits on this broker (told directly by
  * {@link PushFusion}) or on any other broker (PostgreSQL NOTIFY on channel {@code queen_push}, payload
  * {@code tenant/queue}, received by one LISTEN connection). A waiter remembers the generation it saw before its
- * last empty attempt, so a commit between the attempt and the wait is never missed; a bounded re-check interval
- * covers a lost notification. Thread-safe.
+ * last empty attempt, so a commit between the attempt and the wait is never missed. A failed announcement is
+ * repeated; a long safety interval ({@code queen.pop.recheck-interval-ms}) covers one lost anyway (a broker killed
+ * between its commit and its announcement). Besides commits, {@link #freed} (an ack or release that ended a lease,
+ * a cursor moved back) wakes parked pops: they do not re-query on a timer. Thread-safe.
  *
  * <p>The NOTIFY for other brokers is sent AFTER the push committed, by one publisher thread that coalesces the
  * queues committed meanwhile into one {@code pg_notify} call (at most one in flight). It is deliberately not
@@ -52,7 +54,8 @@ import org.postgresql.PGNotification;
  * <p>A round is skipped when no other broker listens: every listener connection is named {@code queen-listen}
  * ({@code application_name}), and the publisher counts the others ({@code queen.push_listeners_v1}) at most every
  * {@link #PEER_CHECK_NANOS}. A broker that starts listening is heard from within that time plus one round; its
- * parked pops re-check on their own interval meanwhile and its listener wakes them all when it starts.
+ * listener wakes its parked pops when it starts, and a publisher that finds a listener where it found none
+ * announces {@link #EVERYTHING} once (the queues it skipped meanwhile are not remembered).
  */
 @ApplicationScoped
 public class PopWaiters implements PushFusion.CommitListener {
@@ -112,6 +115,8 @@ public class PopWaiters implements PushFusion.CommitListener {
     private final long notifyIntervalNanos;
     private final Counter notifyRounds;
     private final Counter notifySkipped;
+    /** Notification payload asking every listening broker to wake all its parked pops. */
+    static final String EVERYTHING = "*";
     /** application_name of every broker's LISTEN connection: how brokers find each other. */
     static final String LISTENER_NAME = "queen-listen";
     /** How long a count of other listening brokers is trusted. */
@@ -122,6 +127,8 @@ public class PopWaiters implements PushFusion.CommitListener {
     private boolean peers = true;
     private long peersCheckedAt;
     private boolean peersChecked;
+    /** Publisher thread only: a check found listeners after one that found none (rounds were skipped). */
+    private boolean peersAppeared;
 
     PopWaiters(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
         this.ds = ds;
@@ -184,6 +191,10 @@ public class PopWaiters implements PushFusion.CommitListener {
                     publisherPid = c.unwrap(PGConnection.class).getBackendPID();
                 }
                 if (peersListening(c, started)) {
+                    if (peersAppeared) {
+                        keys.add(EVERYTHING);
+                        peersAppeared = false;
+                    }
                     ps.setArray(1, c.createArrayOf("text", keys.toArray()));
                     ps.execute();
                     notifyRounds.increment();
@@ -191,12 +202,21 @@ public class PopWaiters implements PushFusion.CommitListener {
                     notifySkipped.increment();
                 }
             } catch (Exception e) {
-                // other brokers fall back to their bounded re-check interval
+                // other brokers' parked pops do not re-query on a timer: announce these again next round
                 LOG.debugf("NOTIFY of %d queue(s) failed: %s", keys.size(), e.getMessage());
                 publisherPid = 0;
                 peersChecked = false;
                 closeQuietly(c);
                 c = null;
+                if (running) {
+                    unpublished.addAll(keys);
+                    publishSignal.release();
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(200);
+                    } catch (InterruptedException ie) {
+                        break;
+                    }
+                }
             }
             long rest = notifyIntervalNanos - (System.nanoTime() - started);
             if (rest > 0) {
@@ -220,9 +240,11 @@ public class PopWaiters implements PushFusion.CommitListener {
         if (!peersChecked || now - peersCheckedAt >= PEER_CHECK_NANOS) {
             try (PreparedStatement q = c.prepareStatement("SELECT queen.push_listeners_v1(?)")) {
                 q.setInt(1, listenerPid);
+                boolean had = peers;
                 try (ResultSet rs = q.executeQuery()) {
                     peers = rs.next() && rs.getInt(1) > 0;
                 }
+                peersAppeared |= peers && !had;
             }
             peersChecked = true;
             peersCheckedAt = now;
@@ -248,6 +270,23 @@ public class PopWaiters implements PushFusion.CommitListener {
         Signal t = byTenant.get(tenant);
         if (t != null) {
             t.fire();
+        }
+    }
+
+    /**
+     * Work in the queue became claimable without a write (a lease ended, a cursor moved back): parked pops here
+     * and, through NOTIFY, on other brokers try again. They do not re-query on a timer.
+     */
+    public void freed(UUID tenant, String queue) {
+        wake(tenant, queue);
+        publish(tenant, queue);
+    }
+
+    /** As {@link #freed} for every queue of every tenant (a stopping broker gave back its leases). */
+    public void freedEverywhere() {
+        wakeAll();
+        if (unpublished.add(EVERYTHING)) {
+            publishSignal.release();
         }
     }
 
@@ -329,6 +368,10 @@ public class PopWaiters implements PushFusion.CommitListener {
                                 continue;  // our own announcement: the local pops were woken at commit
                             }
                             String p = n.getParameter();
+                            if (EVERYTHING.equals(p)) {
+                                wakeAll();
+                                continue;
+                            }
                             int slash = p.indexOf('/');
                             if (slash > 0) {
                                 try {

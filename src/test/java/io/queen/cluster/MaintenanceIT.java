@@ -9,6 +9,10 @@ import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
 import io.queen.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -126,6 +130,96 @@ class MaintenanceIT {
         set(a, "/api/v1/system/maintenance/pop", false);
         Thread.sleep(1000);
         assertEquals(200, Http.get(b.url(), "/api/v1/pop/queue/mq/partition/Default?wait=false").status());
+    }
+
+    /**
+     * A broker killed during push maintenance and restarted on its spool must not drain it before it has read the
+     * switch: the restart holds the switches table locked (so the first read cannot complete) until the spool has
+     * either drained (the defect) or said it waits; then nothing is in the log until maintenance is switched off,
+     * and after that every buffered push is delivered exactly once.
+     */
+    @Test
+    void aSpoolRestartedDuringPushMaintenanceWaitsForTheSwitch() throws Exception {
+        String q = "crashq";
+        BrokerProcess c = BrokerProcess.start("maint-c", pg, db, Map.of());
+        try {
+            assertEquals(200, Http.post(c.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
+            set(c, "/api/v1/system/maintenance", true);   // adopted by c at once
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                Http.Reply r = Http.post(c.url(), "/api/v1/push", "{\"items\":[{\"queue\":\"" + q
+                        + "\",\"transactionId\":\"c-" + i + "\",\"payload\":{\"i\":" + i + "}}]}");
+                assertEquals(201, r.status(), r.body());
+                assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText());
+                expected.add("c-" + i);
+            }
+            c.kill();
+
+            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+                lock.setAutoCommit(false);
+                try (Statement st = lock.createStatement()) {
+                    st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
+                }
+                // the schema is in place; applying it again would wait on the lock too
+                c = BrokerProcess.start("maint-c", pg, db, Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                String said = awaitLog(c, "wait for the first read of the maintenance switches",
+                        "push spool: drained (");
+                assertEquals("wait for the first read of the maintenance switches", said,
+                        "the spool drained before the switch was read");
+                assertEquals(0, segments(lock, q), "buffered pushes reached the log during maintenance");
+                lock.rollback();   // the switch read completes: maintenance is on
+            }
+            awaitLog(c, "this broker now has push maintenance on", "this broker now has push maintenance on");
+            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+                assertEquals(0, segments(read, q), "buffered pushes reached the log during maintenance");
+            }
+            assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
+
+            set(b, "/api/v1/system/maintenance", false);
+            Map<String, Integer> seen = new HashMap<>();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (seen.size() < expected.size() && System.nanoTime() < deadline) {
+                Http.Reply r = Http.get(b.url(), "/api/v1/pop/queue/" + q
+                        + "?batch=100&wait=true&timeout=1000&autoAck=true");
+                if (r.status() == 204) {
+                    continue;
+                }
+                assertEquals(200, r.status(), r.body());
+                for (JsonNode m : Api.messages(Api.json(r.body()))) {
+                    seen.merge(m.get("transactionId").asText(), 1, Integer::sum);
+                }
+            }
+            assertEquals(new java.util.HashSet<>(expected), seen.keySet());
+            assertTrue(seen.values().stream().allMatch(n -> n == 1), "each once: " + seen);
+            assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
+        } finally {
+            c.close();
+        }
+    }
+
+    /** Waits for the first of two lines in the broker's log; returns which appeared. */
+    private static String awaitLog(BrokerProcess broker, String one, String other) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            String log = broker.logText();
+            if (log.contains(one)) {
+                return one;
+            }
+            if (log.contains(other)) {
+                return other;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("neither '" + one + "' nor '" + other + "' logged:\n" + broker.logText());
+    }
+
+    private static long segments(Connection c, String queue) throws Exception {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions lp ON lp.id = s.partition_id"
+                        + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = '" + queue + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static void assertInOrder(List<String> order, String prefix) {
