@@ -134,6 +134,20 @@ class AuthTest {
         }
     }
 
+    static String signed(String claim, Object value) {
+        return Jwt.claims().subject("shape").claim(claim, value).issuedAt(Instant.now())
+                .expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+    }
+
+    @Test
+    void roleNamesAreMatchedExactly() {
+        for (String name : List.of("Admin", "ADMIN", "Read-Only", " admin", "admin ")) {
+            assertReply(403, FORBIDDEN, Tokens.get(Tokens.token("cased", name, null), "/api/v1/dlq"));
+            assertReply(403, FORBIDDEN, Tokens.get(signed("roles", List.of(name)), "/api/v1/dlq"));
+        }
+        assertEquals(200, Tokens.get(Tokens.token("exact", "read-only", null), "/api/v1/dlq").status());
+    }
+
     static JsonNode popOne(String token, String queue) {
         Http.Reply r = Tokens.get(token, "/api/v1/pop/queue/" + queue + "?batch=10&autoAck=true");
         assertEquals(200, r.status(), r.body());
