@@ -113,21 +113,29 @@ public class AccessFilter {
         return t.isEmpty() ? null : t;
     }
 
-    /** Claim {@code role} (a string), else {@code roles} (an array or a string); null when neither names a role. */
+    /**
+     * The union of the roles named by claim {@code role} (a string) and claim {@code roles} (an array of strings);
+     * null when neither names a role. The other shapes ({@code role} as an array, {@code roles} as a string, a
+     * number) name no role, as in the reference broker.
+     */
     static Role role(JsonWebToken jwt) {
-        Role r = Role.of(text(jwt.getClaim("role")));
-        if (r != null) {
-            return r;
+        List<String> names = new ArrayList<>(2);
+        Object role = jwt.getClaim("role");
+        if (isString(role)) {
+            names.add(text(role));
         }
-        Object roles = jwt.getClaim("roles");
-        if (roles instanceof Collection<?> many) {
-            List<String> names = new ArrayList<>(many.size());
+        if (jwt.getClaim("roles") instanceof Collection<?> many) {
             for (Object o : many) {
-                names.add(text(o));
+                if (isString(o)) {
+                    names.add(text(o));
+                }
             }
-            return Role.strongest(names);
         }
-        return Role.of(text(roles));
+        return Role.strongest(names);
+    }
+
+    private static boolean isString(Object claim) {
+        return claim instanceof String || claim instanceof JsonString;
     }
 
     static String text(Object claim) {

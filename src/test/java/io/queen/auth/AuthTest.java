@@ -148,6 +148,23 @@ class AuthTest {
         assertEquals(200, Tokens.get(Tokens.token("exact", "read-only", null), "/api/v1/dlq").status());
     }
 
+    @Test
+    void roleIsAStringAndRolesAnArray() {
+        // the other shapes name no role, whichever claim carries them
+        assertReply(403, FORBIDDEN, Tokens.get(signed("roles", "admin"), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("role", List.of("admin")), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("role", 3), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("roles", List.of(List.of("admin"))), "/api/v1/dlq"));
+        // both claims count: their union
+        String union = Jwt.claims().subject("both").claim("role", "read-only").claim("roles", List.of("write-only"))
+                .issuedAt(Instant.now()).expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+        assertEquals(201, Tokens.post(union, "/api/v1/push", push("rs1", "")).status());
+        assertEquals(200, Tokens.get(union, "/api/v1/pop/queue/rs1").status());
+        String upgraded = Jwt.claims().subject("up").claim("role", "read-only").claim("roles", List.of("admin"))
+                .issuedAt(Instant.now()).expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+        assertEquals(200, Tokens.delete(upgraded, "/api/v1/resources/queues/rs1").status());
+    }
+
     static JsonNode popOne(String token, String queue) {
         Http.Reply r = Tokens.get(token, "/api/v1/pop/queue/" + queue + "?batch=10&autoAck=true");
         assertEquals(200, r.status(), r.body());
