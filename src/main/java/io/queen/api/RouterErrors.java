@@ -13,15 +13,24 @@ import org.jboss.logging.Logger;
  * Checks made before anything reads a body, answered in the API's JSON error shape. The request body limit
  * ({@code QUEEN_MAX_BODY_BYTES}): a request that declares a larger Content-Length is a 413 (a chunked body that
  * grows past the limit is still cut off by the HTTP server itself, 413 without a body). A body with an explicitly
- * non-JSON Content-Type is a 415 (API spec 1.1: bodies are JSON); a missing one is accepted. Stateless.
+ * non-JSON Content-Type is a 415 (API spec 1.1: bodies are JSON); a missing one is accepted. With authentication on,
+ * the 415 is left to the access filter, which answers it only after the caller is authenticated (an anonymous
+ * request learns 401, not which bodies a route takes). Stateless.
  */
 @ApplicationScoped
 public class RouterErrors {
     private static final Logger LOG = Logger.getLogger(RouterErrors.class);
-    private final long limit;
+    /** The answer to a body that is not JSON. */
+    public static final String UNSUPPORTED_MEDIA_TYPE = "{\"error\":\"Unsupported Media Type: a request body must be"
+            + " JSON (Content-Type: application/json, or none)\"}";
 
-    RouterErrors(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize limit) {
+    private final long limit;
+    private final boolean mediaTypeHere;
+
+    RouterErrors(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize limit,
+            @ConfigProperty(name = "queen.auth.enabled") boolean authEnabled) {
         this.limit = limit.asLongValue();
+        this.mediaTypeHere = !authEnabled;
     }
 
     void init(@Observes Router router) {
@@ -66,24 +75,28 @@ public class RouterErrors {
                     // let the HTTP server judge a malformed header
                 }
             }
-            if (hasBody(rc.request()) && !isJson(rc.request().getHeader("Content-Type"))) {
+            HttpServerRequest r = rc.request();
+            if (mediaTypeHere && unsupportedBody(r.getHeader("Content-Length"), r.getHeader("Transfer-Encoding"),
+                    r.getHeader("Content-Type"))) {
                 rc.response().setStatusCode(415).putHeader("Content-Type", "application/json")
-                        .putHeader("Connection", "close")
-                        .end("{\"error\":\"Unsupported Media Type: a request body must be JSON (Content-Type:"
-                                + " application/json, or none)\"}");
+                        .putHeader("Connection", "close").end(UNSUPPORTED_MEDIA_TYPE);
                 return;
             }
             rc.next();
         });
     }
 
+    /** Whether a request with these headers declares a body (see {@link #hasBody}) that is not JSON. */
+    public static boolean unsupportedBody(String contentLength, String transferEncoding, String contentType) {
+        return hasBody(contentLength, transferEncoding) && !isJson(contentType);
+    }
+
     /** A request that declares body bytes: a non-zero Content-Length or a chunked transfer. */
-    static boolean hasBody(HttpServerRequest r) {
-        String len = r.getHeader("Content-Length");
-        if (len != null) {
-            return !len.strip().equals("0");
+    static boolean hasBody(String contentLength, String transferEncoding) {
+        if (contentLength != null) {
+            return !contentLength.strip().equals("0");
         }
-        return r.getHeader("Transfer-Encoding") != null;
+        return transferEncoding != null;
     }
 
     /**

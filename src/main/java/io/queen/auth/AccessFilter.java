@@ -1,5 +1,6 @@
 package io.queen.auth;
 
+import io.queen.api.RouterErrors;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.json.JsonString;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -77,6 +78,12 @@ public class AccessFilter {
                     return error(403, FORBIDDEN);
                 }
                 caller = known;
+            }
+            // with authentication on the body's type is judged here, after the caller (RouterErrors)
+            if (RouterErrors.unsupportedBody(request.getHeaderString(HttpHeaders.CONTENT_LENGTH),
+                    request.getHeaderString("Transfer-Encoding"), request.getHeaderString(HttpHeaders.CONTENT_TYPE))) {
+                return Response.status(415).type(MediaType.APPLICATION_JSON_TYPE).header("Connection", "close")
+                        .entity(RouterErrors.UNSUPPORTED_MEDIA_TYPE).build();
             }
         }
         if (config.tenantHeaderTrusted()) {

@@ -165,6 +165,22 @@ class AuthTest {
         assertEquals(200, Tokens.delete(upgraded, "/api/v1/resources/queues/rs1").status());
     }
 
+    static Http.Reply postAs(String token, String path, String contentType) {
+        return Http.send(Tokens.request(token, path).header("Content-Type", contentType)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(push("ct1", ""))).build());
+    }
+
+    @Test
+    void authenticationComesBeforeTheBodysType() {
+        assertReply(401, MISSING, postAs(null, "/api/v1/push", "text/xml"));
+        assertReply(401, INVALID, postAs("garbage", "/api/v1/push", "text/xml"));
+        assertReply(403, FORBIDDEN, postAs(RO, "/api/v1/push", "application/x-www-form-urlencoded"));
+        Http.Reply authenticated = postAs(RW, "/api/v1/push", "text/xml");
+        assertEquals(415, authenticated.status(), authenticated.body());
+        assertTrue(json(authenticated.body()).get("error").asText().contains("JSON"), authenticated.body());
+        assertEquals(201, postAs(RW, "/api/v1/push", "application/json; charset=utf-8").status());
+    }
+
     static JsonNode popOne(String token, String queue) {
         Http.Reply r = Tokens.get(token, "/api/v1/pop/queue/" + queue + "?batch=10&autoAck=true");
         assertEquals(200, r.status(), r.body());
