@@ -55,6 +55,11 @@ public class RouterErrors {
                         });
                 return;
             }
+            if (Failures.clientGone(rc.failure())) {
+                // the client closed the connection mid-body: no one to answer, nothing failed here
+                LOG.debugf("request not completed, the client went away: %s", rc.failure().toString());
+                return;
+            }
             String id = Failures.newRequestId();
             LOG.errorf(rc.failure(), "request failed, requestId %s", id);
             rc.response().setStatusCode(500).putHeader("Content-Type", "application/json")
