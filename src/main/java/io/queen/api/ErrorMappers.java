@@ -75,6 +75,11 @@ public class ErrorMappers {
             LOG.debugf("request not completed, the client went away: %s", e.toString());
             return Response.status(499).build();
         }
+        if (Failures.bodyTooLarge(e)) {
+            // the HTTP server refused a streamed body past the limit: it answered 413 and closes the connection
+            LOG.debugf("request body over the limit, refused: %s", e.toString());
+            return error(413, "Request body too large");
+        }
         return failure(e);
     }
 

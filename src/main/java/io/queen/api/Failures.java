@@ -41,6 +41,16 @@ public final class Failures {
         return false;
     }
 
+    /** The HTTP server's refusal of a streamed body that grew past {@code QUEEN_MAX_BODY_BYTES}. */
+    public static boolean bodyTooLarge(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.io.IOException && "Request too large".equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * True for a failure a retry may cure: SQLState class 08 (connection), 57P01-57P03 (admin shutdown, crash
      * shutdown, cannot connect now), 57014 (statement timeout or cancel), 53300 (too many connections), 40001
