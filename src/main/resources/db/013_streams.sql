@@ -29,14 +29,25 @@ CREATE TABLE IF NOT EXISTS queen_streams.queries (
     CONSTRAINT streams_queries_tenant_name_uk UNIQUE (tenant_id, name)
 );
 
+-- key is COLLATE "C": keys compare as UTF-8 byte strings whatever the database's collation, so a key prefix is
+-- one range of the primary key (state_get_v1) and the answer's order does not depend on the locale
 CREATE TABLE IF NOT EXISTS queen_streams.state (
     query_id     UUID NOT NULL REFERENCES queen_streams.queries(id) ON DELETE CASCADE,
     partition_id UUID NOT NULL,
-    key          TEXT NOT NULL,
+    key          TEXT COLLATE "C" NOT NULL,
     value        JSONB NOT NULL,
     updated_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (query_id, partition_id, key)
 );
+-- a table created before the key was "C": equality is unchanged (deterministic collations compare bytes for
+-- equality), only the primary key index is rebuilt in byte order
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation
+                WHERE a.attrelid = 'queen_streams.state'::regclass AND a.attname = 'key' AND c.collname <> 'C') THEN
+        ALTER TABLE queen_streams.state ALTER COLUMN key TYPE TEXT COLLATE "C";
+    END IF;
+END $$;
 -- partition deletes and the cleanup veto look state up by partition alone
 CREATE INDEX IF NOT EXISTS idx_streams_state_partition ON queen_streams.state (partition_id);
 
@@ -272,17 +283,70 @@ LANGUAGE sql AS $$
                    FOR KEY SHARE)
 $$;
 
--- Reads a (query, partition)'s state: every row, or the named keys (missing keys are simply absent).
-DROP FUNCTION IF EXISTS queen_streams.state_get_v1(UUID, UUID, UUID, TEXT[]);
-CREATE FUNCTION queen_streams.state_get_v1(p_tenant UUID, p_query UUID, p_pid UUID, p_keys TEXT[])
-RETURNS TABLE (key TEXT, value JSONB, updated_at TIMESTAMPTZ)
-LANGUAGE sql STABLE AS $$
-    SELECT s.key, s.value, s.updated_at FROM queen_streams.state s
-      JOIN queen_streams.queries q ON q.id = s.query_id AND q.tenant_id = p_tenant
-     WHERE s.query_id = p_query AND s.partition_id = p_pid
-       AND (p_keys IS NULL OR cardinality(p_keys) = 0 OR s.key = ANY (p_keys))
-     ORDER BY s.key
+-- The smallest string above every string that starts with p_prefix, in UTF-8 byte order (= code point order):
+-- the prefix with its last character replaced by the next code point (surrogates skipped); a trailing U+10FFFF
+-- has no successor and is dropped first. NULL = no upper bound (the prefix is all U+10FFFF).
+CREATE OR REPLACE FUNCTION queen_streams.key_prefix_end_v1(p_prefix TEXT)
+RETURNS TEXT
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v TEXT := p_prefix;
+    c INT;
+BEGIN
+    WHILE v <> '' LOOP
+        c := ascii(right(v, 1));
+        v := left(v, -1);
+        IF c < 1114111 THEN
+            RETURN v || chr(CASE WHEN c = 55295 THEN 57344 ELSE c + 1 END);
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END $$;
+
+-- value.windowEnd is a JSON number <= p_ripe. A CASE, not an AND: SQL does not promise to test the type before
+-- the cast, and a string or null windowEnd must be "not ripe", never an error.
+CREATE OR REPLACE FUNCTION queen_streams.window_end_at_or_before_v1(p_value JSONB, p_ripe NUMERIC)
+RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN jsonb_typeof(p_value -> 'windowEnd') = 'number'
+                THEN (p_value -> 'windowEnd')::numeric <= p_ripe ELSE FALSE END
 $$;
+
+-- Reads a (query, partition)'s state (API spec 5.1). Filters combine with AND; NULL (or empty) = no filter:
+--   p_keys   the key is one of them (missing keys are simply absent);
+--   p_prefix the key starts with it, as UTF-8 bytes: one range [prefix, key_prefix_end_v1(prefix)) of the primary
+--            key, so nothing of the prefix is a pattern (no LIKE: '%', '_' and '\' are characters like any other);
+--   p_ripe   value.windowEnd is a JSON number <= p_ripe (the idle flush's "windows that may close").
+DROP FUNCTION IF EXISTS queen_streams.state_get_v1(UUID, UUID, UUID, TEXT[]);
+CREATE OR REPLACE FUNCTION queen_streams.state_get_v1(p_tenant UUID, p_query UUID, p_pid UUID, p_keys TEXT[],
+                                                      p_prefix TEXT, p_ripe NUMERIC)
+RETURNS TABLE (key TEXT, value JSONB, updated_at TIMESTAMPTZ)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+    v_all BOOLEAN := p_keys IS NULL OR cardinality(p_keys) = 0;
+    v_end TEXT;
+BEGIN
+    PERFORM 1 FROM queen_streams.queries q WHERE q.id = p_query AND q.tenant_id = p_tenant;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF p_prefix IS NULL OR p_prefix = '' THEN
+        RETURN QUERY SELECT s.key::text, s.value, s.updated_at FROM queen_streams.state s
+         WHERE s.query_id = p_query AND s.partition_id = p_pid
+           AND (v_all OR s.key = ANY (p_keys))
+           AND (p_ripe IS NULL OR queen_streams.window_end_at_or_before_v1(s.value, p_ripe))
+         ORDER BY s.key;
+        RETURN;
+    END IF;
+    v_end := queen_streams.key_prefix_end_v1(p_prefix);
+    RETURN QUERY SELECT s.key::text, s.value, s.updated_at FROM queen_streams.state s
+     WHERE s.query_id = p_query AND s.partition_id = p_pid
+       AND s.key >= p_prefix AND (v_end IS NULL OR s.key < v_end)
+       AND (v_all OR s.key = ANY (p_keys))
+       AND (p_ripe IS NULL OR queen_streams.window_end_at_or_before_v1(s.value, p_ripe))
+     ORDER BY s.key;
+END $$;
 
 -- A partition's state goes with the partition (queue delete cascades partition rows; partition cleanup never
 -- picks a partition holding state, see log_partition_dead_v1).

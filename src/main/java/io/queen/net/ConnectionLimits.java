@@ -3,7 +3,7 @@ package io.queen.net;
 import io.smallrye.config.ConfigMapping;
 
 /**
- * Connection caps and timeouts of the HTTP server (defaults in {@code application.properties}, README
+ * Connection caps and timeouts of the HTTP server (defaults in {@code application.properties}, docs/operating.md
  * "Connection limits"). They exist so that idle or half-sent connections cannot use up the process's file
  * descriptors or the event loops while real clients wait.
  */

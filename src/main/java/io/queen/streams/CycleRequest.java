@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import io.queen.push.PushItem;
 import io.queen.push.PushRequestParser;
 import io.queen.queue.Names;
@@ -36,6 +37,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
         String group = optionalText(req, "consumer_group");
         if (group == null || group.isEmpty()) {
             group = Names.QUEUE_MODE;
+        } else {
+            Input.name(group, "consumer_group");
         }
         List<StateOp> ops = stateOps(req.get("state_ops"), limits, mapper);
         List<PushItem> items = pushItems(req.get("push_items"), mapper);
@@ -61,6 +64,20 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             }
         }
         throw ApiException.badRequest(field + " must be a UUID");
+    }
+
+    /**
+     * A state key as stored: {@link Input}'s rules (no NUL, no lone surrogate: two keys must never become one)
+     * and at most {@link StreamsConfig#maxKeyBytes()} UTF-8 bytes. Shared by the cycle and the state read.
+     */
+    static String stateKey(String key, String field, StreamsConfig limits) {
+        Input.check(key, field, Integer.MAX_VALUE);
+        // a char is at most 3 UTF-8 bytes: only a long key needs encoding to be measured
+        if (key.length() * 3L > limits.maxKeyBytes()
+                && key.getBytes(StandardCharsets.UTF_8).length > limits.maxKeyBytes()) {
+            throw ApiException.badRequest(field + " is longer than " + limits.maxKeyBytes() + " bytes (UTF-8)");
+        }
+        return key;
     }
 
     static String optionalText(JsonNode node, String field) {
@@ -100,13 +117,7 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             if (k == null || !k.isTextual() || k.textValue().isEmpty()) {
                 throw ApiException.badRequest(at + ".key must be a non-empty string");
             }
-            String key = k.textValue();
-            if (key.indexOf('\0') >= 0) {
-                throw ApiException.badRequest(at + ".key must not contain NUL characters");
-            }
-            if (key.getBytes(StandardCharsets.UTF_8).length > limits.maxKeyBytes()) {
-                throw ApiException.badRequest(at + ".key is longer than " + limits.maxKeyBytes() + " bytes (UTF-8)");
-            }
+            String key = stateKey(k.textValue(), at + ".key", limits);
             String value = null;
             if (upsert) {
                 JsonNode v = op.get("value");
@@ -121,6 +132,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
                 if (value.contains("\\u0000")) {
                     throw ApiException.badRequest(at + ".value must not contain NUL characters");
                 }
+                // a lone surrogate in a string of the value would be stored as '?'
+                Input.check(value, at + ".value", Integer.MAX_VALUE);
             }
             out.add(new StateOp(upsert, key, value));
         }
@@ -179,7 +192,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
         if (lease == null || lease.isEmpty()) {
             throw ApiException.badRequest("ack.leaseId is required");
         }
-        String status = optionalText(a, "status");
+        Input.token(lease, "ack.leaseId");
+        String status = Input.token(optionalText(a, "status"), "ack.status");
         status = status == null || status.isBlank() ? "completed" : status.toLowerCase();
         if (!List.of("completed", "success", "failed", "dlq", "retry").contains(status)) {
             throw ApiException.badRequest("ack.status must be completed, success, failed, dlq or retry");
@@ -192,8 +206,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             }
             count = c.longValue();
         }
-        String txn = optionalText(a, "transactionId");
-        Ack ack = new Ack(txn, lease, status, count, optionalText(a, "error"));
+        String txn = Input.text(optionalText(a, "transactionId"), "ack.transactionId");
+        Ack ack = new Ack(txn, lease, status, count, Input.text(optionalText(a, "error"), "ack.error"));
         if (!ack.positive() && (txn == null || txn.isEmpty())) {
             throw ApiException.badRequest("ack.transactionId is required for status " + status);
         }

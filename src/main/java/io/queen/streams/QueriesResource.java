@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
+import io.queen.api.Input;
 import io.queen.api.Json;
 import io.queen.config.QueenConfig;
+import io.queen.queue.Names;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -17,7 +19,8 @@ import java.util.UUID;
 /**
  * {@code POST /streams/v1/queries} (API spec 5.1): registers a stream query or checks a redeploy against its
  * registration. A changed {@code config_hash} (or source queue) without {@code reset:true} is a 409 and changes
- * nothing; {@code reset:true} takes the new shape and wipes the query's state. Thread-safe (stateless).
+ * nothing; {@code reset:true} takes the new shape and wipes the query's state. Every string passes the input rules
+ * of {@code /push} (queue names as queue names, {@link Input} for the rest) before any SQL. Thread-safe (stateless).
  */
 @Path("/streams/v1/queries")
 public class QueriesResource {
@@ -44,12 +47,15 @@ public class QueriesResource {
         boolean reset;
         try {
             req = StreamsBodies.object(mapper, body);
-            name = StreamsBodies.required(req, "name");
-            source = StreamsBodies.required(req, "source_queue");
-            hash = StreamsBodies.required(req, "config_hash");
+            name = Input.name(StreamsBodies.required(req, "name"), "name");
+            source = Names.requireName(StreamsBodies.required(req, "source_queue"), "source_queue");
+            hash = Input.token(StreamsBodies.required(req, "config_hash"), "config_hash");
             sink = CycleRequest.optionalText(req, "sink_queue");
             if (sink != null && sink.isEmpty()) {
                 sink = null;
+            }
+            if (sink != null) {
+                Names.requireName(sink, "sink_queue");
             }
             JsonNode r = req.get("reset");
             if (r != null && !r.isNull() && !r.isBoolean()) {

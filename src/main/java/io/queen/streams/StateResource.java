@@ -14,22 +14,30 @@ import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
 /**
- * {@code POST /streams/v1/state/get} (API spec 5.1): a (query, partition)'s state rows, all of them or the named
- * keys (missing keys are absent from the answer). A read: takes no lock. Thread-safe (stateless).
+ * {@code POST /streams/v1/state/get} (API spec 5.1): a (query, partition)'s state rows, filtered in SQL by
+ * {@code keys} (missing keys are absent from the answer), {@code key_prefix} (UTF-8 byte prefix) and
+ * {@code ripe_at_or_before} ({@code value.windowEnd} a number at or below it), combined with AND; no filter = all
+ * rows. The SDKs' idle flush depends on the last two: every row it reads is a window it closes. A read: takes no
+ * lock. Thread-safe (stateless).
  */
 @Path("/streams/v1/state/get")
 public class StateResource {
+    /** Far beyond any epoch-ms; bounds what reaches PostgreSQL's numeric. */
+    private static final BigDecimal RIPE_LIMIT = new BigDecimal("1e30");
     private final StreamsStore store;
     private final ObjectMapper mapper;
     private final Callers callers;
+    private final StreamsConfig limits;
 
-    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers) {
+    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers, StreamsConfig limits) {
         this.store = store;
+        this.limits = limits;
         this.mapper = mapper;
         this.callers = callers;
     }
@@ -42,6 +50,7 @@ public class StateResource {
         UUID query;
         UUID pid;
         List<String> keys = new ArrayList<>();
+        StreamsStore.StateFilter filter;
         try {
             JsonNode req = StreamsBodies.object(mapper, body);
             query = uuid(StreamsBodies.required(req, "query_id"), "query_id");
@@ -55,9 +64,10 @@ public class StateResource {
                     if (!key.isTextual()) {
                         throw ApiException.badRequest("keys must be an array of strings");
                     }
-                    keys.add(key.textValue());
+                    keys.add(CycleRequest.stateKey(key.textValue(), "keys[" + keys.size() + "]", limits));
                 }
             }
+            filter = new StreamsStore.StateFilter(keys, keyPrefix(req), ripe(req));
             if (!store.queryExists(tenant, query)) {
                 throw ApiException.badRequest("unknown query_id " + query);
             }
@@ -67,13 +77,48 @@ public class StateResource {
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         ArrayNode rows = out.putArray("rows");
-        for (StreamsStore.Row r : store.state(tenant, query, pid, keys)) {
+        for (StreamsStore.Row r : store.state(tenant, query, pid, filter)) {
             ObjectNode row = rows.addObject();
             row.put("key", r.key());
             row.set("value", mapper.readTree(r.valueJson()));
             row.put("updated_at", Times.millis(r.updatedAt()));
         }
         return Json.ok(out);
+    }
+
+    /** {@code key_prefix}: a string with a state key's rules; absent, null or empty = no filter. */
+    private String keyPrefix(JsonNode req) {
+        JsonNode v = req.get("key_prefix");
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw ApiException.badRequest("key_prefix must be a string");
+        }
+        return v.textValue().isEmpty() ? null : CycleRequest.stateKey(v.textValue(), "key_prefix", limits);
+    }
+
+    /**
+     * {@code ripe_at_or_before}: a JSON number (epoch ms; a fraction is compared as such); absent or null = no
+     * filter. Anything else is a 400 naming it: a flush that silently read every window would close open ones.
+     */
+    private static BigDecimal ripe(JsonNode req) {
+        JsonNode v = req.get("ripe_at_or_before");
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isNumber()) {
+            throw ApiException.badRequest("ripe_at_or_before must be a number (epoch milliseconds)");
+        }
+        try {
+            BigDecimal d = v.decimalValue();
+            if (d.abs().compareTo(RIPE_LIMIT) <= 0) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // an infinite double: answered below
+        }
+        throw ApiException.badRequest("ripe_at_or_before must be a number between -1e30 and 1e30");
     }
 
     private static UUID uuid(String s, String field) {

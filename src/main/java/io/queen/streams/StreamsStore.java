@@ -1,6 +1,7 @@
 package io.queen.streams;
 
 import io.agroal.api.AgroalDataSource;
+import java.math.BigDecimal;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -131,13 +132,19 @@ public class StreamsStore {
         }
     }
 
-    public List<Row> state(UUID tenant, UUID query, UUID pid, List<String> keys) throws SQLException {
+    /** The state read's filters (API spec 5.1); an empty list or a null filter filters nothing. */
+    public record StateFilter(List<String> keys, String keyPrefix, BigDecimal ripeAtOrBefore) {
+    }
+
+    public List<Row> state(UUID tenant, UUID query, UUID pid, StateFilter f) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT key, value::text, updated_at FROM queen_streams.state_get_v1(?, ?, ?, ?)")) {
+                "SELECT key, value::text, updated_at FROM queen_streams.state_get_v1(?, ?, ?, ?, ?, ?)")) {
             ps.setObject(1, tenant);
             ps.setObject(2, query);
             ps.setObject(3, pid);
-            ps.setArray(4, keys.isEmpty() ? null : c.createArrayOf("text", keys.toArray()));
+            ps.setArray(4, f.keys().isEmpty() ? null : c.createArrayOf("text", f.keys().toArray()));
+            ps.setString(5, f.keyPrefix());
+            ps.setBigDecimal(6, f.ripeAtOrBefore());
             List<Row> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

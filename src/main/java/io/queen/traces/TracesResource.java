@@ -31,7 +31,7 @@ import java.util.UUID;
 /**
  * Message traces (API spec 4.6): {@code POST /api/v1/traces} records what a consumer did with a message
  * ({@code message.trace(...)} in the official clients), the three GETs read them back by message, by name, and as
- * a names summary. Traces live in their own table and follow the retention of their queue (README, "Retention").
+ * a names summary. Traces live in their own table and follow the retention of their queue (docs/http-api.md, "Traces").
  * Limits: at most {@value #MAX_NAMES} names of at most {@value #MAX_NAME} characters each, {@code eventType} at
  * most {@value #MAX_EVENT} characters, pages of at most {@value #MAX_LIMIT}. Stateless.
  */

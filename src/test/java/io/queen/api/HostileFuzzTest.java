@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Property-based fuzzing of every route with generated hostile input (wrong types, huge and odd numbers, NUL,
- * lone surrogates, deep nesting, long strings, broken encodings and JSON, odd content types). Properties, per
- * request: no answer >= 500 while the database is up; a 4xx changed no row of the queen tables. After the run:
+ * lone surrogates, deep nesting, long strings, broken encodings and JSON, odd content types), the streams routes
+ * included. Properties, per request: no answer >= 500 while the database is up; no answer carries the database's
+ * error text; a 4xx changed no row of the queen and queen_streams tables. After the run:
  * the broker is healthy and the messages stored before it are intact. Generation is seeded: a failure names its
  * seed and request; rerun it with {@code -Dfuzz.seed=<seed>} (and {@code -Dfuzz.requests=<n>}), then keep it as
  * an explicit case in {@link HostileInputTest}. Request count: {@code fuzz.requests}, default 2000 (~1-2 minutes on 2 busy cores).
@@ -36,12 +37,17 @@ import org.junit.jupiter.api.Test;
 class HostileFuzzTest {
     private static final String KEEP = "fz-keep";
     private static final java.util.regex.Pattern BROKEN_ESCAPE = java.util.regex.Pattern.compile("%(?![0-9A-Fa-f]{2})");
+    /** Escapes that are not well-formed UTF-8 whatever follows them (the corpus below never completes them). */
+    private static final java.util.regex.Pattern MALFORMED_UTF8 = java.util.regex.Pattern.compile(
+            "%ED%[AB][0-9A-F]|%FF|%FE|%C0%80|%E4%B8(?!%)|(?<!%[0-9A-F]{2})%80|%F4%90|%F0%9F%98(?!%)");
 
     @Inject
     AgroalDataSource ds;
 
     private Random rnd;
     private final List<String> keepPartitionIds = new ArrayList<>();
+    private String fzPartitionId;
+    private String queryId;
 
     /** Every row of the broker's tables, as one figure per table (a 4xx must leave all of them unchanged). */
     private String rowCounts() {
@@ -50,7 +56,11 @@ class HostileFuzzTest {
                 + " || '/' || (SELECT count(*) FROM queen.log_consumers) || '/' || (SELECT count(*) FROM queen.log_dlq)"
                 + " || '/' || (SELECT count(*) FROM queen.consumer_groups_metadata)"
                 + " || '/' || (SELECT coalesce(sum(last_offset), 0) FROM queen.log_partitions)"
-                + " || '/' || (SELECT coalesce(sum(committed), 0) || ':' || count(worker_id) FROM queen.log_consumers)");
+                + " || '/' || (SELECT coalesce(sum(committed), 0) || ':' || count(worker_id) FROM queen.log_consumers)"
+                + " || '/' || (SELECT count(*) || ':' || coalesce(md5(string_agg(id || config_hash || coalesce(sink_queue, ''),"
+                + " ',' ORDER BY id)), '') FROM queen_streams.queries)"
+                + " || '/' || (SELECT count(*) || ':' || coalesce(md5(string_agg(key || value::text, ',' ORDER BY key)), '')"
+                + " FROM queen_streams.state)");
     }
 
     @Test
@@ -66,7 +76,11 @@ class HostileFuzzTest {
             keepPartitionIds.add(r.get(0).get("partition_id").asText());
         }
         Api.configure("fz-a", "{}");
-        Api.pushN("fz-a", "Default", "a-", 0, 5);
+        fzPartitionId = Api.pushN("fz-a", "Default", "a-", 0, 5).get(0).get("partition_id").asText();
+        // a registered stream query over fz-a, so streams requests also reach the cycle and the state read
+        queryId = Api.json(Http.post("/streams/v1/queries",
+                "{\"name\":\"fz-q\",\"source_queue\":\"fz-a\",\"config_hash\":\"h\"}").body())
+                .get("query_id").asText();
 
         TreeMap<Integer, Integer> byStatus = new TreeMap<>();
         int n4xx = 0;
@@ -82,6 +96,11 @@ class HostileFuzzTest {
                 return;
             }
             byStatus.merge(r.status(), 1, Integer::sum);
+            // bytes that are not UTF-8 never reach a resource as U+FFFD: refused (with the other 4xx rules below)
+            if (MALFORMED_UTF8.matcher(q.target).find() && (r.status() < 400 || r.status() >= 500)) {
+                fail("seed " + seed + " request " + i + ": malformed UTF-8 accepted: " + q + " -> " + r.status() + " "
+                        + r.body());
+            }
             if (r.status() >= 500) {
                 n5xx++;
                 fail("seed " + seed + " request " + i + ": " + q + " -> " + r.status() + " " + r.body());
@@ -99,6 +118,9 @@ class HostileFuzzTest {
                             + q + " -> " + r.status() + " " + r.body());
                 }
             }
+            // no answer, whatever its status, carries the database's own error text
+            assertTrue(!r.body().contains("ERROR:") && !r.body().contains("SQLState"), "seed " + seed + " request " + i
+                    + ": database text in the answer: " + q + " -> " + r.status() + " " + r.body());
         }
         System.out.printf("fuzz: seed=%d requests=%d 4xx=%d 5xx=%d by status %s%n", seed, requests, n4xx, n5xx,
                 byStatus);
@@ -128,7 +150,7 @@ class HostileFuzzTest {
 
     private Req request() {
         String ct = contentType();
-        switch (rnd.nextInt(22)) {
+        switch (rnd.nextInt(25)) {
             case 0: return post("/api/v1/push", ct, push());
             case 1: return post("/api/v1/configure", ct, obj("queue", name(), "namespace", str(), "task", str(),
                     "options", options()));
@@ -160,8 +182,33 @@ class HostileFuzzTest {
             case 20: return post("/api/v1/fetch", ct, obj("entries", arr(() -> obj("queue", name(), "partition",
                     value(1), "offset", num(), "maxBytes", num())), "maxWaitMs", String.valueOf(rnd.nextInt(20)),
                     "minBytes", num()));
-            default: return get("/api/v1/analytics/retention?queue=" + qv() + "&from=" + qts() + "&to=" + qts());
+            case 21: return get("/api/v1/analytics/retention?queue=" + qv() + "&from=" + qts() + "&to=" + qts());
+            case 22: return post("/streams/v1/queries", ct, rnd.nextInt(12) == 0 ? garbage() : obj("name",
+                    rnd.nextBoolean() ? "\"fz-q\"" : str(), "source_queue", name(), "sink_queue", name(),
+                    "config_hash", rnd.nextBoolean() ? "\"h\"" : str(), "reset", value(0)));
+            case 23: return post("/streams/v1/cycle", ct, rnd.nextInt(12) == 0 ? garbage() : obj("query_id", queryRef(),
+                    "partition_id", streamPid(), "consumer_group", str(), "state_ops", arr(this::stateOp),
+                    "push_items", arr(() -> obj("queue", name(), "partition", name(), "payload", value(2),
+                            "transactionId", str())),
+                    "ack", rnd.nextInt(3) == 0 ? value(1) : obj("transactionId", str(), "leaseId", str(), "status",
+                            status(), "count", num(), "error", str()), "release_lease", value(0)));
+            default: return post("/streams/v1/state/get", ct, rnd.nextInt(12) == 0 ? garbage() : obj("query_id",
+                    queryRef(), "partition_id", streamPid(), "keys", arr(this::str), "key_prefix", str(),
+                    "ripe_at_or_before", rnd.nextBoolean() ? num() : value(1)));
         }
+    }
+
+    private String queryRef() {
+        return rnd.nextInt(3) == 0 ? str() : "\"" + queryId + "\"";
+    }
+
+    private String streamPid() {
+        return rnd.nextInt(3) == 0 ? pid() : "\"" + fzPartitionId + "\"";
+    }
+
+    private String stateOp() {
+        return obj("type", rnd.nextInt(5) == 0 ? str() : rnd.nextBoolean() ? "\"upsert\"" : "\"delete\"", "key", str(),
+                "value", rnd.nextInt(3) == 0 ? value(2) : obj("windowEnd", rnd.nextBoolean() ? num() : value(0), "acc", value(1)));
     }
 
     private Req get(String target) {
@@ -360,7 +407,13 @@ class HostileFuzzTest {
     // URI parts: raw text as sent, so broken encodings travel too
 
     private String seg() {
-        return switch (rnd.nextInt(14)) {
+        return switch (rnd.nextInt(20)) {
+            case 14 -> "g%ED%A0%81";
+            case 15 -> "g%E4%B8";
+            case 16 -> "a%80b";
+            case 17 -> "%F4%90%80%80";
+            case 18 -> "%F0%9F%98x";
+            case 19 -> "%EF%BF%BD";
             case 0 -> "%00";
             case 1 -> "a%00b";
             case 2 -> "%ED%A0%80";

@@ -89,6 +89,73 @@ class HostileInputTest {
         assertNotEquals(a.get(0).get("message_id").asText(), b.get(0).get("message_id").asText());
     }
 
+    private long streamsRows() {
+        return Sql.count(ds, "SELECT (SELECT count(*) FROM queen_streams.queries)"
+                + " + (SELECT count(*) FROM queen_streams.state)");
+    }
+
+    /** The /streams/v1 routes apply the same rules: a NUL is a 400 (not a 500), lone surrogates never merge. */
+    @Test
+    void streamsRoutesRefuseNulAndLoneSurrogatesNamingTheField() {
+        long before = streamsRows();
+        for (String field : new String[] {"name", "source_queue", "sink_queue", "config_hash"}) {
+            for (String bad : new String[] {"a\\u0000b", "sq\\ud800", "sq\\udfff"}) {
+                String body = "{\"name\":\"sq\",\"source_queue\":\"sq-src\",\"sink_queue\":\"sq-sink\","
+                        + "\"config_hash\":\"h\"}";
+                body = body.replaceFirst("\"" + field + "\":\"[^\"]*\"",
+                        java.util.regex.Matcher.quoteReplacement("\"" + field + "\":\"" + bad + "\""));
+                assert400(Http.post("/streams/v1/queries", body), field);
+            }
+        }
+        assertEquals(before, streamsRows());
+        Api.configure("sq-src", "{}");
+        String pid = Api.pushN("sq-src", "P", "sq-", 0, 1).get(0).get("partition_id").asText();
+        String q = Api.json(Http.post("/streams/v1/queries",
+                "{\"name\":\"sq\",\"source_queue\":\"sq-src\",\"config_hash\":\"h\"}").body())
+                .get("query_id").asText();
+        long registered = streamsRows();
+        String head = "{\"query_id\":\"" + q + "\",\"partition_id\":\"" + pid + "\",";
+        String upsert = "\"state_ops\":[{\"type\":\"upsert\",\"key\":\"%s\",\"value\":{\"v\":%s}}]";
+        for (String key : new String[] {"k\\ud800", "k\\udfff", "k\\u0000"}) {
+            assert400(Http.post("/streams/v1/cycle", head + upsert.formatted(key, "1") + "}"), "state_ops[0].key");
+            assert400(Http.post("/streams/v1/state/get", head + "\"keys\":[\"k\",\"" + key + "\"]}"), "keys[1]");
+        }
+        assert400(Http.post("/streams/v1/cycle", head + upsert.formatted("k", "\"\\ud800\"") + "}"),
+                "state_ops[0].value");
+        assert400(Http.post("/streams/v1/cycle", head + "\"consumer_group\":\"g\\u0000\"}"), "consumer_group");
+        assert400(Http.post("/streams/v1/cycle", head + "\"consumer_group\":\"g\\udfff\"}"), "consumer_group");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\\u0000\"}}"), "ack.leaseId");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\",\"status\":\"failed\","
+                + "\"transactionId\":\"t\\ud800\"}}"), "ack.transactionId");
+        assert400(Http.post("/streams/v1/cycle", head + "\"ack\":{\"leaseId\":\"l\",\"status\":\"failed\","
+                + "\"transactionId\":\"t\",\"error\":\"e\\u0000\"}}"), "ack.error");
+        assert400(Http.post("/streams/v1/cycle", head + "\"push_items\":[{\"queue\":\"sq\\ud800\"}]}"), "queue");
+        assertEquals(registered, streamsRows());
+    }
+
+    /**
+     * Bytes that are not well-formed UTF-8 are a 400 naming the parameter, in a query and in a path: decoded
+     * leniently they would all become U+FFFD, and {@code g%ED%A0%80}, {@code g%ED%A0%81} and {@code g%FF} one group.
+     */
+    @Test
+    void malformedUtf8InPercentEscapesIsA400NamingTheParameter() {
+        long before = rows();
+        for (String bad : new String[] {"%ED%A0%80", "%ED%A0%81", "%FF", "%C0%80", "%E4%B8x", "%80", "%F4%90%80%80",
+                "%F0%9F%98"}) {
+            assert400(Http.get("/api/v1/pop/queue/q?wait=false&consumerGroup=g" + bad), "consumerGroup");
+            assert400(Http.get("/api/v1/pop/queue/q" + bad + "?wait=false"), "queue");
+            assert400(Http.get("/api/v1/pop/queue/q/partition/p" + bad + "?wait=false"), "partition");
+            assert400(Http.delete("/api/v1/consumer-groups/g" + bad), "group");
+            assert400(Http.get("/api/v1/dlq?queue=q&partition=p" + bad), "partition");
+            assert400(Http.post("/api/v1/lease/l" + bad + "/extend", "{}"), "leaseId");
+        }
+        assert400(Http.get("/api/v1/dlq?q%FF=1"), "parameter name");
+        assertEquals(before, rows());
+        // well-formed escapes of multi-byte characters (and of U+FFFD itself) are names like any other
+        assertEquals(204, Http.get("/api/v1/pop/queue/q?wait=false&consumerGroup=g%E4%B8%AD%F0%9F%98%80").status());
+        assertEquals(204, Http.get("/api/v1/pop/queue/q%EF%BF%BD?wait=false&consumerGroup=g%EF%BF%BD").status());
+    }
+
     @Test
     void timestampsOutsideTheRangeAreA400() {
         assert400(Http.get("/api/v1/pop/queue/q?wait=false&subscriptionFrom=-999999999-01-01T00:00:00Z"),

@@ -29,7 +29,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Debian's headless Chromium driven through chromedriver (both installed by scripts/install-browser.sh), pointed at
+ * Debian's headless Chromium driven through chromedriver (both installed by scripts/install-test-tools.sh), pointed at
  * the console of the broker under test. Pages are loaded afresh (a new query string each time) and are ready when
  * the console marks {@code #view[data-ready]}. Console errors are read from the browser log. One instance per test
  * class; not thread-safe.
@@ -56,7 +56,7 @@ final class Browser implements AutoCloseable {
     static Browser start(String base) {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
             String why = "console browser tests skipped: " + CHROMIUM + " and " + CHROMEDRIVER
-                    + " are required (Debian packages chromium and chromium-driver: run scripts/install-browser.sh as root)";
+                    + " are required (Debian packages chromium and chromium-driver: run scripts/install-test-tools.sh as root)";
             LOG.warn(why);
             Assumptions.abort(why);
         }

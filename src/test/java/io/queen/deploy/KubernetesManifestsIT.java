@@ -28,7 +28,11 @@ import org.junit.jupiter.api.Test;
  * The Kubernetes manifests the build generates (quarkus-kubernetes, {@code target/kubernetes/kubernetes.yml}):
  * parsed, and checked against the broker itself: every probe names a route a real broker process answers 200 on
  * the port the container declares, the Service reaches that port, secrets only arrive through secretKeyRef, the
- * grace period covers the broker's shutdown timeout, and the PodDisruptionBudget selects the broker's pods.
+ * grace period covers the broker's shutdown timeout, and the PodDisruptionBudget selects the broker's pods. The
+ * next release must apply over this one: no per-release value in a selector or in the StatefulSet's immutable
+ * volumeClaimTemplates, and no port taken from the build machine's environment. The pods run under the restricted
+ * security profile, keep their push spool on a volume of their own, spread over nodes, and take authentication
+ * from a Secret.
  */
 class KubernetesManifestsIT {
     private static final Path MANIFEST = Path.of("target", "kubernetes", "kubernetes.yml");
@@ -50,8 +54,15 @@ class KubernetesManifestsIT {
         }
     }
 
+    /** The brokers' workload: a StatefulSet, so that each broker keeps its own spool volume. */
+    static JsonNode workload() {
+        JsonNode w = byKind.get("StatefulSet");
+        assertNotNull(w, "a StatefulSet in " + raw);
+        return w;
+    }
+
     static JsonNode container() {
-        JsonNode containers = byKind.get("Deployment").at("/spec/template/spec/containers");
+        JsonNode containers = workload().at("/spec/template/spec/containers");
         assertEquals(1, containers.size());
         return containers.get(0);
     }
@@ -62,8 +73,7 @@ class KubernetesManifestsIT {
 
     @Test
     void deploymentServiceAndDisruptionBudgetFitTogether() {
-        JsonNode deployment = byKind.get("Deployment");
-        assertNotNull(deployment, raw);
+        JsonNode deployment = workload();
         assertTrue(deployment.at("/spec/replicas").asInt() >= 2, "more than one broker: " + deployment.at("/spec/replicas"));
         assertEquals(brokerDefaultPort(), containerPort(), "the container declares the broker's port");
 
@@ -88,7 +98,7 @@ class KubernetesManifestsIT {
 
     @Test
     void theGracePeriodCoversTheBrokersShutdownTimeout() throws Exception {
-        int grace = byKind.get("Deployment").at("/spec/template/spec/terminationGracePeriodSeconds").asInt();
+        int grace = workload().at("/spec/template/spec/terminationGracePeriodSeconds").asInt();
         long timeoutMs = Long.parseLong(defaultOf("queen.shutdown.timeout-ms"));
         long delayMs = Long.parseLong(env("QUEEN_SHUTDOWN_DELAY_MS", "0"));
         assertTrue(grace * 1000L > timeoutMs, "SIGKILL after " + grace + " s would cut a " + timeoutMs + " ms shutdown");
@@ -157,6 +167,151 @@ class KubernetesManifestsIT {
             }
         }
         assertEquals(2, brokers);
+    }
+
+    @Test
+    void theNextReleaseAppliesOverThisOne() {
+        JsonNode w = workload();
+        JsonNode selector = w.at("/spec/selector/matchLabels");
+        assertFalse(selector.isMissingNode() || selector.isEmpty(), "a selector");
+        List<JsonNode> selectors = new ArrayList<>(List.of(selector, byKind.get("Service").at("/spec/selector"),
+                byKind.get("PodDisruptionBudget").at("/spec/selector/matchLabels")));
+        for (JsonNode sel : selectors) {
+            sel.fieldNames().forEachRemaining(label -> assertFalse(label.contains("version"),
+                    "a selector holds " + label + " (a Deployment's or StatefulSet's selector is immutable): " + sel));
+        }
+        // the whole volumeClaimTemplates of a StatefulSet is immutable: nothing in it may change between releases
+        JsonNode claims = w.at("/spec/volumeClaimTemplates");
+        assertTrue(claims.isArray() && !claims.isEmpty(), "volumeClaimTemplates");
+        for (JsonNode claim : claims) {
+            assertEquals(List.of("name"), fieldNames(claim.get("metadata")),
+                    "a claim template carries only its name (labels and annotations change per release): " + claim);
+        }
+    }
+
+    @Test
+    void portsAreTheImagesNotTheBuildMachines() throws Exception {
+        Properties p = new Properties();
+        try (var in = KubernetesManifestsIT.class.getClassLoader().getResourceAsStream("application.properties")) {
+            p.load(in);
+        }
+        String declared = p.getProperty("quarkus.kubernetes.ports.http.container-port");
+        assertNotNull(declared, "the container port is declared, not derived from quarkus.http.port (${PORT:...})");
+        assertFalse(declared.contains("${"), "the container port is a literal: " + declared);
+        assertEquals(brokerDefaultPort(), Integer.parseInt(declared.strip()));
+        assertEquals(brokerDefaultPort(), containerPort());
+        assertEquals(brokerDefaultPort(), byKind.get("Service").at("/spec/ports/0/targetPort").asInt());
+        for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+            assertEquals(brokerDefaultPort(), container().at("/" + probe + "/httpGet/port").asInt(), probe);
+        }
+    }
+
+    @Test
+    void podsRunUnderTheRestrictedProfile() {
+        JsonNode pod = workload().at("/spec/template/spec");
+        JsonNode c = container().get("securityContext");
+        assertNotNull(c, "a container securityContext");
+        assertFalse(c.path("allowPrivilegeEscalation").asBoolean(true), "allowPrivilegeEscalation: false");
+        assertTrue(fieldValues(c.at("/capabilities/drop")).contains("ALL"), "capabilities drop ALL: " + c);
+        assertTrue(c.path("readOnlyRootFilesystem").asBoolean(), "read-only root filesystem");
+        String seccomp = c.at("/seccompProfile/type").asText(pod.at("/securityContext/seccompProfile/type").asText());
+        assertEquals("RuntimeDefault", seccomp, "seccompProfile");
+        assertTrue(pod.at("/securityContext/runAsNonRoot").asBoolean() || c.path("runAsNonRoot").asBoolean(),
+                "runAsNonRoot");
+        // what the broker writes: the push spool and the JVM's temporary files (zstd-jni unpacks its library there)
+        List<String> mounts = new ArrayList<>();
+        container().path("volumeMounts").forEach(m -> mounts.add(m.get("mountPath").asText()));
+        assertTrue(mounts.contains("/tmp"), "a writable /tmp: " + mounts);
+        assertTrue(mounts.contains(spoolDir()), "the spool directory " + spoolDir() + " is a volume: " + mounts);
+    }
+
+    @Test
+    void eachBrokerKeepsItsSpoolOnAVolumeOfItsOwn() {
+        String volume = null;
+        for (JsonNode m : container().path("volumeMounts")) {
+            if (m.get("mountPath").asText().equals(spoolDir())) {
+                volume = m.get("name").asText();
+            }
+        }
+        assertNotNull(volume, "the spool is mounted");
+        for (JsonNode v : workload().at("/spec/template/spec/volumes")) {
+            assertFalse(v.get("name").asText().equals(volume), "the spool is not a pod volume (an emptyDir dies with the pod): " + v);
+        }
+        List<String> claims = new ArrayList<>();
+        workload().at("/spec/volumeClaimTemplates").forEach(t -> claims.add(t.at("/metadata/name").asText()));
+        assertTrue(claims.contains(volume), "the spool is a volume claim per pod: " + claims);
+    }
+
+    @Test
+    void replicasSpreadOverNodes() {
+        JsonNode podLabels = workload().at("/spec/template/metadata/labels");
+        boolean byNode = false;
+        for (JsonNode t : workload().at("/spec/template/spec/topologySpreadConstraints")) {
+            boolean selectsBrokers = !t.at("/labelSelector/matchLabels").isEmpty();
+            for (var it = t.at("/labelSelector/matchLabels").fields(); it.hasNext(); ) {
+                var e = it.next();
+                selectsBrokers &= e.getValue().equals(podLabels.get(e.getKey()));
+            }
+            byNode |= selectsBrokers && t.path("topologyKey").asText().equals("kubernetes.io/hostname");
+        }
+        assertTrue(byNode, "a topology spread constraint over kubernetes.io/hostname selecting the broker pods");
+    }
+
+    @Test
+    void authenticationIsSwitchedOnByASecret() throws Exception {
+        JsonNode enabled = envVar("JWT_ENABLED");
+        JsonNode secret = envVar("JWT_SECRET");
+        for (JsonNode e : List.of(enabled, secret)) {
+            JsonNode ref = e.at("/valueFrom/secretKeyRef");
+            assertFalse(ref.isMissingNode(), "from a Secret: " + e);
+            assertTrue(ref.path("optional").asBoolean(), "optional, so that brokers start without the Secret: " + e);
+        }
+        assertEquals(enabled.at("/valueFrom/secretKeyRef/name"), secret.at("/valueFrom/secretKeyRef/name"),
+                "one Secret switches authentication on with its key");
+
+        // what the pod gets when the Secret exists: a broker that refuses a request without a token
+        TestPostgres.Server pg = TestPostgres.server();
+        String db = TestPostgres.createDatabase("k8sauth");
+        try (BrokerProcess broker = BrokerProcess.start("k8sauth", pg, db,
+                Map.of("JWT_ENABLED", "true", "JWT_SECRET", "k8s-test-secret-of-at-least-32-bytes!!"))) {
+            assertEquals(401, Http.get(broker.url(), "/api/v1/resources/overview").status());
+            assertEquals(200, Http.get(broker.url(), "/q/health/ready").status());
+        } finally {
+            TestPostgres.dropDatabase(db);
+        }
+    }
+
+    static JsonNode envVar(String name) {
+        for (JsonNode e : container().get("env")) {
+            if (e.get("name").asText().equals(name)) {
+                return e;
+            }
+        }
+        throw new AssertionError(name + " is not set in the container: " + container().get("env"));
+    }
+
+    /** The image's spool directory (pom.xml, quarkus.jib.environment-variables.QUEEN_SPOOL_DIR). */
+    static String spoolDir() {
+        try {
+            Matcher m = Pattern.compile("<quarkus.jib.environment-variables.QUEEN_SPOOL_DIR>([^<]+)<")
+                    .matcher(Files.readString(Path.of("pom.xml")));
+            assertTrue(m.find(), "the image sets QUEEN_SPOOL_DIR");
+            return m.group(1);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<String> fieldNames(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    static List<String> fieldValues(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(v -> out.add(v.asText()));
+        return out;
     }
 
     /** A literal {@code value} of the container's env var, or {@code otherwise}. */

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * (and more trying) leaves /health and push from another address answering within a second; connections that
  * never complete a request head are closed after the header timeout; a long poll that outlasts both the header
  * and the keep-alive timeouts still gets its answer. Scaled down (cap 300, 600 idle sockets) so it runs in
- * seconds under any file limit; the README gives a manual run with 21,000 sockets against the default caps.
+ * seconds under any file limit; docs/benchmarks.md gives a manual run with 21,000 sockets against the default caps.
  */
 class ConnectionLimitsIT {
     private static final int PER_ADDRESS = 300;
