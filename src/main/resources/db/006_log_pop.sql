@@ -366,3 +366,28 @@ LANGUAGE sql STABLE AS $$
     SELECT count(*)::int FROM pg_stat_activity
      WHERE datname = current_database() AND application_name = 'queen-listen' AND pid <> p_self
 $$;
+
+-- Gives back the tail of a claim that the pop answer had no room for (its byte budget): the lease, or with
+-- autoAck (p_worker '') the cursor, then ends at p_keep_last instead of p_claimed_last; a lease that keeps nothing
+-- is released. Only while the claim is exactly as the pop left it (its lease; with autoAck the cursor not moved
+-- since): false otherwise, and the caller then delivers the whole claim.
+CREATE OR REPLACE FUNCTION queen.log_pop_give_back_v1(p_pid UUID, p_group TEXT, p_worker TEXT, p_claimed_last BIGINT,
+                                                      p_keep_last BIGINT, p_returned INT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF p_worker = '' THEN
+        UPDATE queen.log_consumers c
+           SET committed = p_keep_last, total_consumed = GREATEST(c.total_consumed - p_returned, 0)
+         WHERE c.partition_id = p_pid AND c.consumer_group = p_group AND c.committed = p_claimed_last
+           AND c.batch_end IS NULL;
+    ELSE
+        UPDATE queen.log_consumers c
+           SET batch_end = CASE WHEN p_keep_last > c.committed THEN p_keep_last END,
+               worker_id = CASE WHEN p_keep_last > c.committed THEN c.worker_id END,
+               lease_expires_at = CASE WHEN p_keep_last > c.committed THEN c.lease_expires_at END
+         WHERE c.partition_id = p_pid AND c.consumer_group = p_group AND c.worker_id = p_worker
+           AND c.batch_end = p_claimed_last;
+    END IF;
+    RETURN FOUND;
+END $$;

@@ -83,3 +83,10 @@ LANGUAGE sql STABLE AS $$
     SELECT EXISTS (SELECT 1 FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id
                     WHERE q.tenant_id = p_tenant AND q.name = p_queue AND lp.name = p_partition)
 $$;
+
+-- Whether the tenant has a queue of that name (a seek on any other answers 404, as on an unknown partition).
+CREATE OR REPLACE FUNCTION queen.log_queue_exists_v1(p_tenant UUID, p_queue TEXT)
+RETURNS BOOLEAN
+LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queue)
+$$;

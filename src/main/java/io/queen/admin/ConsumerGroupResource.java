@@ -126,6 +126,7 @@ public class ConsumerGroupResource {
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, seekToEnd, "
             + "targetTimestamp, partitionsUpdated}")
     @APIResponse(responseCode = "400", description = "neither or both of toEnd and timestamp, or a bad timestamp")
+    @APIResponse(responseCode = "404", description = "{success:false, error:\"Queue not found\"}")
     public Response seek(@PathParam("group") String group, @PathParam("queue") String queue, byte[] body)
             throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
@@ -136,6 +137,9 @@ public class ConsumerGroupResource {
             throw ApiException.badRequest("Must specify either 'toEnd': true or 'timestamp'");
         }
         Instant at = hasTs ? timestamp(ts, "timestamp") : null;
+        if (!store.queueExists(callers.tenant(), queue)) {
+            return notFound("Queue not found");
+        }
         List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, null, at);
         pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
@@ -166,8 +170,7 @@ public class ConsumerGroupResource {
             @PathParam("partition") String partition, byte[] body) throws SQLException {
         Bodies.objectOrEmpty(mapper, body);
         if (!store.partitionExists(callers.tenant(), queue, partition)) {
-            ObjectNode err = mapper.createObjectNode().put("success", false).put("error", "Partition not found");
-            return Json.response(404, err);
+            return notFound("Partition not found");
         }
         List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, partition, null);
         pop.cursorsMoved(group);
@@ -183,6 +186,11 @@ public class ConsumerGroupResource {
             out.put("cursorMovedTo", moved.get(0).committed());
         }
         return Json.ok(out);
+    }
+
+    /** The seeks' answer for a name the caller's tenant does not have (API spec 4.12's shape). */
+    private Response notFound(String error) {
+        return Json.response(404, mapper.createObjectNode().put("success", false).put("error", error));
     }
 
     private static boolean metadataFlag(String v) {

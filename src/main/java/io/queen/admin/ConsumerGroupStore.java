@@ -72,6 +72,17 @@ public class ConsumerGroupStore {
         }
     }
 
+    public boolean queueExists(UUID tenant, String queue) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT queen.log_queue_exists_v1(?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
     public boolean partitionExists(UUID tenant, String queue, String partition) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT queen.log_partition_exists_v1(?, ?, ?)")) {

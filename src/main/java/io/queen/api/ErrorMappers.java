@@ -70,24 +70,17 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response other(Throwable e) {
-        if (clientGone(e)) {
-            // the client closed the connection before the answer was written: nobody reads this, nothing failed here
-            LOG.debugf("answer not delivered, the client went away: %s", e.toString());
+        if (Failures.clientGone(e)) {
+            // the client closed the connection mid-body or before the answer: nobody reads this, nothing failed here
+            LOG.debugf("request not completed, the client went away: %s", e.toString());
             return Response.status(499).build();
         }
-        return failure(e);
-    }
-
-    /** An answer write that failed because the connection is closed (Vert.x reports it as an IOException). */
-    static boolean clientGone(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.nio.channels.ClosedChannelException
-                    || t instanceof java.io.IOException && t.getMessage() != null
-                            && (t.getMessage().contains("Failed to write") || t.getMessage().contains("Connection reset"))) {
-                return true;
-            }
+        if (Failures.bodyTooLarge(e)) {
+            // the HTTP server refused a streamed body past the limit: it answered 413 and closes the connection
+            LOG.debugf("request body over the limit, refused: %s", e.toString());
+            return error(413, "Request body too large");
         }
-        return false;
+        return failure(e);
     }
 
     /** 503 + Retry-After for a transient cause anywhere in the chain, else a 500 naming only a request id. */

@@ -1,5 +1,6 @@
 package io.queen.api;
 
+import io.vertx.core.http.HttpClosedException;
 import java.net.ConnectException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -22,6 +23,32 @@ public final class Failures {
     public static final String RETRY_AFTER_SECONDS = "1";
 
     private Failures() {
+    }
+
+    /**
+     * True for a failure that is only the client going away: it closed the connection while its body was being
+     * read ({@code HttpClosedException}) or before the answer was written (a closed channel, a failed write, a
+     * reset). Nothing failed on this side; such a request is logged at debug level, without a stack trace.
+     */
+    public static boolean clientGone(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpClosedException || t instanceof java.nio.channels.ClosedChannelException
+                    || t instanceof java.io.IOException && t.getMessage() != null
+                            && (t.getMessage().contains("Failed to write") || t.getMessage().contains("Connection reset"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The HTTP server's refusal of a streamed body that grew past {@code QUEEN_MAX_BODY_BYTES}. */
+    public static boolean bodyTooLarge(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.io.IOException && "Request too large".equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

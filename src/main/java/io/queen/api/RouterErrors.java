@@ -3,6 +3,7 @@ package io.queen.api;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -12,19 +13,29 @@ import org.jboss.logging.Logger;
 
 /**
  * Checks made before anything reads a body, answered in the API's JSON error shape. The request body limit
- * ({@code QUEEN_MAX_BODY_BYTES}): a request that declares a larger Content-Length is a 413 (a chunked body that
- * grows past the limit is still cut off by the HTTP server itself, 413 without a body). A body with an explicitly
- * non-JSON Content-Type is a 415 (API spec 1.1: bodies are JSON); a missing one is accepted. A request's
- * {@code Accept} is ignored on the broker's own routes (API spec 1.2), which each answer one type whatever it
- * says. Stateless.
+ * ({@code QUEEN_MAX_BODY_BYTES}): a request that declares a larger Content-Length is a 413 before any body byte is
+ * read; a chunked body is refused as soon as it grows past the limit (a 413, then the connection is closed, so the
+ * rest is never read; on routes whose body the resource streams, the HTTP server's own 413 comes without a body).
+ * A body with an explicitly non-JSON Content-Type is a 415 (bodies are JSON); a missing one is
+ * accepted. With authentication on,
+ * the 415 is left to the access filter, which answers it only after the caller is authenticated (an anonymous
+ * request learns 401, not which bodies a route takes). A request's {@code Accept} is ignored on the broker's own
+ * routes, which each answer one type whatever it says. Stateless.
  */
 @ApplicationScoped
 public class RouterErrors {
     private static final Logger LOG = Logger.getLogger(RouterErrors.class);
-    private final long limit;
+    /** The answer to a body that is not JSON. */
+    public static final String UNSUPPORTED_MEDIA_TYPE = "{\"error\":\"Unsupported Media Type: a request body must be"
+            + " JSON (Content-Type: application/json, or none)\"}";
 
-    RouterErrors(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize limit) {
+    private final long limit;
+    private final boolean mediaTypeHere;
+
+    RouterErrors(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize limit,
+            @ConfigProperty(name = "queen.auth.enabled") boolean authEnabled) {
         this.limit = limit.asLongValue();
+        this.mediaTypeHere = !authEnabled;
     }
 
     void init(@Observes Router router) {
@@ -35,18 +46,34 @@ public class RouterErrors {
         // 400/414/431 with no body.)
         router.route().order(Integer.MIN_VALUE).failureHandler(rc -> {
             if (rc.response().ended() || rc.response().headWritten()) {
+                if (Failures.clientGone(rc.failure())) {
+                    return;  // answered already, then the connection closed (a refused body): nothing failed
+                }
                 rc.next();
                 return;
             }
             int status = rc.statusCode();
+            if (status == 413) {
+                // a body that grew past the limit (chunked, or longer than declared): refused now, and the
+                // connection closed, so the rest of the body is never read
+                rc.response().setStatusCode(413).putHeader("Content-Type", "application/json")
+                        .putHeader("Connection", "close").end("{\"error\":\"Request body too large: the limit is "
+                                + limit + " bytes (QUEEN_MAX_BODY_BYTES)\"}")
+                        .onComplete(done -> closeHttp1(rc.request()));
+                return;
+            }
             if (status >= 400 && status < 500) {
                 rc.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                         .end(switch (status) {
                             case 404 -> "{\"error\":\"Not found\"}";
                             case 405 -> "{\"error\":\"Method not allowed\"}";
-                            case 413 -> "{\"error\":\"Request body too large\"}";
                             default -> "{\"error\":\"Bad request\"}";
                         });
+                return;
+            }
+            if (Failures.clientGone(rc.failure())) {
+                // the client closed the connection mid-body: no one to answer, nothing failed here
+                LOG.debugf("request not completed, the client went away: %s", rc.failure().toString());
                 return;
             }
             String id = Failures.newRequestId();
@@ -67,18 +94,19 @@ public class RouterErrors {
                         rc.response().setStatusCode(413).putHeader("Content-Type", "application/json")
                                 .putHeader("Connection", "close")
                                 .end("{\"error\":\"Request body too large: " + len.strip() + " bytes, the limit is "
-                                        + limit + " (QUEEN_MAX_BODY_BYTES)\"}");
+                                        + limit + " (QUEEN_MAX_BODY_BYTES)\"}")
+                                .onComplete(done -> closeHttp1(rc.request()));
                         return;
                     }
                 } catch (NumberFormatException e) {
                     // let the HTTP server judge a malformed header
                 }
             }
-            if (hasBody(rc.request()) && !isJson(rc.request().getHeader("Content-Type"))) {
+            HttpServerRequest r = rc.request();
+            if (mediaTypeHere && unsupportedBody(r.getHeader("Content-Length"), r.getHeader("Transfer-Encoding"),
+                    r.getHeader("Content-Type"))) {
                 rc.response().setStatusCode(415).putHeader("Content-Type", "application/json")
-                        .putHeader("Connection", "close")
-                        .end("{\"error\":\"Unsupported Media Type: a request body must be JSON (Content-Type:"
-                                + " application/json, or none)\"}");
+                        .putHeader("Connection", "close").end(UNSUPPORTED_MEDIA_TYPE);
                 return;
             }
             rc.next();
@@ -95,13 +123,24 @@ public class RouterErrors {
                 || path.equals("/metrics");
     }
 
-    /** A request that declares body bytes: a non-zero Content-Length or a chunked transfer. */
-    static boolean hasBody(HttpServerRequest r) {
-        String len = r.getHeader("Content-Length");
-        if (len != null) {
-            return !len.strip().equals("0");
+    /** Closes an HTTP/1 request's connection (an HTTP/2 stream's body is bounded by the server's own limit). */
+    static void closeHttp1(HttpServerRequest r) {
+        if (r.version() != HttpVersion.HTTP_2) {
+            r.connection().close();
         }
-        return r.getHeader("Transfer-Encoding") != null;
+    }
+
+    /** Whether a request with these headers declares a body (see {@link #hasBody}) that is not JSON. */
+    public static boolean unsupportedBody(String contentLength, String transferEncoding, String contentType) {
+        return hasBody(contentLength, transferEncoding) && !isJson(contentType);
+    }
+
+    /** A request that declares body bytes: a non-zero Content-Length or a chunked transfer. */
+    static boolean hasBody(String contentLength, String transferEncoding) {
+        if (contentLength != null) {
+            return !contentLength.strip().equals("0");
+        }
+        return transferEncoding != null;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.queen.auth;
 
+import io.queen.api.RouterErrors;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.json.JsonString;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -78,6 +79,12 @@ public class AccessFilter {
                 }
                 caller = known;
             }
+            // with authentication on the body's type is judged here, after the caller (RouterErrors)
+            if (RouterErrors.unsupportedBody(request.getHeaderString(HttpHeaders.CONTENT_LENGTH),
+                    request.getHeaderString("Transfer-Encoding"), request.getHeaderString(HttpHeaders.CONTENT_TYPE))) {
+                return Response.status(415).type(MediaType.APPLICATION_JSON_TYPE).header("Connection", "close")
+                        .entity(RouterErrors.UNSUPPORTED_MEDIA_TYPE).build();
+            }
         }
         if (config.tenantHeaderTrusted()) {
             String tenant = request.getHeaderString(TENANT_HEADER);
@@ -113,21 +120,29 @@ public class AccessFilter {
         return t.isEmpty() ? null : t;
     }
 
-    /** Claim {@code role} (a string), else {@code roles} (an array or a string); null when neither names a role. */
+    /**
+     * The union of the roles named by claim {@code role} (a string) and claim {@code roles} (an array of strings);
+     * null when neither names a role. The other shapes ({@code role} as an array, {@code roles} as a string, a
+     * number) name no role, as in the reference broker.
+     */
     static Role role(JsonWebToken jwt) {
-        Role r = Role.of(text(jwt.getClaim("role")));
-        if (r != null) {
-            return r;
+        List<String> names = new ArrayList<>(2);
+        Object role = jwt.getClaim("role");
+        if (isString(role)) {
+            names.add(text(role));
         }
-        Object roles = jwt.getClaim("roles");
-        if (roles instanceof Collection<?> many) {
-            List<String> names = new ArrayList<>(many.size());
+        if (jwt.getClaim("roles") instanceof Collection<?> many) {
             for (Object o : many) {
-                names.add(text(o));
+                if (isString(o)) {
+                    names.add(text(o));
+                }
             }
-            return Role.strongest(names);
         }
-        return Role.of(text(roles));
+        return Role.strongest(names);
+    }
+
+    private static boolean isString(Object claim) {
+        return claim instanceof String || claim instanceof JsonString;
     }
 
     static String text(Object claim) {

@@ -3,8 +3,9 @@ package io.queen.auth;
 import java.util.Collection;
 
 /**
- * The roles a token may carry (claim {@code role}, or array claim {@code roles}): {@code admin} ⊇
- * {@code read-write} ⊇ {@code read-only}; {@code write-only} may only produce (push). Immutable.
+ * The roles a token may carry: {@code admin} ⊇ {@code read-write} ⊇ {@code read-only}; {@code write-only} may only
+ * produce (push). A claim names a role only by its exact lowercase name ({@code Admin} names none), as the
+ * reference broker compares them. Immutable.
  */
 public enum Role {
     READ_ONLY("read-only"), WRITE_ONLY("write-only"), READ_WRITE("read-write"), ADMIN("admin");
@@ -29,10 +30,10 @@ public enum Role {
         };
     }
 
-    /** The role a claim value names, or null for an unknown value. */
+    /** The role a claim value names exactly, or null for any other value (another case included). */
     public static Role of(String claim) {
         for (Role r : values()) {
-            if (r.claim.equalsIgnoreCase(claim)) {
+            if (r.claim.equals(claim)) {
                 return r;
             }
         }

@@ -1,5 +1,6 @@
 package io.queen.config;
 
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import java.util.OptionalLong;
 
@@ -108,6 +109,12 @@ public interface QueenConfig {
         int recheckIntervalMs();
 
         int maxBatch();
+
+        /**
+         * Bound on one pop answer's size: a pop returns fewer messages than its batch when the next one would pass
+         * it (always at least one, whatever its size); the rest stays available to the next pop.
+         */
+        MemorySize maxResponseBytes();
 
         /** Minimum spacing of this broker's NOTIFY rounds announcing commits to other brokers' parked pops. */
         int notifyIntervalMs();

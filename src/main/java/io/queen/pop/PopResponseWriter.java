@@ -27,11 +27,16 @@ final class PopResponseWriter {
     private PopResponseWriter() {
     }
 
+    /** A message's share of the answer, an upper bound for the usual fields (ids, names, timestamps). */
+    static long bytes(Frame f) {
+        return f.payload().length + f.transactionId().length() + 400L;
+    }
+
     static byte[] write(String queue, String group, String leaseId, List<Delivered> delivered, int partitionsClaimed) {
         int estimate = 256;
         for (Delivered d : delivered) {
             for (Frame f : d.frames()) {
-                estimate += f.payload().length + f.transactionId().length() + 400;
+                estimate += bytes(f);
             }
         }
         JsonBytes out = new JsonBytes(estimate);

@@ -360,23 +360,22 @@ public class PopService {
     }
 
     private Result deliver(UUID tenant, String queue, String group, String leaseId,
-            List<PopStore.ClaimedSegment> segments) {
-        if (segments.isEmpty()) {
+            List<PopStore.ClaimedSegment> claimed) {
+        if (claimed.isEmpty()) {
             return null;
         }
+        List<PopResponseWriter.Delivered> out = withinBudget(group, leaseId, claimed);
         OpsMeter.QueueMeter qm = meter.queue(tenant, queue);
         qm.increment(OpsMeter.POP_REQUESTS);
         long nowMs = System.currentTimeMillis();
-        List<PopResponseWriter.Delivered> out = new ArrayList<>(segments.size());
         Set<UUID> partitions = new LinkedHashSet<>();
         boolean remember = !leaseId.isEmpty() && ackRegistry.enabled();
         UUID current = null;
         AckRegistry.Digest digest = null;
         int n = 0;
-        for (int k = 0; k < segments.size(); k++) {
-            PopStore.ClaimedSegment s = segments.get(k);
-            List<Frame> frames = plaintext(SegmentCodec.decode(s.blob(), s.startIdx(), s.take()));
-            out.add(new PopResponseWriter.Delivered(s, frames));
+        for (int k = 0; k < out.size(); k++) {
+            PopStore.ClaimedSegment s = out.get(k).segment();
+            List<Frame> frames = out.get(k).frames();
             partitions.add(s.partitionId());
             n += frames.size();
             // lag: now - createdAt, the same for every frame of a segment
@@ -391,8 +390,8 @@ public class PopService {
                 for (Frame f : frames) {
                     digest.add(TransactionHash.of(f.transactionId()));
                 }
-                boolean lastOfPartition = k + 1 == segments.size()
-                        || !segments.get(k + 1).partitionId().equals(current);
+                boolean lastOfPartition = k + 1 == out.size()
+                        || !out.get(k + 1).segment().partitionId().equals(current);
                 if (lastOfPartition) {
                     ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(tenant, group, queue,
                             s.partitionName(),
@@ -404,5 +403,88 @@ public class PopService {
             leases.granted(leaseId, new ArrayList<>(partitions));
         }
         return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n);
+    }
+
+    /**
+     * The claimed segments' frames, decoded, up to the answer's byte budget ({@code queen.pop.max-response-bytes}):
+     * the first message always, then messages while the next one fits. The tail of a claim that does not fit is
+     * given back (the lease, or the autoAck cursor, ends at the last message delivered), so it stays available to
+     * the next pop; a partition whose give-back finds the claim changed meanwhile is delivered whole instead. Under
+     * the budget (every usual pop) this is the plain decode loop: no extra call, no extra copy.
+     */
+    private List<PopResponseWriter.Delivered> withinBudget(String group, String worker,
+            List<PopStore.ClaimedSegment> claimed) {
+        long budget = config.pop().maxResponseBytes().asLongValue();
+        List<PopResponseWriter.Delivered> out = new ArrayList<>(claimed.size());
+        long bytes = 0;
+        int cutAt = -1;  // index of the first segment not delivered whole
+        int keepOfCut = 0;
+        for (int k = 0; k < claimed.size() && cutAt < 0; k++) {
+            PopStore.ClaimedSegment s = claimed.get(k);
+            List<Frame> frames = plaintext(SegmentCodec.decode(s.blob(), s.startIdx(), s.take()));
+            for (int i = 0; i < frames.size(); i++) {
+                long size = PopResponseWriter.bytes(frames.get(i));
+                if (bytes > 0 && bytes + size > budget) {
+                    cutAt = k;
+                    keepOfCut = i;
+                    break;
+                }
+                bytes += size;
+            }
+            if (cutAt < 0) {
+                out.add(new PopResponseWriter.Delivered(s, frames));
+            } else if (keepOfCut > 0) {
+                out.add(new PopResponseWriter.Delivered(new PopStore.ClaimedSegment(s.partitionId(), s.partitionName(),
+                        s.baseOffset(), s.startIdx(), keepOfCut, s.createdAt(), s.blob()), frames.subList(0, keepOfCut)));
+            }
+        }
+        if (cutAt < 0) {
+            return out;
+        }
+        // give back, per partition, what the cut leaves undelivered: from the cut to the partition's last segment
+        List<UUID> kept = new ArrayList<>();
+        for (int k = cutAt; k < claimed.size(); ) {
+            PopStore.ClaimedSegment first = claimed.get(k);
+            int end = k;
+            int returned = 0;
+            while (end < claimed.size() && claimed.get(end).partitionId().equals(first.partitionId())) {
+                returned += claimed.get(end).take();
+                end++;
+            }
+            PopStore.ClaimedSegment last = claimed.get(end - 1);
+            long claimedLast = last.baseOffset() + last.startIdx() + last.take() - 1;
+            int keep = k == cutAt ? keepOfCut : 0;
+            long keepLast = first.baseOffset() + first.startIdx() + keep - 1;
+            if (k == cutAt && keep == 0 && k > 0 && claimed.get(k - 1).partitionId().equals(first.partitionId())) {
+                PopStore.ClaimedSegment prev = claimed.get(k - 1);
+                keepLast = prev.baseOffset() + prev.startIdx() + prev.take() - 1;
+            }
+            boolean givenBack;
+            try {
+                givenBack = store.giveBack(first.partitionId(), group, worker, claimedLast, keepLast, returned - keep);
+            } catch (SQLException e) {
+                givenBack = false;
+            }
+            if (!givenBack) {
+                kept.add(first.partitionId());
+            }
+            k = end;
+        }
+        if (kept.isEmpty()) {
+            return out;
+        }
+        // a claim that could not be given back is delivered whole: decode what the cut left out of it
+        List<PopResponseWriter.Delivered> whole = new ArrayList<>(claimed.size());
+        for (int k = 0; k < claimed.size(); k++) {
+            PopStore.ClaimedSegment s = claimed.get(k);
+            if (kept.contains(s.partitionId())) {
+                whole.add(new PopResponseWriter.Delivered(s,
+                        plaintext(SegmentCodec.decode(s.blob(), s.startIdx(), s.take()))));
+            } else if (k < out.size() && out.get(k).segment().baseOffset() == s.baseOffset()
+                    && out.get(k).segment().partitionId().equals(s.partitionId())) {
+                whole.add(out.get(k));
+            }
+        }
+        return whole;
     }
 }

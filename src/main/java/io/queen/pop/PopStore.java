@@ -56,6 +56,23 @@ public class PopStore {
                 });
     }
 
+    /** See {@code log_pop_give_back_v1}: true when the claim's tail was given back. */
+    public boolean giveBack(UUID partitionId, String group, String worker, long claimedLast, long keepLast, int returned)
+            throws SQLException {
+        try (Connection con = ds.getConnection();
+                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_give_back_v1(?, ?, ?, ?, ?, ?)")) {
+            ps.setObject(1, partitionId);
+            ps.setString(2, group);
+            ps.setString(3, worker);
+            ps.setLong(4, claimedLast);
+            ps.setLong(5, keepLast);
+            ps.setInt(6, returned);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
     public boolean hasPending(UUID tenant, String queue, String group) throws SQLException {
         try (Connection con = ds.getConnection();
                 PreparedStatement ps = con.prepareStatement("SELECT queen.log_queue_has_pending_v1(?, ?, ?)")) {

@@ -37,16 +37,19 @@ const RANK = { 'read-only': 1, 'write-only': 1, 'read-write': 2, admin: 3 };
 
 /**
  * The role shown and used to decide which buttons to draw: "admin" without a token (with authentication off
- * every route is open), else the token's "role" claim or the strongest of its "roles".
+ * every route is open), else the broker's rule: the union of the "role" claim (a string) and the "roles" claim
+ * (an array of strings), exact lowercase names; read-only with write-only is read-write.
  */
 export function role() {
   const c = claims();
   if (!token()) return 'admin';
   if (!c) return 'unknown';
-  if (typeof c.role === 'string' && RANK[c.role]) return c.role;
-  const roles = Array.isArray(c.roles) ? c.roles : typeof c.roles === 'string' ? [c.roles] : [];
+  const names = [];
+  if (typeof c.role === 'string') names.push(c.role);
+  if (Array.isArray(c.roles)) for (const r of c.roles) if (typeof r === 'string') names.push(r);
   let best = 'unknown';
-  for (const r of roles) if ((RANK[r] || 0) > (RANK[best] || 0)) best = r;
+  for (const r of names) if ((RANK[r] || 0) > (RANK[best] || 0)) best = r;
+  if (best !== 'admin' && names.includes('read-only') && names.includes('write-only')) best = 'read-write';
   return best;
 }
 

@@ -144,6 +144,53 @@ class AuthTest {
         }
     }
 
+    static String signed(String claim, Object value) {
+        return Jwt.claims().subject("shape").claim(claim, value).issuedAt(Instant.now())
+                .expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+    }
+
+    @Test
+    void roleNamesAreMatchedExactly() {
+        for (String name : List.of("Admin", "ADMIN", "Read-Only", " admin", "admin ")) {
+            assertReply(403, FORBIDDEN, Tokens.get(Tokens.token("cased", name, null), "/api/v1/dlq"));
+            assertReply(403, FORBIDDEN, Tokens.get(signed("roles", List.of(name)), "/api/v1/dlq"));
+        }
+        assertEquals(200, Tokens.get(Tokens.token("exact", "read-only", null), "/api/v1/dlq").status());
+    }
+
+    @Test
+    void roleIsAStringAndRolesAnArray() {
+        // the other shapes name no role, whichever claim carries them
+        assertReply(403, FORBIDDEN, Tokens.get(signed("roles", "admin"), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("role", List.of("admin")), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("role", 3), "/api/v1/dlq"));
+        assertReply(403, FORBIDDEN, Tokens.get(signed("roles", List.of(List.of("admin"))), "/api/v1/dlq"));
+        // both claims count: their union
+        String union = Jwt.claims().subject("both").claim("role", "read-only").claim("roles", List.of("write-only"))
+                .issuedAt(Instant.now()).expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+        assertEquals(201, Tokens.post(union, "/api/v1/push", push("rs1", "")).status());
+        assertEquals(200, Tokens.get(union, "/api/v1/pop/queue/rs1").status());
+        String upgraded = Jwt.claims().subject("up").claim("role", "read-only").claim("roles", List.of("admin"))
+                .issuedAt(Instant.now()).expiresAt(Instant.now().plusSeconds(600)).signWithSecret(Tokens.SECRET);
+        assertEquals(200, Tokens.delete(upgraded, "/api/v1/resources/queues/rs1").status());
+    }
+
+    static Http.Reply postAs(String token, String path, String contentType) {
+        return Http.send(Tokens.request(token, path).header("Content-Type", contentType)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(push("ct1", ""))).build());
+    }
+
+    @Test
+    void authenticationComesBeforeTheBodysType() {
+        assertReply(401, MISSING, postAs(null, "/api/v1/push", "text/xml"));
+        assertReply(401, INVALID, postAs("garbage", "/api/v1/push", "text/xml"));
+        assertReply(403, FORBIDDEN, postAs(RO, "/api/v1/push", "application/x-www-form-urlencoded"));
+        Http.Reply authenticated = postAs(RW, "/api/v1/push", "text/xml");
+        assertEquals(415, authenticated.status(), authenticated.body());
+        assertTrue(json(authenticated.body()).get("error").asText().contains("JSON"), authenticated.body());
+        assertEquals(201, postAs(RW, "/api/v1/push", "application/json; charset=utf-8").status());
+    }
+
     static JsonNode popOne(String token, String queue) {
         Http.Reply r = Tokens.get(token, "/api/v1/pop/queue/" + queue + "?batch=10&autoAck=true");
         assertEquals(200, r.status(), r.body());

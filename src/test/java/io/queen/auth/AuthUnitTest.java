@@ -49,7 +49,7 @@ class AuthUnitTest {
         assertFalse(Role.WRITE_ONLY.allows(Access.Level.READ));
         assertFalse(Role.WRITE_ONLY.allows(Access.Level.WRITE));
         assertEquals(Role.READ_WRITE, Role.strongest(List.of("write-only", "read-only")));
-        assertEquals(Role.ADMIN, Role.strongest(List.of("read-only", "ADMIN")));
+        assertEquals(Role.ADMIN, Role.strongest(List.of("read-only", "admin")));
         assertNull(Role.strongest(List.of("root")));
         assertNull(Role.of(null));
     }

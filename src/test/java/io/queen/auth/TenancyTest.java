@@ -133,6 +133,22 @@ class TenancyTest {
         assertEquals(404, Tokens.post(B, "/api/v1/lease/" + leaseA + "/extend", "{}").status());
         assertEquals(200, Tokens.post(A, "/api/v1/lease/" + leaseA + "/extend", "{}").status());
         assertEquals(200, Tokens.post(B, "/api/v1/lease/" + leaseB + "/extend", "{}").status());
+        // a seek on a queue or partition B does not have answers 404 (B's shared name exists until deleted below)
+        String other = "only-in-acme";
+        assertEquals(201, Tokens.post(A, "/api/v1/push", "{\"items\":[{\"queue\":\"" + other
+                + "\",\"payload\":1}]}").status());
+        assertSameAsMissing(Tokens.post(B, "/api/v1/consumer-groups/" + G + "/queues/" + other + "/seek",
+                        "{\"toEnd\":true}"),
+                Tokens.post(B, "/api/v1/consumer-groups/" + G + "/queues/no-such-queue/seek", "{\"toEnd\":true}"),
+                other, "no-such-queue");
+        Http.Reply foreignSeek = Tokens.post(B, "/api/v1/consumer-groups/" + G + "/queues/" + other + "/seek",
+                "{\"toEnd\":true}");
+        assertEquals(404, foreignSeek.status(), foreignSeek.body());
+        assertEquals("{\"success\":false,\"error\":\"Queue not found\"}", foreignSeek.body());
+        assertEquals(404, Tokens.post(B, "/api/v1/consumer-groups/" + G + "/queues/" + other
+                + "/partitions/Default/seek", "").status());
+        assertEquals(200, Tokens.post(A, "/api/v1/consumer-groups/" + G + "/queues/" + other + "/seek",
+                "{\"toEnd\":true}").status());
         // B's admin deletes its own group on the shared name; A's cursor and lease are untouched
         assertEquals(200, Tokens.delete(B, "/api/v1/consumer-groups/" + G + "/queues/" + Q).status());
 

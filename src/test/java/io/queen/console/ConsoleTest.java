@@ -117,6 +117,23 @@ class ConsoleTest {
     }
 
     @Test
+    @Order(1)
+    void consoleFilesCarrySecurityHeaders() throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        for (String path : List.of("/", "/index.html", "/console/app.js", "/console/style.css",
+                "/console/pages/queue.js")) {
+            java.net.http.HttpResponse<Void> r = client.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(Http.base() + path)).build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+            assertEquals(200, r.statusCode(), path);
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            assertTrue(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'")
+                    && !csp.contains("unsafe"), path + ": " + csp);
+            assertEquals("DENY", r.headers().firstValue("X-Frame-Options").orElse(null), path);
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), path);
+        }
+    }
+
+    @Test
     @Order(2)
     void overviewShowsFiguresChartsBrokersAndSwitches() {
         page("/", "overview", "overview");

@@ -567,6 +567,9 @@ class PopAckTest {
         assertEquals(0, drain("cg", "grp").size(), "seek to the end skips");
         assertEquals(400, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{}").status());
         assertEquals(400, Http.post("/api/v1/consumer-groups/grp/queues/cg/seek", "{\"timestamp\":\"yesterday\"}").status());
+        Http.Reply unknownQueue = Http.post("/api/v1/consumer-groups/grp/queues/no-such-queue/seek", "{\"toEnd\":true}");
+        assertEquals(404, unknownQueue.status(), unknownQueue.body());
+        assertEquals("{\"success\":false,\"error\":\"Queue not found\"}", unknownQueue.body());
         assertEquals(404, Http.post("/api/v1/consumer-groups/grp/queues/cg/partitions/none/seek", "").status());
         assertEquals(200, Http.post("/api/v1/consumer-groups/grp/queues/cg/partitions/Default/seek", "").status());
         Http.Reply all = Http.send(java.net.http.HttpRequest.newBuilder(
