@@ -7,11 +7,13 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * HTTP/1.1 over a plain socket, one request per connection: sends exactly the target and bytes given (a URI
- * no URI class would accept, any Content-Type or none), for tests of what the broker does with them.
- * Stateless, thread-safe.
+ * no URI class would accept, any Content-Type or none), for tests of what the broker does with them. The body is
+ * written while the answer is read: a broker that refuses a body early (413, then the connection closed) is seen
+ * answering, not as a broken pipe. Stateless, thread-safe.
  */
 public final class RawHttp {
     private RawHttp() {
@@ -37,13 +39,30 @@ public final class RawHttp {
             head.append("\r\n");
             OutputStream out = s.getOutputStream();
             out.write(head.toString().getBytes(StandardCharsets.UTF_8));
-            if (body != null) {
-                out.write(body);
-            }
             out.flush();
+            CompletableFuture<IOException> writer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    if (body != null) {
+                        out.write(body);
+                    }
+                    out.flush();
+                    return null;
+                } catch (IOException refused) {
+                    return refused;  // the broker closed the connection before taking the whole body
+                }
+            });
             InputStream in = s.getInputStream();
             ByteArrayOutputStream all = new ByteArrayOutputStream();
-            in.transferTo(all);
+            try {
+                in.transferTo(all);
+            } catch (IOException reset) {
+                // a connection closed with body bytes unread ends in a reset: what arrived before it is the answer
+                if (all.size() == 0) {
+                    IOException write = writer.join();
+                    throw write != null ? write : reset;
+                }
+            }
+            writer.join();
             String text = all.toString(StandardCharsets.UTF_8);
             int sp = text.indexOf(' ');
             if (!text.startsWith("HTTP/1.") || sp < 0 || text.length() < sp + 4) {
