@@ -92,6 +92,17 @@ public class MaintenanceSwitches {
     }
 
     /**
+     * Reads the switches once if this broker has not read them since it started, so that a request arriving before
+     * the poller's first read acts on the cluster's value, not on the default (a push right after a crash restart
+     * during push maintenance went to the log). After the first read this is one volatile read.
+     */
+    public void awaitKnown() throws SQLException {
+        if (!known) {
+            read();
+        }
+    }
+
+    /**
      * Reads the switches from the database (the authoritative, cluster-wide value) and adopts them, unless a
      * {@link #set} on this broker completed meanwhile: that read may predate the change, and adopting it would undo,
      * here, the switch just set (a push right after "maintenance on" answered queued).

@@ -93,6 +93,7 @@ public class PushResource {
         UUID tenant = caller.tenant();
         List<PushItem> items = encryption.apply(tenant, ProducerSub.stamp(caller, parser.parse(body)));
         // push maintenance, or buffered pushes still draining after it (a push must not overtake them)
+        switches.awaitKnown();
         if (switches.pushMaintenance() || (spool.pending() > 0 && !drained())) {
             return buffered(tenant, items);
         }

@@ -197,6 +197,60 @@ class MaintenanceIT {
         }
     }
 
+    @Test
+    void aPushBeforeTheFirstSwitchReadAfterARestartIsBuffered() throws Exception {
+        String q = "firstreadq";
+        BrokerProcess d = BrokerProcess.start("maint-d", pg, db, Map.of());
+        try {
+            assertEquals(200, Http.post(d.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
+            set(d, "/api/v1/system/maintenance", true);
+            d.kill();   // its spool is empty: nothing holds a later push back but the switch itself
+            // pg_stat_activity is read outside the locking transaction, which would see one snapshot of it
+            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
+                    Connection watch = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+                lock.setAutoCommit(false);
+                try (Statement st = lock.createStatement()) {
+                    st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
+                }
+                d = BrokerProcess.start("maint-d", pg, db, Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                BrokerProcess restarted = d;
+                // every broker's poller (a, b and the restarted d) waits for the switch; then the push is sent
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (switchReadsWaiting(watch) < 3 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                long pollers = switchReadsWaiting(watch);
+                java.util.concurrent.CompletableFuture<Http.Reply> push = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> Http.post(restarted.url(), "/api/v1/push", "{\"items\":[{\"queue\":\""
+                                + q + "\",\"transactionId\":\"d-0\",\"payload\":{}}]}"));
+                // the push waits for the switch too (without the fix it answered at once, from the default)
+                while (!push.isDone() && switchReadsWaiting(watch) <= pollers && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertTrue(!push.isDone(), "a push answered before the switch was read: " + push.getNow(null));
+                lock.rollback();
+                Http.Reply r = push.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(201, r.status(), r.body());
+                assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText(), r.body());
+            }
+            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+                assertEquals(0, segments(read, q), "a push reached the log during maintenance");
+            }
+        } finally {
+            set(b, "/api/v1/system/maintenance", false);
+            d.close();
+        }
+    }
+
+    private static long switchReadsWaiting(Connection c) throws Exception {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND wait_event_type = 'Lock' AND query LIKE '%maintenance_get_v1%'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** Waits for the first of two lines in the broker's log; returns which appeared. */
     private static String awaitLog(BrokerProcess broker, String one, String other) throws Exception {
         long deadline = System.nanoTime() + 60_000_000_000L;
