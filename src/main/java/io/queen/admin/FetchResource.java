@@ -12,13 +12,18 @@ import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
+import io.queen.config.QueenConfig;
+import io.queen.pop.ParkingBudget;
 import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
@@ -49,15 +54,20 @@ public class FetchResource {
     static final long CALL_BUDGET = 64L << 20;
     static final int MAX_RECORDS = 10_000;
     static final long MAX_WAIT_MS = 30_000;
-    private static final long RECHECK_NANOS = 1_000_000_000L;
 
     private final ReadStore store;
     private final PayloadCipher cipher;
     private final ObjectMapper mapper;
     private final PopWaiters waiters;
     private final Callers callers;
+    private final ParkingBudget parking;
+    /** A parked fetch re-reads on this interval only if a wake-up was lost (the pops' safety net). */
+    private final long recheckNanos;
 
-    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, Callers callers) {
+    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, Callers callers,
+            ParkingBudget parking, QueenConfig config) {
+        this.parking = parking;
+        this.recheckNanos = Math.max(1, config.pop().recheckIntervalMs()) * 1_000_000L;
         this.cipher = cipher;
         this.waiters = waiters;
         this.store = store;
@@ -76,7 +86,7 @@ public class FetchResource {
     @APIResponse(responseCode = "200", description = "{entries:[{queue, partition, records:[{offset, "
             + "transactionId, payload, ts}], highWatermark, logStartOffset, error?}]}")
     @APIResponse(responseCode = "400", description = "invalid JSON or a bad entry")
-    public Response fetch(byte[] body) throws SQLException {
+    public Response fetch(byte[] body, @Context RoutingContext ctx) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode entries = req.get("entries");
         if (entries == null || !entries.isArray()) {
@@ -129,7 +139,21 @@ public class FetchResource {
                 maxBytes[i] = mb.intValue();
             }
         }
-        List<ReadStore.FetchRow> rows = read(queues, partitions, offsets, maxBytes, maxWaitMs, minBytes);
+        List<ReadStore.FetchRow> rows;
+        // a fetch that may wait holds a place among the parked long polls, as a pop does; beyond the caps it
+        // answers what there is at once instead of waiting
+        ParkingBudget.Place place = null;
+        if (maxWaitMs > 0 && minBytes > 0) {
+            SocketAddress from = ctx.request().remoteAddress();
+            place = parking.admit(from == null ? null : from.hostAddress());
+        }
+        try {
+            rows = read(queues, partitions, offsets, maxBytes, place == null ? 0 : maxWaitMs, minBytes);
+        } finally {
+            if (place != null) {
+                place.close();
+            }
+        }
         ObjectNode out = mapper.createObjectNode();
         ArrayNode results = out.putArray("entries");
         ObjectNode[] byOrdinal = new ObjectNode[n];
@@ -204,7 +228,7 @@ public class FetchResource {
             }
             try {
                 // bounded: a lost wake-up costs at most one re-check interval
-                signal.awaitChange(seen, Math.min(left, RECHECK_NANOS));
+                signal.awaitChange(seen, Math.min(left, recheckNanos));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return rows;

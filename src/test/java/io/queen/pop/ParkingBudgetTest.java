@@ -123,6 +123,15 @@ class ParkingBudgetTest {
         }
         assertEquals(200, three.send(get("/health"), HttpResponse.BodyHandlers.ofString()).statusCode());
         assertEquals(201, three.send(push("other"), HttpResponse.BodyHandlers.ofString()).statusCode());
+        // a fetch that may wait takes a place as a long poll does: with the caps full it answers what there is
+        // (nothing past the two messages of "other") instead of waiting its 30 s
+        HttpResponse<String> fetch = three.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + RestAssured.port + "/api/v1/fetch"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"maxWaitMs\":30000,\"entries\":[{\"queue\":\"other\","
+                        + "\"partition\":\"Default\",\"offset\":2}]}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, fetch.statusCode(), fetch.body());
+        assertTrue(fetch.body().contains("\"records\":[]"), fetch.body());
         // a short pop (no wait) is not a long poll and is never refused
         assertEquals(204, three.send(get("/api/v1/pop/queue/capped/partition/Default"),
                 HttpResponse.BodyHandlers.ofString()).statusCode());
