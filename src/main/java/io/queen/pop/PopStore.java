@@ -59,44 +59,32 @@ public class PopStore {
     /** See {@code log_pop_give_back_v1}: true when the claim's tail was given back. */
     public boolean giveBack(UUID partitionId, String group, String worker, long claimedLast, long keepLast, int returned)
             throws SQLException {
-        try (Connection con = ds.getConnection();
-                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_give_back_v1(?, ?, ?, ?, ?, ?)")) {
+        return call("SELECT queen.log_pop_give_back_v1(?, ?, ?, ?, ?, ?)", ps -> {
             ps.setObject(1, partitionId);
             ps.setString(2, group);
             ps.setString(3, worker);
             ps.setLong(4, claimedLast);
             ps.setLong(5, keepLast);
             ps.setInt(6, returned);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
+        }, rs -> rs.next() && rs.getBoolean(1));
     }
 
     public boolean hasPending(UUID tenant, String queue, String group) throws SQLException {
-        try (Connection con = ds.getConnection();
-                PreparedStatement ps = con.prepareStatement("SELECT queen.log_queue_has_pending_v1(?, ?, ?)")) {
+        return call("SELECT queen.log_queue_has_pending_v1(?, ?, ?)", ps -> {
             ps.setObject(1, tenant);
             ps.setString(2, queue);
             ps.setString(3, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
+        }, rs -> rs.next() && rs.getBoolean(1));
     }
 
     /** Messages a claim could take now from the partition, or from the whole queue when {@code partition} is null. */
     public long fill(UUID tenant, String queue, String partition, String group) throws SQLException {
-        try (Connection con = ds.getConnection();
-                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_fill_v1(?, ?, ?, ?)")) {
+        return call("SELECT queen.log_pop_fill_v1(?, ?, ?, ?)", ps -> {
             ps.setObject(1, tenant);
             ps.setString(2, queue);
             ps.setString(3, partition);
             ps.setString(4, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
+        }, rs -> rs.next() ? rs.getLong(1) : 0L);
     }
 
     /**
@@ -105,22 +93,20 @@ public class PopStore {
      */
     public double nextDueMs(UUID tenant, String queue, String partition, String namespace, String task, String group)
             throws SQLException {
-        try (Connection con = ds.getConnection();
-                PreparedStatement ps = con.prepareStatement("SELECT queen.log_pop_next_due_v1(?, ?, ?, ?, ?, ?)")) {
+        return call("SELECT queen.log_pop_next_due_v1(?, ?, ?, ?, ?, ?)", ps -> {
             ps.setObject(1, tenant);
             ps.setString(2, queue);
             ps.setString(3, partition);
             ps.setString(4, namespace);
             ps.setString(5, task);
             ps.setString(6, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return -1;
-                }
-                double ms = rs.getDouble(1);
-                return rs.wasNull() ? -1 : ms;
+        }, rs -> {
+            if (!rs.next()) {
+                return -1.0;
             }
-        }
+            double ms = rs.getDouble(1);
+            return rs.wasNull() ? -1.0 : ms;
+        });
     }
 
     public List<String> queuesByNamespace(UUID tenant, String namespace, String task) throws SQLException {
@@ -151,6 +137,20 @@ public class PopStore {
 
     private interface Binder {
         void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private interface Reader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** One call of a function outside the claim path: its statement bound by {@code binder}, its rows read by {@code reader}. */
+    private <T> T call(String sql, Binder binder, Reader<T> reader) throws SQLException {
+        try (Connection con = ds.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                return reader.read(rs);
+            }
+        }
     }
 
     private List<ClaimedSegment> query(String sql, Binder binder) throws SQLException {
