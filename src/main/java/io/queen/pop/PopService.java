@@ -56,8 +56,11 @@ public class PopService {
     /** Remembered due times; the map is emptied when it reaches this size. */
     private static final int MAX_DUES = 4096;
 
-    /** What a pop delivered: the JSON body, or null for "nothing". */
-    public record Result(byte[] body, int messages) {
+    /**
+     * What a pop delivered (null for "nothing"): the JSON body, the message count, and the queue, group and lease id
+     * it was served under (lease id "" with autoAck).
+     */
+    public record Result(byte[] body, int messages, String queue, String group, String leaseId) {
     }
 
     private record Floor(Instant floor, Instant setAt) {
@@ -402,7 +405,8 @@ public class PopService {
         if (!leaseId.isEmpty()) {
             leases.granted(leaseId, new ArrayList<>(partitions));
         }
-        return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n);
+        return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n, queue, group,
+                leaseId);
     }
 
     /**

@@ -53,4 +53,56 @@ public class QueueStore {
             }
         }
     }
+
+    /** What a purge removed: messages, and whether the queue exists at all. */
+    public record Purged(boolean existed, int partitions, long messages) {
+    }
+
+    /**
+     * Removes every message written so far from each partition of the queue, one partition and at most
+     * {@code stepSegments} segments per call ({@code queen.log_retention_step_v1} with no time limit, audited as
+     * {@code purge}): the same watermark move retention does, so cursors, dead letters and the dedup window stay.
+     */
+    public Purged purge(UUID tenant, String name, int stepSegments) throws SQLException {
+        java.util.List<UUID> partitions = new java.util.ArrayList<>();
+        boolean existed;
+        try (Connection c = ds.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT queen.log_queue_exists_v1(?, ?)")) {
+                ps.setObject(1, tenant);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    existed = rs.getBoolean(1);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT partition_id FROM queen.queue_partition_ids_v1(?, ?)")) {
+                ps.setObject(1, tenant);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        partitions.add(rs.getObject(1, UUID.class));
+                    }
+                }
+            }
+            long messages = 0;
+            // autocommit: each step holds one partition row lock for one bounded delete, as retention does
+            try (PreparedStatement ps = c.prepareStatement("SELECT messages, done FROM"
+                    + " queen.log_retention_step_v1(?, 'infinity'::timestamptz, NULL, ?, 'purge')")) {
+                for (UUID pid : partitions) {
+                    boolean done = false;
+                    while (!done) {
+                        ps.setObject(1, pid);
+                        ps.setInt(2, stepSegments);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rs.next();
+                            messages += rs.getLong(1);
+                            done = rs.getBoolean(2);
+                        }
+                    }
+                }
+            }
+            return new Purged(existed, partitions.size(), messages);
+        }
+    }
 }
