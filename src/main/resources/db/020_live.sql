@@ -1,6 +1,6 @@
--- 020_live.sql: the console's live figures and queue purge. Every broker upserts ONE row every few seconds
--- (queen.live.publish-ms) with its recent per-queue rates, its cumulative counts and who took its recent leases;
--- a reader sums the fresh rows. Nothing here is on the push/pop/ack path.
+-- 020_live.sql: the console's live figures and actions (queue purge, seek to an offset). Every broker upserts
+-- ONE row every few seconds (queen.live.publish-ms) with its recent per-queue rates, its cumulative counts and who
+-- took its recent leases; a reader sums the fresh rows. Nothing here is on the push/pop/ack path.
 
 CREATE TABLE IF NOT EXISTS queen.live_brokers (
     broker_id  UUID PRIMARY KEY,          -- one running process (random per start)
@@ -59,3 +59,27 @@ LANGUAGE sql STABLE AS $$
      WHERE q.tenant_id = p_tenant AND q.name = p_queue
      ORDER BY lp.id
 $$;
+
+-- Moves a group's cursor on one partition so that p_offset is the next offset delivered (clamped to the live
+-- range: below log_start means the first live message, beyond the end means nothing until the next push), like
+-- log_group_seek_v1: the lease and retry state are dropped. Only an existing cursor row moves.
+DROP FUNCTION IF EXISTS queen.log_group_seek_offset_v1(UUID, TEXT, TEXT, TEXT, BIGINT);
+CREATE FUNCTION queen.log_group_seek_offset_v1(p_tenant UUID, p_group TEXT, p_queue TEXT, p_partition TEXT,
+                                               p_offset BIGINT)
+RETURNS TABLE (partition_name TEXT, committed BIGINT)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM queen.log_consumers c JOIN queen.log_partitions lp ON lp.id = c.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE c.consumer_group = p_group AND q.tenant_id = p_tenant AND q.name = p_queue AND lp.name = p_partition
+     ORDER BY c.partition_id FOR UPDATE OF c;
+    RETURN QUERY
+    UPDATE queen.log_consumers c
+       SET committed = LEAST(GREATEST(p_offset - 1, lp.log_start - 1, -1), lp.last_offset),
+           batch_end = NULL, worker_id = NULL, lease_expires_at = NULL, batch_retry_count = 0,
+           attempt_count = 0, attempt_offset = NULL
+      FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id
+     WHERE c.partition_id = lp.id AND c.consumer_group = p_group AND q.tenant_id = p_tenant AND q.name = p_queue
+       AND lp.name = p_partition
+    RETURNING lp.name, c.committed;
+END $$;

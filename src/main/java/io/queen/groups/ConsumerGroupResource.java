@@ -160,19 +160,35 @@ public class ConsumerGroupResource {
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
     @RunOnVirtualThread
-    @RequestBody(required = false, description = "ignored; empty body allowed",
+    @RequestBody(required = false, description = "at most one of {offset: the next offset to deliver} or "
+            + "{timestamp: ISO-8601}; empty body = to the end",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Move one partition's cursor of a group to the end")
+    @Operation(summary = "Move one partition's cursor of a group to the end, to an offset or to a time")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, partitionName, "
             + "updated, cursorMovedTo}")
+    @APIResponse(responseCode = "400", description = "both offset and timestamp, a negative or non-integer offset, or "
+            + "a bad timestamp")
     @APIResponse(responseCode = "404", description = "{success:false, error:\"Partition not found\"}")
     public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
             @PathParam("partition") String partition, byte[] body) throws SQLException {
-        Bodies.objectOrEmpty(mapper, body);
+        JsonNode req = Bodies.objectOrEmpty(mapper, body);
+        JsonNode offset = req.get("offset");
+        JsonNode ts = req.get("timestamp");
+        boolean hasOffset = offset != null && !offset.isNull();
+        boolean hasTs = ts != null && !ts.isNull();
+        if (hasOffset && hasTs) {
+            throw ApiException.badRequest("offset and timestamp: give at most one");
+        }
+        if (hasOffset && (!offset.canConvertToLong() || !offset.isIntegralNumber() || offset.asLong() < 0)) {
+            throw ApiException.badRequest("offset must be a non-negative integer");
+        }
+        Instant at = hasTs ? timestamp(ts, "timestamp") : null;
         if (!store.partitionExists(callers.tenant(), queue, partition)) {
             return notFound("Partition not found");
         }
-        List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, partition, null);
+        List<ConsumerGroupStore.Moved> moved = hasOffset
+                ? store.seekToOffset(callers.tenant(), group, queue, partition, offset.asLong())
+                : store.seek(callers.tenant(), group, queue, partition, at);
         pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);

@@ -72,6 +72,26 @@ public class ConsumerGroupStore {
         }
     }
 
+    /** Moves the group's cursor on one partition so that {@code offset} is delivered next (clamped to the log). */
+    public List<Moved> seekToOffset(UUID tenant, String group, String queue, String partition, long offset)
+            throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT partition_name, committed FROM queen.log_group_seek_offset_v1(?, ?, ?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, queue);
+            ps.setString(4, partition);
+            ps.setLong(5, offset);
+            List<Moved> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Moved(rs.getString(1), rs.getLong(2)));
+                }
+            }
+            return out;
+        }
+    }
+
     public boolean queueExists(UUID tenant, String queue) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT queen.log_queue_exists_v1(?, ?)")) {
