@@ -6,6 +6,7 @@ import static io.queen.api.QueryParams.intParam;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Ids;
+import io.queen.api.Input;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.auth.Access;
@@ -42,7 +43,10 @@ public class MessagesResource {
     private final MessageBrowser browser;
     private final Callers callers;
 
-    MessagesResource(MessageBrowser browser, Callers callers) {
+    private final io.queen.queue.QueueStore queues;
+
+    MessagesResource(MessageBrowser browser, Callers callers, io.queen.queue.QueueStore queues) {
+        this.queues = queues;
         this.browser = browser;
         this.callers = callers;
     }
@@ -59,7 +63,11 @@ public class MessagesResource {
     public Response list(@QueryParam("queue") String queue, @QueryParam("partition") String partition,
             @QueryParam("ns") String namespace, @QueryParam("task") String task, @QueryParam("status") String status,
             @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
-            @QueryParam("offset") String offset) throws SQLException {
+            @QueryParam("offset") String offset, @QueryParam("transactionId") String transactionId)
+            throws SQLException {
+        if (transactionId != null) {
+            return byTransaction(queue, transactionId);
+        }
         String st = blankToNull(status);
         if (st != null && !STATUSES.contains(st)) {
             throw ApiException.badRequest("status must be one of pending, processing, completed, dead_letter");
@@ -77,6 +85,25 @@ public class MessagesResource {
         UUID tenant = callers.tenant();
         ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
                 blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
+        return Json.ok(out);
+    }
+
+    /** Every partition of the queue holding the transaction id (one hash probe per partition), with payloads. */
+    private Response byTransaction(String queue, String transactionId) throws SQLException {
+        String txn = Input.token(transactionId, "transactionId");
+        if (queue == null || queue.isBlank()) {
+            throw ApiException.badRequest("queue is required with transactionId");
+        }
+        String name = io.queen.queue.Names.requireName(queue, "queue");
+        UUID tenant = callers.tenant();
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode messages = out.putArray("messages");
+        for (UUID pid : queues.partitionIds(tenant, name)) {
+            ObjectNode m = browser.one(tenant, pid, txn);
+            if (m != null) {
+                messages.add(m);
+            }
+        }
         return Json.ok(out);
     }
 

@@ -64,7 +64,6 @@ public class QueueStore {
      * {@code purge}): the same watermark move retention does, so cursors, dead letters and the dedup window stay.
      */
     public Purged purge(UUID tenant, String name, int stepSegments) throws SQLException {
-        java.util.List<UUID> partitions = new java.util.ArrayList<>();
         boolean existed;
         try (Connection c = ds.getConnection()) {
             try (PreparedStatement ps = c.prepareStatement("SELECT queen.log_queue_exists_v1(?, ?)")) {
@@ -75,16 +74,7 @@ public class QueueStore {
                     existed = rs.getBoolean(1);
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT partition_id FROM queen.queue_partition_ids_v1(?, ?)")) {
-                ps.setObject(1, tenant);
-                ps.setString(2, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        partitions.add(rs.getObject(1, UUID.class));
-                    }
-                }
-            }
+            java.util.List<UUID> partitions = partitionIds(c, tenant, name);
             long messages = 0;
             // autocommit: each step holds one partition row lock for one bounded delete, as retention does
             try (PreparedStatement ps = c.prepareStatement("SELECT messages, done FROM"
@@ -104,5 +94,26 @@ public class QueueStore {
             }
             return new Purged(existed, partitions.size(), messages);
         }
+    }
+
+    /** The ids of the tenant's queue's partitions (none for an unknown queue). */
+    public java.util.List<UUID> partitionIds(UUID tenant, String name) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return partitionIds(c, tenant, name);
+        }
+    }
+
+    private static java.util.List<UUID> partitionIds(Connection c, UUID tenant, String name) throws SQLException {
+        java.util.List<UUID> out = new java.util.ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT partition_id FROM queen.queue_partition_ids_v1(?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        return out;
     }
 }

@@ -121,4 +121,24 @@ class LiveApiTest {
         assertTrue(json(bad.body()).get("error").asText().startsWith("queue"), bad.body());
         assertNull(queue(json(Http.get("/api/v1/live").body()), "no-such-queue"));
     }
+
+    @Test
+    void aTransactionIdIsFoundInWhicheverPartitionHoldsIt() {
+        pushN("live-txn", "a", "x", 0, 2);
+        pushN("live-txn", "b", "y", 0, 2);
+        JsonNode found = json(Http.get("/api/v1/messages?queue=live-txn&transactionId=y-1").body());
+        assertEquals(1, found.get("messages").size(), found.toString());
+        JsonNode m = found.get("messages").get(0);
+        assertEquals("b", m.get("partition").asText());
+        assertEquals(1, m.get("offset").asLong());
+        assertEquals(1, m.get("data").get("n").asInt());
+        assertEquals(0, json(Http.get("/api/v1/messages?queue=live-txn&transactionId=z-9").body()).get("messages")
+                .size());
+        Http.Reply noQueue = Http.get("/api/v1/messages?transactionId=y-1");
+        assertEquals(400, noQueue.status(), noQueue.body());
+        assertTrue(json(noQueue.body()).get("error").asText().startsWith("queue"), noQueue.body());
+        Http.Reply bad = Http.get("/api/v1/messages?queue=live-txn&transactionId=" + "t".repeat(1025));
+        assertEquals(400, bad.status(), bad.body());
+        assertTrue(json(bad.body()).get("error").asText().startsWith("transactionId"), bad.body());
+    }
 }
