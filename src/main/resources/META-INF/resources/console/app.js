@@ -13,6 +13,7 @@ const routes = [
   [/^\/queues\/?$/, 'queues', () => import('./pages/queues.js')],
   [/^\/queues\/([^/]+)\/?$/, 'queue', () => import('./pages/queue.js')],
   [/^\/queues\/([^/]+)\/partitions\/([^/]+)\/?$/, 'partition', () => import('./pages/partition.js')],
+  [/^\/queues\/([^/]+)\/messages\/?$/, 'messages', () => import('./pages/messages.js')],
   [/^\/groups\/?$/, 'groups', () => import('./pages/groups.js')],
   [/^\/groups\/([^/]+)\/?$/, 'group', () => import('./pages/group.js')],
   [/^\/dlq\/?$/, 'dlq', () => import('./pages/dlq.js')],
@@ -39,7 +40,7 @@ export async function render() {
   const found = routes.find(([re]) => re.test(path));
   const name = found ? found[1] : 'missing';
   for (const a of document.querySelectorAll('#nav a')) {
-    const section = { queue: 'queues', partition: 'queues', group: 'groups' }[name] || name;
+    const section = { queue: 'queues', partition: 'queues', messages: 'queues', group: 'groups' }[name] || name;
     a.classList.toggle('active', a.dataset.nav === section);
     if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');

@@ -151,6 +151,13 @@ final class Browser implements AutoCloseable {
         click("#" + dialogId + (ok ? " [data-ok]" : " [data-cancel]"));
     }
 
+    /** Waits until the text of {@code css} contains {@code text} (a dialog filled after a request); returns it. */
+    String waitText(String css, String text) {
+        new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> d.findElements(By.cssSelector(css)).stream()
+                .anyMatch(e -> e.getText().contains(text)));
+        return text(css);
+    }
+
     /** Answers the console's confirmation dialog. */
     void confirm(boolean ok) {
         new WebDriverWait(driver, Duration.ofSeconds(10))

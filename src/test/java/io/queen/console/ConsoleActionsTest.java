@@ -19,6 +19,7 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
@@ -269,6 +270,17 @@ class ConsoleActionsTest {
         browser.waitRedraw("group", seq);
         assertEquals(0, lag("billing", "act-g", "p"));
 
+        // one partition to an offset: offset 2 is delivered next
+        browser.click("section[data-queue='act-g'] tr[data-partition='p'] [data-write='seek-partition-to']");
+        browser.fill("seek-dialog", "offset", "2");
+        browser.screenshot("group-seek-dialog");
+        seq = browser.seq();
+        browser.submit("seek-dialog", true);
+        browser.toast("next offset 2");
+        browser.waitRedraw("group", seq);
+        assertEquals(4, lag("billing", "act-g", "p"), "offsets 2..5 to read again");
+        assertEquals("4", browser.cell(p, "offsetLag"));
+
         browser.click("[data-write='delete-group']");
         browser.confirm(true);
         browser.toast("Deleted 1 cursor");
@@ -284,5 +296,157 @@ class ConsoleActionsTest {
             }
         }
         throw new AssertionError(partition + " not in " + group);
+    }
+
+    /** Pops one message of {@code queue}/{@code partition} for {@code group} and files it as a dead letter. */
+    private static void deadLetter(String queue, String partition, String group, String error) {
+        JsonNode m = pop("/api/v1/pop/queue/" + queue + "/partition/" + partition + "?batch=1&consumerGroup=" + group)
+                .get("messages").get(0);
+        io.queen.testing.Api.ack(m.get("transactionId").asText(), m.get("partitionId").asText(),
+                m.get("leaseId").asText(), "dlq", group, error);
+    }
+
+    @Test
+    @Order(7)
+    void messagesAcrossPartitionsSearchJumpAndStatusPerGroup() {
+        pushN("act-msg", "p0", "m", 0, 3);
+        pushN("act-msg", "p1", "n", 0, 3);
+        ackAll(pop("/api/v1/pop/queue/act-msg/partition/p0?batch=3&consumerGroup=g1"), "completed", "g1");
+        assertEquals(1, pop("/api/v1/pop/queue/act-msg/partition/p0?batch=1&consumerGroup=g2").get("messages").size());
+        deadLetter("act-msg", "p1", "g3", "bad sku");
+
+        page("/queues/act-msg/messages", "messages", "messages");
+        assertEquals(6, browser.all("#view tr[data-transaction]").size());
+        assertEquals("n-2", browser.one("#view tbody tr").getDomAttribute("data-transaction"), "newest first");
+
+        String seq = browser.seq();
+        browser.one("input[name='txn']").sendKeys("m-0");
+        browser.click("[data-k='search-txn']");
+        browser.waitRedraw("messages", seq);
+        assertEquals(1, browser.all("#view tr[data-transaction]").size());
+        assertEquals("p0", browser.cell("tr[data-transaction='m-0']", "partition"));
+        browser.click("tr[data-transaction='m-0'] [data-k='transactionId'] button");
+        browser.waitFor("#record-detail [data-k='payload']");
+        assertEquals("acked", browser.text("#record-detail tr[data-group='g1'] [data-k='status']"));
+        assertEquals("leased", browser.text("#record-detail tr[data-group='g2'] [data-k='status']"));
+        assertEquals("pending", browser.text("#record-detail tr[data-group='g3'] [data-k='status']"));
+        browser.screenshot("message-drawer");
+
+        // publish a copy from the drawer: same partition and payload, a new transaction id
+        browser.click("#record-detail [data-write='publish-copy']");
+        browser.submit("publish-dialog", true);
+        browser.toast("Queued in p0 at offset 3");
+        JsonNode copy = json(Http.post("/api/v1/fetch", "{\"entries\":[{\"queue\":\"act-msg\",\"partition\":\"p0\","
+                + "\"offset\":3,\"maxBytes\":65536}]}").body()).get("entries").get(0).get("records").get(0);
+        assertEquals(0, copy.get("payload").get("n").asInt(), copy.toString());
+        browser.click("#drawer [data-close]");
+
+        page("/queues/act-msg/messages", "messages", "messages-after-copy");
+        browser.one("input[name='txn']").sendKeys("n-0");
+        seq = browser.seq();
+        browser.click("[data-k='search-txn']");
+        browser.waitRedraw("messages", seq);
+        browser.click("tr[data-transaction='n-0'] [data-k='transactionId'] button");
+        browser.waitFor("#record-detail tr[data-group='g3']");
+        assertEquals("dead-lettered", browser.text("#record-detail tr[data-group='g3'] [data-k='status']"));
+
+        page("/queues/act-msg/messages", "messages", "messages-jump");
+        ((org.openqa.selenium.JavascriptExecutor) browser.driver).executeScript(
+                "arguments[0].value = '2000-01-01T00:00:00'", browser.one("input[name='at']"));
+        seq = browser.seq();
+        browser.click("[data-k='jump-time']");
+        browser.waitRedraw("messages", seq);
+        assertTrue(browser.all("#view tr[data-transaction]").isEmpty(), "nothing written before 2000");
+        browser.assertNoConsoleErrors("messages");
+    }
+
+    @Test
+    @Order(8)
+    void thePartitionLogMarksDeadLettersAndJumpsToATime() {
+        page("/queues/act-msg/partitions/p1", "partition", "partition-log");
+        assertTrue(browser.one("tr[data-offset='0']").getDomAttribute("class").contains("dead"));
+        assertEquals("dead letter: g3", browser.cell("tr[data-offset='0']", "dead"));
+        assertEquals("", browser.cell("tr[data-offset='1']", "dead"));
+        ((org.openqa.selenium.JavascriptExecutor) browser.driver).executeScript(
+                "arguments[0].value = '2100-01-01T00:00:00'", browser.one("input[name='at']"));
+        String seq = browser.seq();
+        browser.click("[data-k='jump-time']");
+        browser.waitRedraw("partition", seq);
+        assertEquals("2", browser.one("#view tr[data-offset]").getDomAttribute("data-offset"),
+                "the newest message at or before the time starts the page");
+        browser.assertNoConsoleErrors("partition log");
+    }
+
+    @Test
+    @Order(9)
+    void deadLettersFilteredReplayedIntoAnotherQueueAndDeletedInBulk() {
+        pushN("act-dl", "p", "d", 0, 4);
+        deadLetter("act-dl", "p", "w", "timeout talking to payments");
+        deadLetter("act-dl", "p", "w", "bad sku 17");
+        deadLetter("act-dl", "p", "w", "timeout talking to payments");
+        deadLetter("act-dl", "p", "w", "bad sku 18");
+
+        page("/dlq?queue=act-dl", "dlq", "dead-letters");
+        assertEquals("4 dead letters", k("total"));
+        browser.click("tr[data-transaction='d-1'] [data-k='errorMessage'] button");
+        browser.waitFor("#dlq-detail [data-k='error']");
+        browser.screenshot("dead-letter-drawer");
+        browser.click("#drawer [data-close]");
+
+        String seq = browser.seq();
+        browser.one("input[name='error']").sendKeys("TIMEOUT");
+        browser.click("form.filters button[type='submit']");
+        browser.waitRedraw("dlq", seq);
+        assertEquals("2 dead letters", k("total"));
+        browser.click("[data-write='bulk-replay']");
+        String text = browser.waitText("#bulk-replay-dialog", "Replay 2 dead letter(s)");
+        browser.fill("bulk-replay-dialog", "queue", "act-retry");
+        assertTrue(text.contains("Every consumer group reading"), "the fan-out warning: " + text);
+        browser.screenshot("dead-letters-bulk-replay");
+        seq = browser.seq();
+        browser.submit("bulk-replay-dialog", true);
+        browser.toast("Replayed 2");
+        browser.waitRedraw("dlq", seq);
+        assertEquals(2, get("/api/v1/dlq?queue=act-dl").get("total").asInt(), "the two timeouts moved");
+        assertEquals(2, get("/api/v1/resources/queues/act-retry").get("totals").get("total").asLong());
+
+        page("/dlq?queue=act-dl&error=sku", "dlq", "dead-letters-filtered");
+        assertEquals("2 dead letters", k("total"));
+        browser.click("[data-write='bulk-delete']");
+        browser.waitText("#confirm-text", "Delete 2 dead letter(s)");
+        seq = browser.seq();
+        browser.confirm(true);
+        browser.toast("Deleted the dead letters of 2 message(s)");
+        browser.waitRedraw("dlq", seq);
+        assertEquals(0, get("/api/v1/dlq?queue=act-dl").get("total").asInt());
+        browser.assertNoConsoleErrors("dead letters");
+    }
+
+    @Test
+    @Order(10)
+    void everyPageAtDesktopAndPhoneWidthFiguresFirst() {
+        List<String[]> pages = List.of(new String[] {"/", "overview"}, new String[] {"/queues", "queues"},
+                new String[] {"/queues/act-msg", "queue"}, new String[] {"/queues/act-msg/messages", "messages"},
+                new String[] {"/queues/act-msg/partitions/p0", "partition"}, new String[] {"/groups", "groups"},
+                new String[] {"/groups/g1", "group"}, new String[] {"/dlq", "dlq"},
+                new String[] {"/retention", "retention"});
+        for (String[] p : pages) {
+            page(p[0], p[1], "desktop-" + p[1]);
+        }
+        browser.size(390, 844);
+        try {
+            for (String[] p : pages) {
+                page(p[0], p[1], "phone-" + p[1]);
+                browser.assertFitsWidth(p[0]);
+            }
+            browser.open("/queues", "queues");
+            org.openqa.selenium.WebElement pending = browser.one("tr[data-queue='act-msg'] [data-k='pending']");
+            assertTrue(pending.isDisplayed() && pending.getRect().getX() + pending.getRect().getWidth() <= 390,
+                    "the figures are on screen: " + pending.getRect());
+            assertFalse(browser.one("tr[data-queue='act-msg'] [data-k='namespace']").isDisplayed(),
+                    "namespace and task give way to the figures");
+        } finally {
+            browser.size(1366, 900);
+        }
     }
 }

@@ -2,7 +2,7 @@
 // of each queue it reads; with a write role, seek a queue to the earliest or latest message or to a time, one
 // partition to its end or to an offset; as admin, delete the group (each after a confirmation).
 import { get, post, del, canWrite, isAdmin } from '../api.js';
-import { h, num, ago, time, table, section, confirmAction, act, groupName, guard } from '../ui.js';
+import { h, num, ago, time, table, section, confirmAction, act, groupName, guard, formDialog, toast } from '../ui.js';
 
 const EARLIEST = '1970-01-01T00:00:00.000Z';
 
@@ -59,13 +59,33 @@ export async function render([group], _query, { refresh, go }) {
           const l = leaseOf(queue, p.partition);
           return l ? 'active, ' + l.expiresInSeconds + ' s left' : p.leaseActive ? 'active' : '–';
         } },
-        canWrite() ? { label: 'Seek', key: 'actions', full: true, value: p => h('span', { class: 'chips' },
-          h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition',
-            onclick: async e => {
-              if (!(await confirmAction('Move the cursor of ' + groupName(group) + ' on ' + queue + '/' + p.partition + ' to the end?', 'Seek to end'))) return;
-              if (await act(e.target, () => post('/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue) + '/partitions/'
-                + enc(p.partition) + '/seek', {}), 'Cursor moved to the end')) refresh();
-            } }, 'To end')) } : null,
+        canWrite() ? { label: 'Seek', key: 'actions', full: true, value: p => {
+          const path = '/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue) + '/partitions/' + enc(p.partition) + '/seek';
+          const moved = r => (r.updated ? 'Cursor of ' + p.partition + ' moved: next offset ' + (r.cursorMovedTo + 1) : 'No cursor of this group on ' + p.partition + ' yet: nothing moved');
+          return h('span', { class: 'chips' },
+            h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition',
+              onclick: async e => {
+                if (!(await confirmAction('Move the cursor of ' + groupName(group) + ' on ' + queue + '/' + p.partition + ' to the end?', 'Seek to end'))) return;
+                if (await act(e.target, () => post(path, {}), 'Cursor moved to the end')) refresh();
+              } }, 'To end'),
+            h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition-to', onclick: async () => {
+              const v = await formDialog({
+                title: 'Seek ' + groupName(group) + ' on ' + queue + '/' + p.partition, okLabel: 'Seek', id: 'seek-dialog',
+                text: 'Give the next offset to deliver (0 = the earliest live message) or a time (UTC): the first message written after it is delivered next.',
+                fields: [{ name: 'offset', label: 'Next offset', type: 'number', min: 0, value: '' },
+                  { name: 'at', label: 'or time (UTC)', type: 'datetime-local', value: '' }],
+                validate: x => (!x.offset === !x.at ? 'Give an offset or a time.' : null),
+              });
+              if (!v) return;
+              try {
+                const body = v.offset !== '' ? { offset: Number(v.offset) } : { timestamp: new Date(v.at + 'Z').toISOString() };
+                toast(moved(await post(path, body)));
+                refresh();
+              } catch (err) {
+                toast(err.message, true);
+              }
+            } }, 'To offset or time…'));
+        } } : null,
       ].filter(Boolean), byQueue[queue].partitions, { stack: true, rowAttrs: p => ({ 'data-partition': p.partition }) }));
     }));
 }
