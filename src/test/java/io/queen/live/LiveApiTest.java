@@ -29,6 +29,10 @@ import org.junit.jupiter.api.Test;
 class LiveApiTest {
     @Inject
     LiveSampler sampler;
+    @Inject
+    LiveStore store;
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
 
     private static JsonNode queue(JsonNode live, String name) {
         for (JsonNode q : live.get("queues")) {
@@ -140,5 +144,30 @@ class LiveApiTest {
         Http.Reply bad = Http.get("/api/v1/messages?queue=live-txn&transactionId=" + "t".repeat(1025));
         assertEquals(400, bad.status(), bad.body());
         assertTrue(json(bad.body()).get("error").asText().startsWith("transactionId"), bad.body());
+    }
+
+    @Test
+    void figuresAreSummedOverTheBrokersThatPublishedRecently() throws Exception {
+        pushN("live-sum", "p", "s", 0, 4);
+        sampler.publishNow();
+        String t = "00000000-0000-0000-0000-000000000001";
+        String other = "00000000-0000-0000-0000-00000000000b";
+        // a second broker, as it would publish: 6 more pushed to live-sum, and another tenant's queue
+        store.publish(java.util.UUID.randomUUID(), "other-host", 2, 6633, java.time.Instant.now(),
+                "{\"windowMs\":5000,\"totals\":{\"push\":3.0,\"pop\":0,\"ack\":0,\"pushed\":9,\"popped\":0,"
+                        + "\"acked\":0},\"queues\":[{\"t\":\"" + t + "\",\"q\":\"live-sum\",\"push\":1.5,\"pop\":0,"
+                        + "\"ack\":0,\"pushed\":6,\"popped\":0,\"acked\":0},{\"t\":\"" + other + "\",\"q\":\"theirs\","
+                        + "\"push\":1.5,\"pop\":0,\"ack\":0,\"pushed\":3,\"popped\":0,\"acked\":0}],\"leases\":{},"
+                        + "\"poppers\":[]}", 60);
+        JsonNode live = json(Http.get("/api/v1/live").body());
+        assertEquals(10, queue(live, "live-sum").get("pushed").asLong(), "4 here + 6 there: " + live);
+        assertNull(queue(live, "theirs"), "another tenant's queue is not shown");
+        assertEquals(2, live.get("brokers").size(), live.toString());
+        // a broker silent for longer than the freshness bound is not summed
+        io.queen.testing.Sql.exec(ds, "UPDATE queen.live_brokers SET updated_at = now() - interval '1 hour'"
+                + " WHERE hostname = 'other-host'");
+        JsonNode later = json(Http.get("/api/v1/live").body());
+        assertEquals(4, queue(later, "live-sum").get("pushed").asLong(), later.toString());
+        assertEquals(1, later.get("brokers").size());
     }
 }
