@@ -166,7 +166,18 @@ class ConsoleActionsTest {
     @Order(3)
     void aMessageIsPublishedThenRepublishedAsADuplicate() {
         page("/queues/act-orders", "queue", "queue");
-        browser.click("[data-write='publish']");
+        // keyboard only: Tab from the top of the page reaches the publish button, Enter opens the dialog
+        org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser.driver;
+        js.executeScript("document.activeElement && document.activeElement.blur()");
+        int tabs = 0;
+        while (!"publish".equals(js.executeScript("return document.activeElement.dataset.write || null")) && tabs < 40) {
+            new org.openqa.selenium.interactions.Actions(browser.driver).sendKeys(org.openqa.selenium.Keys.TAB).perform();
+            tabs++;
+        }
+        assertTrue(tabs < 40, "the publish button is reachable with Tab");
+        new org.openqa.selenium.interactions.Actions(browser.driver).sendKeys(org.openqa.selenium.Keys.ENTER).perform();
+        assertEquals("partition", js.executeScript("return document.activeElement.name"),
+                "the dialog opens with the focus in its first field");
         browser.fill("publish-dialog", "partition", "p1");
         browser.fill("publish-dialog", "transactionId", "order-1");
         browser.fill("publish-dialog", "payload", "{\"sku\": \"A-1\", \"qty\": 2}");

@@ -129,7 +129,10 @@ class ConsoleAuthTest {
         browser.open("/queues/ro-orders/partitions/a", "partition");
         browser.click("#view tbody tr [data-k='transactionId'] button");
         browser.waitFor("#record-detail [data-k='payload']");
-        assertEquals(List.of(), browser.all("[data-write]"), "no publish-a-copy in the message drawer");
+        assertEquals(1, browser.all("#record-detail [data-write='publish-copy']").size(), "read-write may publish a copy");
+        browser.open("/queues/ro-orders", "queue");
+        assertEquals(1, browser.all("[data-write='publish']").size());
+        assertEquals(List.of(), browser.all("[data-write='purge'], [data-write='delete-queue']"), "purge and delete are admin's");
         browser.open("/dlq", "dlq");
         browser.click("#view tbody tr [data-k='errorMessage'] button");
         browser.waitFor("#dlq-detail [data-write='replay']");
