@@ -62,13 +62,7 @@ public class ConsumerGroupStore {
             ps.setString(3, queue);
             ps.setString(4, partition);
             ps.setTimestamp(5, ts == null ? null : Timestamp.from(ts));
-            List<Moved> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Moved(rs.getString(1), rs.getLong(2)));
-                }
-            }
-            return out;
+            return moved(ps);
         }
     }
 
@@ -82,14 +76,18 @@ public class ConsumerGroupStore {
             ps.setString(3, queue);
             ps.setString(4, partition);
             ps.setLong(5, offset);
-            List<Moved> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Moved(rs.getString(1), rs.getLong(2)));
-                }
-            }
-            return out;
+            return moved(ps);
         }
+    }
+
+    private static List<Moved> moved(PreparedStatement ps) throws SQLException {
+        List<Moved> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Moved(rs.getString(1), rs.getLong(2)));
+            }
+        }
+        return out;
     }
 
     public boolean queueExists(UUID tenant, String queue) throws SQLException {
