@@ -1,7 +1,7 @@
 package io.queen.pop;
 
 import io.queen.push.PushFusion;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * partitions are remembered per group (beyond that, the scan finds them). An optimisation only: a stale entry
  * costs one empty claim. Thread-safe (concurrent collections; one entry is handed to one pop).
  */
-@ApplicationScoped
+@Singleton
 public class HotPartitions implements PushFusion.CommitListener {
     static final int SCAN_EVERY = 4;
     static final int MAX_PER_GROUP = 4096;

@@ -13,7 +13,7 @@ import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.shutdown.DrainState;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +38,7 @@ import org.jboss.logging.Logger;
  * nothing more and a parked one answers "nothing" at once: every lease this broker grants is one it can still
  * give back before it exits. Thread-safe; called on virtual threads.
  */
-@ApplicationScoped
+@Singleton
 public class PopService {
     private static final Logger LOG = Logger.getLogger(PopService.class);
     /** Slack for the 1 s quantization of last_write_at and clock skew between brokers. */

@@ -7,7 +7,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
 import io.queen.push.PushFusion;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,7 +57,7 @@ import org.postgresql.PGNotification;
  * listener wakes its parked pops when it starts, and a publisher that finds a listener where it found none
  * announces {@link #EVERYTHING} once (the queues it skipped meanwhile are not remembered).
  */
-@ApplicationScoped
+@Singleton
 public class PopWaiters implements PushFusion.CommitListener {
     private static final Logger LOG = Logger.getLogger(PopWaiters.class);
 
