@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,7 +22,7 @@ import org.jboss.logging.Logger;
  *
  * <p>Thread-safety: the fields are volatile and written by the poller and by {@link #set}; readers never block.
  */
-@ApplicationScoped
+@Singleton
 public class MaintenanceSwitches {
     private static final Logger LOG = Logger.getLogger(MaintenanceSwitches.class);
 

@@ -1,7 +1,7 @@
 package io.queen.metrics;
 
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safety: recording is lock-free and allocation-free once a queue's meter exists (a map lookup and
  * striped adds); creating a meter and {@link #drain} may run concurrently with recording.
  */
-@ApplicationScoped
+@Singleton
 public class OpsMeter {
     /** Label of the meter that sums the queues beyond the cap. */
     public static final String OTHER = "_other";

@@ -1,7 +1,7 @@
 package io.queen.pop;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,7 +17,7 @@ import java.util.UUID;
  * SQL calls of the pop feature: one function call per claim (one round trip, one commit). Returns raw segment
  * rows with slicing bounds; frames are decoded in Java (PostgreSQL never looks inside a blob). Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class PopStore {
     private final AgroalDataSource ds;
 

@@ -1,7 +1,7 @@
 package io.queen.push;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,7 +16,7 @@ import java.util.UUID;
  * SQL calls of the push feature: one {@code queen.log_push_multi_v1} call per bundle (one transaction, one
  * commit) and the segment lookup that resolves a duplicate's original message. Thread-safe (stateless).
  */
-@ApplicationScoped
+@Singleton
 public class PushStore {
     private final AgroalDataSource ds;
 

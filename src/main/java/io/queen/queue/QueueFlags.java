@@ -1,7 +1,7 @@
 package io.queen.queue;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * that time; a configure on this broker invalidates at once. An unknown queue (about to be provisioned by its
  * first push) is not encrypted and has no pop hold. Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class QueueFlags {
     static final long TTL_SECONDS = 5;
 
