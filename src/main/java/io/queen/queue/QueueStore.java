@@ -1,21 +1,18 @@
 package io.queen.queue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.agroal.api.AgroalDataSource;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
 
 /** SQL calls of the {@code queue} feature. Thread-safe (stateless; one pooled connection per call). */
 @ApplicationScoped
 public class QueueStore {
-    private final AgroalDataSource ds;
+    private final SqlCalls sql;
 
-    QueueStore(AgroalDataSource ds) {
-        this.ds = ds;
+    QueueStore(SqlCalls sql) {
+        this.sql = sql;
     }
 
     public record ConfiguredQueue(UUID id, String name, String namespace, String task, ObjectNode options) {
@@ -23,19 +20,10 @@ public class QueueStore {
 
     public ConfiguredQueue configure(UUID tenant, String name, String namespace, String task, ObjectNode options)
             throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.configure_queue_v1(?, ?, ?, ?, ?::jsonb)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, name);
-            ps.setString(3, namespace);
-            ps.setString(4, task);
-            ps.setString(5, options.toString());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new ConfiguredQueue(rs.getObject("id", UUID.class), rs.getString("name"),
-                        rs.getString("namespace"), rs.getString("task"), QueueOptions.fromRow(rs));
-            }
-        }
+        return sql.one("SELECT * FROM queen.configure_queue_v1(?, ?, ?, ?, ?::jsonb)",
+                rs -> new ConfiguredQueue(rs.getObject("id", UUID.class), rs.getString("name"),
+                        rs.getString("namespace"), rs.getString("task"), QueueOptions.fromRow(rs)),
+                tenant, name, namespace, task, options.toString());
     }
 
     /**
@@ -43,14 +31,6 @@ public class QueueStore {
      * explicitly, the rest by cascade). Returns whether it existed.
      */
     public boolean delete(UUID tenant, String name) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT queen.delete_queue_v1(?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
+        return sql.flag("SELECT queen.delete_queue_v1(?, ?)", tenant, name);
     }
 }
