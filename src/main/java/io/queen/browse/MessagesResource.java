@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import io.queen.api.Paging;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
@@ -72,11 +73,10 @@ public class MessagesResource {
         if (f.isAfter(t)) {
             throw ApiException.badRequest("from must not be after to");
         }
-        int lim = Math.min(MAX_LIMIT, intParam(limit, "limit", DEFAULT_LIMIT, 1));
-        int off = intParam(offset, "offset", 0, 0);
+        Paging paging = Paging.of(limit, offset, DEFAULT_LIMIT, MAX_LIMIT);
         UUID tenant = callers.tenant();
         ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
-                blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
+                blankToNull(namespace), blankToNull(task), st, f, t, paging.limit(), paging.offset()));
         return Json.ok(out);
     }
 

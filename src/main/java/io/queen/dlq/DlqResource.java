@@ -1,5 +1,7 @@
 package io.queen.dlq;
 
+import io.queen.api.Paging;
+import io.queen.api.Answer;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
@@ -72,22 +74,16 @@ public class DlqResource {
     public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("limit") String limitParam, @QueryParam("offset") String offsetParam) throws SQLException {
-        int limit = Math.min(MAX_LIMIT, intParam(limitParam, "limit", DEFAULT_LIMIT, 1));
-        int offset = intParam(offsetParam, "offset", 0, 0);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_LIMIT, MAX_LIMIT);
         Instant f = Times.parse(from, "from", null);
         Instant t = Times.parse(to, "to", null);
         UUID tenant = callers.tenant();
         DlqStore.Page page = store.browse(tenant, blankToNull(queue), blankToNull(group), blankToNull(partition), f, t,
-                limit, offset);
-        ObjectNode out = mapper.createObjectNode();
-        ArrayNode messages = out.putArray("messages");
-        page.rows().forEach(r -> messages.add(DlqJson.message(r, cipher)));
-        out.put("total", page.total());
-        out.put("limit", limit);
-        out.put("offset", offset);
-        ObjectNode pagination = out.putObject("pagination");
-        pagination.put("limit", limit);
-        pagination.put("offset", offset);
+                paging.limit(), paging.offset());
+        ObjectNode out = Answer.page("messages", page.rows(), r -> DlqJson.message(r, cipher), page.total(), paging);
+        // the reference's answer also carries limit and offset at the top level
+        out.put("limit", paging.limit());
+        out.put("offset", paging.offset());
         return Json.ok(out);
     }
 

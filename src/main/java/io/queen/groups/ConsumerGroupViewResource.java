@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -97,7 +98,8 @@ public class ConsumerGroupViewResource {
             throws SQLException {
         UUID tenant = callers.tenant();
         double minLag = minLag(minLagParam);
-        int limit = Math.min(limits.maxLimit(), QueryParams.intParam(limitParam, "limit", limits.maxLimit(), 1));
+        // no offset: the default limit is the maximum
+        int limit = Paging.of(limitParam, null, limits.maxLimit(), limits.maxLimit()).limit();
         ArrayNode out = Json.MAPPER.createArrayNode();
         for (ConsumerGroupViewStore.Lagging c : store.lagging(tenant, minLag, limit)) {
             ObjectNode o = out.addObject();

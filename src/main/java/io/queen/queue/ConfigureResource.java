@@ -93,13 +93,7 @@ public class ConfigureResource {
     }
 
     private static String optionalText(JsonNode req, String field) {
-        JsonNode v = req.get(field);
-        if (v == null || v.isNull()) {
-            return "";
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return Input.name(v.textValue(), field);
+        String v = Bodies.optionalString(req, field);
+        return v == null ? "" : Input.name(v, field);
     }
 }

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -66,13 +67,12 @@ public class QueueStatusResource {
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
-        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, limit, offset), () -> {
-            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, limit, offset), limit, offset);
-        });
+        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, paging.limit(), paging.offset()),
+                () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, paging.limit(), paging.offset()),
+                        paging));
     }
 
     @GET
@@ -149,11 +149,10 @@ public class QueueStatusResource {
             @Parameter(description = "default 50, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
         StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
         ObjectNode page = browser.list(tenant, new MessageBrowser.Filter(q.name(), null, null, null, null,
-                Instant.EPOCH, Instant.now(), limit, offset));
+                Instant.EPOCH, Instant.now(), paging.limit(), paging.offset()));
         ArrayNode out = Json.MAPPER.createArrayNode();
         for (JsonNode m : page.get("messages")) {
             ObjectNode o = out.addObject();

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -106,14 +107,13 @@ public class ResourcesResource {
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
         String sr = StatusJson.filter(search, "search");
-        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, limit, offset), () -> {
-            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, limit, offset), limit, offset);
-        });
+        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, paging.limit(),
+                paging.offset()), () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, paging.limit(),
+                paging.offset()), paging));
     }
 
     @GET
