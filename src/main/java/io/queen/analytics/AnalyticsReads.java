@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -32,13 +33,10 @@ public class AnalyticsReads {
             + " COALESCE(round(sum(lag_sum_ms)::numeric / NULLIF(sum(lag_count), 0)), 0)::bigint AS \"avgLagMs\","
             + " max(lag_max_ms)::bigint AS \"maxLagMs\"";
 
-    private final SqlCalls sql;
-    private final ObjectMapper mapper;
-
-    AnalyticsReads(SqlCalls sql, ObjectMapper mapper) {
-        this.sql = sql;
-        this.mapper = mapper;
-    }
+    @Inject
+    SqlCalls sql;
+    @Inject
+    ObjectMapper mapper;
 
     /**
      * Runs {@code sql} with {@code args} bound in order (a null as a text null: these statements compare it in

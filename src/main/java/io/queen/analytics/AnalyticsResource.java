@@ -35,6 +35,8 @@ import java.util.UUID;
  */
 @Path("/api/v1/analytics")
 @Access(Access.Level.READ)
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class AnalyticsResource {
     private static final String BIN = "date_bin(make_interval(mins => ?), bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
     private static final String WINDOW = " bucket >= ? AND bucket <= ?";
@@ -74,8 +76,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-ops")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response queueOps(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -99,8 +99,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-lag")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response queueLag(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -114,8 +112,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-parked-replicas")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response parkedReplicas(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -136,8 +132,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/worker-metrics")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response workerMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
         requireClusterView(callers, defaultTenant);
@@ -198,8 +192,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/system-metrics")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response systemMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
         requireClusterView(callers, defaultTenant);

@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import io.queen.metrics.OpsMeter;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,11 +28,8 @@ public class MetricsStore {
     public record Broker(String hostname, int workerId, int port) {
     }
 
-    private final SqlCalls sql;
-
-    MetricsStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     /**
      * Writes one flush: {@code queues} rows (each {@link OpsMeter#FIELDS} values), the broker totals and the

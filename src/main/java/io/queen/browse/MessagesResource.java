@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
@@ -35,23 +36,20 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/messages")
 @Tag(name = "messages")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class MessagesResource {
     static final int DEFAULT_LIMIT = 200;
     static final int MAX_LIMIT = 1000;
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
-    private final MessageBrowser browser;
-    private final Callers callers;
-
-    MessagesResource(MessageBrowser browser, Callers callers) {
-        this.browser = browser;
-        this.callers = callers;
-    }
+    @Inject
+    MessageBrowser browser;
+    @Inject
+    Callers callers;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Browse messages newest first with derived status (no cursor moves)",
             description = "Query: queue, partition, ns, task, status, from, to, limit (default 200, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, offset, "
@@ -83,8 +81,6 @@ public class MessagesResource {
     @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One message with its payload by (partitionId, transactionId)")
     @APIResponse(responseCode = "200", description = "{id, transactionId, partitionId, data, status, createdAt, ...}")
     @APIResponse(responseCode = "404", description = "message not found")

@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.ResultSet;
@@ -16,11 +17,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class ReadStore {
-    private final SqlCalls sql;
-
-    ReadStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     public record PartitionContext(UUID partitionId, String queue, String partition, String namespace, String task,
             int priority, int leaseTime, int retryLimit, int retryDelay, int ttl, boolean encryptionEnabled,

@@ -1,5 +1,6 @@
 package io.queen.dlq;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.api.Answer;
 import static io.queen.api.QueryParams.blankToNull;
@@ -43,28 +44,25 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/dlq")
 @Tag(name = "dlq")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class DlqResource {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
 
-    private final DlqStore store;
-    private final PayloadCipher cipher;
-    private final DlqReplay replay;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, Callers callers) {
-        this.cipher = cipher;
-        this.store = store;
-        this.replay = replay;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject
+    DlqStore store;
+    @Inject
+    PayloadCipher cipher;
+    @Inject
+    DlqReplay replay;
+    @Inject
+    ObjectMapper mapper;
+    @Inject
+    Callers callers;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Browse dead letters, newest failure first",
             description = "Query: queue, consumerGroup, partition, from, to, limit (default 100, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, messageId, transactionId, partitionId, "
@@ -90,8 +88,6 @@ public class DlqResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("{id}/replay")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RequestBody(required = false, description = "{queue?, partition?} destination (default: the source "
             + "partition); empty body allowed",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))

@@ -1,5 +1,6 @@
 package io.queen.dlq;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.ResultSet;
@@ -16,11 +17,8 @@ public class DlqStore {
             + " payload, error, retry_count, failed_at, trace_id, producer_sub, message_created_at, queue_name,"
             + " partition_name, namespace, task";
 
-    private final SqlCalls sql;
-
-    DlqStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     /** One dead letter; {@code payload} is the JSON text of the snapshot (null when none was stored). */
     public record DeadLetter(UUID id, UUID partitionId, String consumerGroup, long offset, UUID messageId,

@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -10,11 +11,8 @@ import java.util.UUID;
 /** SQL calls of consumer-group administration. Thread-safe (stateless). */
 @ApplicationScoped
 public class ConsumerGroupStore {
-    private final SqlCalls sql;
-
-    ConsumerGroupStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     public record Deleted(int partitions, int metadata) {
     }

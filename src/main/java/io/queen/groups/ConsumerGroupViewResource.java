@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
@@ -34,22 +35,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/consumer-groups")
 @Access(Access.Level.READ)
 @Tag(name = "consumer-groups")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class ConsumerGroupViewResource {
     static final double DEFAULT_MIN_LAG_SECONDS = 3600;
 
-    private final ConsumerGroupViewStore store;
-    private final StatusConfig limits;
-    private final Callers callers;
-
-    ConsumerGroupViewResource(ConsumerGroupViewStore store, StatusConfig limits, Callers callers) {
-        this.store = store;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject
+    ConsumerGroupViewStore store;
+    @Inject
+    StatusConfig limits;
+    @Inject
+    Callers callers;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Consumer groups, one entry per (group, queue) (JSON array)",
             description = "Lag covers every partition of the queue: where the group has no cursor yet it stands at "
                     + "its subscription start (all: the beginning; new or a timestamp: that time). members counts "
@@ -82,8 +80,6 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("lagging")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Positions lagging by at least minLagSeconds, largest time lag first (JSON array)",
             description = "A position is a (group, partition) of a queue the group consumes, with or without a "
                     + "cursor. Cost: O(partitions of the consumed queues x their groups) plus one segment "
@@ -119,8 +115,6 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("{group}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One group's position in every partition of its queues, keyed by queue name ({} for an "
             + "unknown group)",
             description = "A partition the group has not popped shows where its first pop would start "

@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.ResultSet;
@@ -14,11 +15,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class ConsumerGroupViewStore {
-    private final SqlCalls sql;
-
-    ConsumerGroupViewStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     /** One (group, queue) of the group list. */
     public record GroupQueue(String group, String queue, long members, long partitionsWithLag, long totalLag,

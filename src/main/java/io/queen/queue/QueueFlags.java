@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -27,12 +28,9 @@ public class QueueFlags {
     private record Entry(boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
-    private final SqlCalls sql;
+    @Inject
+    SqlCalls sql;
     private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
-
-    QueueFlags(SqlCalls sql) {
-        this.sql = sql;
-    }
 
     /** The queues among {@code queues} whose payloads must be encrypted. */
     public Set<String> encrypted(UUID tenant, Collection<String> queues) throws SQLException {

@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,11 +10,8 @@ import java.util.UUID;
 /** SQL calls of the {@code queue} feature. Thread-safe (stateless; one pooled connection per call). */
 @ApplicationScoped
 public class QueueStore {
-    private final SqlCalls sql;
-
-    QueueStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     public record ConfiguredQueue(UUID id, String name, String namespace, String task, ObjectNode options) {
     }

@@ -1,5 +1,6 @@
 package io.queen.retention;
 
+import jakarta.inject.Inject;
 import io.agroal.api.AgroalDataSource;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,13 +23,10 @@ public class RetentionStore {
     static final long RETENTION_LOCK = 737001L;
 
     /** Only for the leadership lock, which holds a connection in a transaction across the cycle. */
-    private final AgroalDataSource ds;
-    private final SqlCalls sql;
-
-    RetentionStore(AgroalDataSource ds, SqlCalls sql) {
-        this.ds = ds;
-        this.sql = sql;
-    }
+    @Inject
+    AgroalDataSource ds;
+    @Inject
+    SqlCalls sql;
 
     /** What one cycle has to do for one partition. */
     public record Work(String kind, UUID partitionId, UUID queueId, OffsetDateTime cutoffA, OffsetDateTime cutoffB) {

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
@@ -34,28 +35,24 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/status/queues")
 @Access(Access.Level.READ)
 @Tag(name = "status")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class QueueStatusResource {
     static final int DEFAULT_QUEUE_LIMIT = 100;
     static final int DEFAULT_MESSAGE_LIMIT = 50;
 
-    private final StatusStore store;
-    private final MessageBrowser browser;
-    private final StatusConfig limits;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, Callers callers,
-            StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.browser = browser;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject
+    StatusStore store;
+    @Inject
+    MessageBrowser browser;
+    @Inject
+    StatusConfig limits;
+    @Inject
+    Callers callers;
+    @Inject
+    StatusSnapshots snapshots;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, newest first, with message figures",
             description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
                     + "limit is clamped to queen.status.max-limit (1000).")
@@ -77,8 +74,6 @@ public class QueueStatusResource {
 
     @GET
     @Path("{queue}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One queue with its partitions (figures, consumption, activity)",
             description = "Partitions are always included (includePartitions is accepted and ignored). Cost: "
                     + "O(partitions of the queue + their cursors + their dead letters) plus one segment "
@@ -137,8 +132,6 @@ public class QueueStatusResource {
 
     @GET
     @Path("{queue}/messages")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "The queue's newest messages with their derived status (JSON array)",
             description = "Decodes segments through the message browse: cost O(limit + offset) messages, at most "
                     + "5,000 segments; limit clamped to queen.status.max-limit (1000).")

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
@@ -30,28 +31,25 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/resources")
 @Access(Access.Level.READ)
 @Tag(name = "resources")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class ResourcesResource {
     /** Complete minutes the overview's rates average over. */
     static final int RATE_MINUTES = 5;
 
     static final int DEFAULT_QUEUE_LIMIT = 100;
 
-    private final StatusStore store;
-    private final StatusConfig limits;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject
+    StatusStore store;
+    @Inject
+    StatusConfig limits;
+    @Inject
+    Callers callers;
+    @Inject
+    StatusSnapshots snapshots;
 
     @GET
     @Path("overview")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Broker-wide counts, message figures and consumer lag",
             description = "Cost: O(partitions + cursors + dead letters) plus one segment primary-key probe per "
                     + "lagging cursor. throughput: messages pushed and positively acked per second over the "
@@ -93,8 +91,6 @@ public class ResourcesResource {
 
     @GET
     @Path("queues")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, newest first, with message figures",
             description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
                     + "limit is clamped to queen.status.max-limit (1000).")
@@ -118,8 +114,6 @@ public class ResourcesResource {
 
     @GET
     @Path("namespaces")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, partitions and messages per namespace (non-empty namespaces only)",
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
@@ -131,8 +125,6 @@ public class ResourcesResource {
 
     @GET
     @Path("tasks")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, partitions and messages per task (non-empty tasks only)",
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")

@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.queue.QueueOptions;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,11 +18,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class StatusStore {
-    private final SqlCalls sql;
-
-    StatusStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     /** Message figures of a partition, a queue or a sum of them (see 014_admin_status.sql for the definitions). */
     public record Figures(long total, long pending, long processing, long completed, long failed, long deadLetter) {

@@ -24,6 +24,7 @@ import java.util.UUID;
  * of {@code /push} (queue names as queue names, {@link Input} for the rest) before any SQL. Thread-safe (stateless).
  */
 @Path("/streams/v1/queries")
+@RunOnVirtualThread
 public class QueriesResource {
     private final StreamsStore store;
     private final ObjectMapper mapper;
@@ -37,7 +38,6 @@ public class QueriesResource {
 
     @POST
     @Access(Access.Level.WRITE)
-    @RunOnVirtualThread
     public Response register(byte[] body) throws Exception {
         UUID tenant = callers.tenant();
         JsonNode req;

@@ -28,6 +28,7 @@ import java.util.UUID;
  * lock. Thread-safe (stateless).
  */
 @Path("/streams/v1/state/get")
+@RunOnVirtualThread
 public class StateResource {
     /** Far beyond any epoch-ms; bounds what reaches PostgreSQL's numeric. */
     private static final BigDecimal RIPE_LIMIT = new BigDecimal("1e30");
@@ -45,7 +46,6 @@ public class StateResource {
 
     @POST
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response get(byte[] body) throws Exception {
         UUID tenant = callers.tenant();
         UUID query;

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import java.math.BigDecimal;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,11 +16,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class StreamsStore {
-    private final SqlCalls sql;
-
-    StreamsStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     /** {@code conflict} non-null: the registration differs and nothing changed. */
     public record Registration(UUID queryId, boolean fresh, boolean reset, String conflict) {

@@ -1,5 +1,6 @@
 package io.queen.traces;
 
+import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -10,11 +11,8 @@ import java.util.UUID;
 /** SQL calls of the traces feature ({@code db/017_traces.sql}). Thread-safe (stateless). */
 @ApplicationScoped
 public class TraceStore {
-    private final SqlCalls sql;
-
-    TraceStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     public record Trace(UUID id, UUID partitionId, String transactionId, String eventType, String dataJson,
             String consumerGroup, String workerId, OffsetDateTime createdAt, List<String> names, String queue,

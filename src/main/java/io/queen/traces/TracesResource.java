@@ -1,5 +1,6 @@
 package io.queen.traces;
 
+import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.api.Answer;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,27 +39,24 @@ import java.util.UUID;
  * most {@value #MAX_EVENT} characters, pages of at most {@value #MAX_LIMIT}. Stateless.
  */
 @Path("/api/v1/traces")
+@RunOnVirtualThread
 public class TracesResource {
     static final int MAX_NAMES = 32;
     static final int MAX_NAME = 255;
     static final int MAX_EVENT = 64;
     static final int MAX_LIMIT = 1000;
 
-    private final TraceStore store;
-    private final MessageBrowser browser;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    TracesResource(TraceStore store, MessageBrowser browser, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.browser = browser;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject
+    TraceStore store;
+    @Inject
+    MessageBrowser browser;
+    @Inject
+    ObjectMapper mapper;
+    @Inject
+    Callers callers;
 
     @POST
     @Access(Access.Level.WRITE)
-    @RunOnVirtualThread
     public Response add(byte[] body) throws SQLException {
         UUID tenant = callers.tenant();
         JsonNode b = Bodies.requireObject(mapper, body);
@@ -102,7 +100,6 @@ public class TracesResource {
     @GET
     @Path("/{partitionId}/{transactionId}")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response ofMessage(@PathParam("partitionId") String partitionId,
             @PathParam("transactionId") String transactionId) throws SQLException {
         UUID pid = Ids.uuidOrNull(partitionId);
@@ -122,7 +119,6 @@ public class TracesResource {
     @GET
     @Path("/by-name/{traceName}")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response byName(@PathParam("traceName") String name, @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) throws SQLException {
         Input.check(name, "traceName", MAX_NAME);
@@ -153,7 +149,6 @@ public class TracesResource {
     @GET
     @Path("/names")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response names(@QueryParam("limit") String limit, @QueryParam("offset") String offset) throws SQLException {
         Paging paging = Paging.of(limit, offset, 50, MAX_LIMIT);
         TraceStore.Page<TraceStore.Name> page = store.names(callers.tenant(), paging.limit(), paging.offset());
