@@ -37,14 +37,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class LeaseResource {
     static final int MAX_SECONDS = 3600;
 
-    @Inject
-    AckStore store;
-    @Inject
-    LeaseDirectory directory;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject AckStore store;
+    @Inject LeaseDirectory directory;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.WRITE)
     @POST

@@ -33,10 +33,8 @@ public class AnalyticsReads {
             + " COALESCE(round(sum(lag_sum_ms)::numeric / NULLIF(sum(lag_count), 0)), 0)::bigint AS \"avgLagMs\","
             + " max(lag_max_ms)::bigint AS \"maxLagMs\"";
 
-    @Inject
-    SqlCalls sql;
-    @Inject
-    ObjectMapper mapper;
+    @Inject SqlCalls sql;
+    @Inject ObjectMapper mapper;
 
     /**
      * Runs {@code sql} with {@code args} bound in order (a null as a text null: these statements compare it in

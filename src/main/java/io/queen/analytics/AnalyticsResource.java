@@ -137,8 +137,7 @@ public class AnalyticsResource {
         requireClusterView(callers, defaultTenant);
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
         String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerId == null || workerId.isBlank() ? null
-                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+        Integer worker = workerFilter(workerId);
         String filter = " FROM queen.metrics_broker_minute WHERE" + WINDOW
                 + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)";
         ObjectNode out = envelope(r);
@@ -197,8 +196,7 @@ public class AnalyticsResource {
         requireClusterView(callers, defaultTenant);
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
         String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerId == null || workerId.isBlank() ? null
-                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+        Integer worker = workerFilter(workerId);
         ArrayNode rows = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, " + BIN
                 + " AS timestamp, sum(samples)::bigint AS \"sampleCount\","
                 + " avg(cpu_user_pct) AS cpu_user, max(cpu_user_pct) AS cpu_user_max,"
@@ -234,39 +232,36 @@ public class AnalyticsResource {
             p.set("timestamp", n.get("timestamp"));
             p.set("sampleCount", n.get("sampleCount"));
             ObjectNode m = p.putObject("metrics");
-            ObjectNode cpu = m.putObject("cpu");
-            cpu.set("userPercent", n.get("cpu_user"));
-            cpu.set("userPercentMax", n.get("cpu_user_max"));
-            cpu.set("systemPercent", n.get("cpu_system"));
-            cpu.set("systemPercentMax", n.get("cpu_system_max"));
-            ObjectNode mem = m.putObject("memory");
-            mem.set("rssBytes", n.get("rss"));
-            mem.set("rssBytesMax", n.get("rss_max"));
-            mem.set("heapUsedBytes", n.get("heap_used"));
-            mem.set("heapUsedBytesMax", n.get("heap_used_max"));
-            mem.set("heapCommittedBytes", n.get("heap_committed"));
-            mem.set("heapMaxBytes", n.get("heap_max"));
-            mem.set("nonHeapUsedBytes", n.get("nonheap_used"));
-            ObjectNode db = m.putObject("database");
-            db.set("poolSize", n.get("pool_size"));
-            db.set("poolActive", n.get("pool_active"));
-            db.set("poolActiveMax", n.get("pool_active_max"));
-            db.set("poolIdle", n.get("pool_idle"));
-            db.set("poolWaitingMax", n.get("pool_waiting_max"));
-            db.set("errors", n.get("db_errors"));
-            ObjectNode threads = m.putObject("threadpool");
-            threads.set("threads", n.get("threads"));
-            threads.set("threadsMax", n.get("threads_max"));
-            threads.set("daemonThreads", n.get("daemon"));
-            ObjectNode ops = m.putObject("throughput");
-            ops.set("pushMessages", n.get("push_messages"));
-            ops.set("popMessages", n.get("pop_messages"));
-            ops.set("ackMessages", n.get("ack_messages"));
+            copy(m.putObject("cpu"), n, "userPercent", "cpu_user", "userPercentMax", "cpu_user_max", "systemPercent",
+                    "cpu_system", "systemPercentMax", "cpu_system_max");
+            copy(m.putObject("memory"), n, "rssBytes", "rss", "rssBytesMax", "rss_max", "heapUsedBytes", "heap_used",
+                    "heapUsedBytesMax", "heap_used_max", "heapCommittedBytes", "heap_committed", "heapMaxBytes",
+                    "heap_max", "nonHeapUsedBytes", "nonheap_used");
+            copy(m.putObject("database"), n, "poolSize", "pool_size", "poolActive", "pool_active", "poolActiveMax",
+                    "pool_active_max", "poolIdle", "pool_idle", "poolWaitingMax", "pool_waiting_max", "errors",
+                    "db_errors");
+            copy(m.putObject("threadpool"), n, "threads", "threads", "threadsMax", "threads_max", "daemonThreads",
+                    "daemon");
+            copy(m.putObject("throughput"), n, "pushMessages", "push_messages", "popMessages", "pop_messages",
+                    "ackMessages", "ack_messages");
             points++;
         }
         out.put("replicaCount", replicas.size());
         out.put("pointCount", points);
         return Json.ok(out);
+    }
+
+    /** The optional {@code workerId} filter: absent = every broker; not an integer = 400 naming it. */
+    private static Integer workerFilter(String workerId) {
+        return workerId == null || workerId.isBlank() ? null
+                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+    }
+
+    /** Sets {@code to[key] = row[column]} for each (key, column) pair, in order. */
+    private static void copy(ObjectNode to, JsonNode row, String... keyThenColumn) {
+        for (int i = 0; i < keyThenColumn.length; i += 2) {
+            to.set(keyThenColumn[i], row.get(keyThenColumn[i + 1]));
+        }
     }
 
     private ArrayNode queueTotals(TimeRange r, UUID tenant, String q, String host, Integer worker)

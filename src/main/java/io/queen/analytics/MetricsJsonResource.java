@@ -24,12 +24,9 @@ import java.lang.management.MemoryUsage;
 @Access(Access.Level.PUBLIC)
 @Produces(MediaType.APPLICATION_JSON)
 public class MetricsJsonResource {
-    @Inject
-    MetricsFlusher flusher;
-    @Inject
-    ProcessStats process;
-    @Inject
-    ObjectMapper mapper;
+    @Inject MetricsFlusher flusher;
+    @Inject ProcessStats process;
+    @Inject ObjectMapper mapper;
 
     @GET
     public Response metrics() {

@@ -28,8 +28,7 @@ public class MetricsStore {
     public record Broker(String hostname, int workerId, int port) {
     }
 
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     /**
      * Writes one flush: {@code queues} rows (each {@link OpsMeter#FIELDS} values), the broker totals and the

@@ -32,12 +32,9 @@ import java.util.UUID;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class StatusAnalyticsResource {
-    @Inject
-    AnalyticsReads reads;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject AnalyticsReads reads;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @GET
     public Response analytics(@QueryParam("interval") String intervalParam, @QueryParam("from") String from,

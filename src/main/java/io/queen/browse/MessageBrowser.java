@@ -38,10 +38,8 @@ public class MessageBrowser {
     static final int FALLBACK_SEGMENTS = 5000;
     private static final int FALLBACK_PAGE = 100;
 
-    @Inject
-    ReadStore store;
-    @Inject
-    PayloadCipher cipher;
+    @Inject ReadStore store;
+    @Inject PayloadCipher cipher;
 
     /** Filters of the browse route; null = no filter. */
     public record Filter(String queue, String partition, String namespace, String task, String status, Instant from,

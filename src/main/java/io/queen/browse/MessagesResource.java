@@ -43,10 +43,8 @@ public class MessagesResource {
     static final int MAX_LIMIT = 1000;
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
-    @Inject
-    MessageBrowser browser;
-    @Inject
-    Callers callers;
+    @Inject MessageBrowser browser;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET

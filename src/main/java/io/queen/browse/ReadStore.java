@@ -17,8 +17,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class ReadStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     public record PartitionContext(UUID partitionId, String queue, String partition, String namespace, String task,
             int priority, int leaseTime, int retryLimit, int retryDelay, int ttl, boolean encryptionEnabled,

@@ -36,14 +36,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class DlqMessageResource {
-    @Inject
-    DlqStore store;
-    @Inject
-    DlqReplay replay;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject DlqStore store;
+    @Inject DlqReplay replay;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.WRITE)
     @DELETE

@@ -50,16 +50,11 @@ public class DlqResource {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
 
-    @Inject
-    DlqStore store;
-    @Inject
-    PayloadCipher cipher;
-    @Inject
-    DlqReplay replay;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject DlqStore store;
+    @Inject PayloadCipher cipher;
+    @Inject DlqReplay replay;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET

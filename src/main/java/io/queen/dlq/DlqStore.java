@@ -17,8 +17,7 @@ public class DlqStore {
             + " payload, error, retry_count, failed_at, trace_id, producer_sub, message_created_at, queue_name,"
             + " partition_name, namespace, task";
 
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     /** One dead letter; {@code payload} is the JSON text of the snapshot (null when none was stored). */
     public record DeadLetter(UUID id, UUID partitionId, String consumerGroup, long offset, UUID messageId,

@@ -40,14 +40,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "consumer-groups")
 @RunOnVirtualThread
 public class ConsumerGroupResource {
-    @Inject
-    ConsumerGroupStore store;
-    @Inject
-    PopService pop;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject ConsumerGroupStore store;
+    @Inject PopService pop;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
     @DELETE

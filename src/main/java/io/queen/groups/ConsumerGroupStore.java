@@ -11,8 +11,7 @@ import java.util.UUID;
 /** SQL calls of consumer-group administration. Thread-safe (stateless). */
 @ApplicationScoped
 public class ConsumerGroupStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     public record Deleted(int partitions, int metadata) {
     }

@@ -40,12 +40,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class ConsumerGroupViewResource {
     static final double DEFAULT_MIN_LAG_SECONDS = 3600;
 
-    @Inject
-    ConsumerGroupViewStore store;
-    @Inject
-    StatusConfig limits;
-    @Inject
-    Callers callers;
+    @Inject ConsumerGroupViewStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
 
     @GET
     @Operation(summary = "Consumer groups, one entry per (group, queue) (JSON array)",

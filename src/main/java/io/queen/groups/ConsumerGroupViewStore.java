@@ -15,8 +15,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class ConsumerGroupViewStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     /** One (group, queue) of the group list. */
     public record GroupQueue(String group, String queue, long members, long partitionsWithLag, long totalLag,

@@ -25,12 +25,9 @@ import java.sql.SQLException;
 @Access(Access.Level.ADMIN)
 @RunOnVirtualThread
 public class MaintenanceResource {
-    @Inject
-    MaintenanceSwitches switches;
-    @Inject
-    PushSpool spool;
-    @Inject
-    ObjectMapper mapper;
+    @Inject MaintenanceSwitches switches;
+    @Inject PushSpool spool;
+    @Inject ObjectMapper mapper;
 
     @GET
     public Response get() throws SQLException {

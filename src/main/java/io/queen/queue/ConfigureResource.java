@@ -36,18 +36,13 @@ import org.jboss.logging.Logger;
 public class ConfigureResource {
     private static final Logger LOG = Logger.getLogger(ConfigureResource.class);
 
-    @Inject
-    QueueStore store;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject QueueStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
-    @Inject
-    QueueFlags flags;
+    @Inject QueueFlags flags;
 
-    @Inject
-    PayloadCipher cipher;
+    @Inject PayloadCipher cipher;
 
     @Access(Access.Level.WRITE)
     @POST

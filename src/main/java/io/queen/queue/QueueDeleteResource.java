@@ -34,16 +34,11 @@ import org.jboss.logging.Logger;
 public class QueueDeleteResource {
     private static final Logger LOG = Logger.getLogger(QueueDeleteResource.class);
 
-    @Inject
-    QueueStore store;
-    @Inject
-    PushFusion fusion;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
-    @Inject
-    OpsMeter meter;
+    @Inject QueueStore store;
+    @Inject PushFusion fusion;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
+    @Inject OpsMeter meter;
 
     @Access(Access.Level.ADMIN)
     @DELETE

@@ -28,8 +28,7 @@ public class QueueFlags {
     private record Entry(boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
     private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
 
     /** The queues among {@code queues} whose payloads must be encrypted. */

@@ -10,8 +10,7 @@ import java.util.UUID;
 /** SQL calls of the {@code queue} feature. Thread-safe (stateless; one pooled connection per call). */
 @ApplicationScoped
 public class QueueStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     public record ConfiguredQueue(UUID id, String name, String namespace, String task, ObjectNode options) {
     }

@@ -38,12 +38,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class RetentionAnalyticsResource {
-    @Inject
-    RetentionStore store;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject RetentionStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET

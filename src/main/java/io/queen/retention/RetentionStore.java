@@ -23,10 +23,8 @@ public class RetentionStore {
     static final long RETENTION_LOCK = 737001L;
 
     /** Only for the leadership lock, which holds a connection in a transaction across the cycle. */
-    @Inject
-    AgroalDataSource ds;
-    @Inject
-    SqlCalls sql;
+    @Inject AgroalDataSource ds;
+    @Inject SqlCalls sql;
 
     /** What one cycle has to do for one partition. */
     public record Work(String kind, UUID partitionId, UUID queueId, OffsetDateTime cutoffA, OffsetDateTime cutoffB) {

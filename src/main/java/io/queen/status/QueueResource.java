@@ -33,12 +33,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
-    @Inject
-    StatusStore store;
-    @Inject
-    Callers callers;
-    @Inject
-    StatusSnapshots snapshots;
+    @Inject StatusStore store;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
     @Operation(summary = "One queue: partitions with figures, totals, effective configuration",

@@ -41,16 +41,11 @@ public class QueueStatusResource {
     static final int DEFAULT_QUEUE_LIMIT = 100;
     static final int DEFAULT_MESSAGE_LIMIT = 50;
 
-    @Inject
-    StatusStore store;
-    @Inject
-    MessageBrowser browser;
-    @Inject
-    StatusConfig limits;
-    @Inject
-    Callers callers;
-    @Inject
-    StatusSnapshots snapshots;
+    @Inject StatusStore store;
+    @Inject MessageBrowser browser;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
     @Operation(summary = "Queues, newest first, with message figures",

@@ -39,14 +39,10 @@ public class ResourcesResource {
 
     static final int DEFAULT_QUEUE_LIMIT = 100;
 
-    @Inject
-    StatusStore store;
-    @Inject
-    StatusConfig limits;
-    @Inject
-    Callers callers;
-    @Inject
-    StatusSnapshots snapshots;
+    @Inject StatusStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
     @Path("overview")

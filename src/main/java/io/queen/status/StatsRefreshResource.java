@@ -25,12 +25,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "consumer-groups")
 @Produces(MediaType.APPLICATION_JSON)
 public class StatsRefreshResource {
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    StatusSnapshots snapshots;
-    @Inject
-    Callers callers;
+    @Inject ObjectMapper mapper;
+    @Inject StatusSnapshots snapshots;
+    @Inject Callers callers;
 
     @POST
     @Operation(summary = "Drop the tenant's status snapshots: the next reads compute their figures afresh",

@@ -36,14 +36,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class StatusResource {
     static final int TOP_ERRORS = 5;
 
-    @Inject
-    StatusStore store;
-    @Inject
-    StatusConfig limits;
-    @Inject
-    Callers callers;
-    @Inject
-    StatusSnapshots snapshots;
+    @Inject StatusStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
     @Operation(summary = "Dashboard summary: queues, message figures, leases, dead letters",

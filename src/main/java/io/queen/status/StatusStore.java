@@ -18,8 +18,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class StatusStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     /** Message figures of a partition, a queue or a sum of them (see 014_admin_status.sql for the definitions). */
     public record Figures(long total, long pending, long processing, long completed, long failed, long deadLetter) {

@@ -31,19 +31,13 @@ public class CycleService {
     /** The answer to a cycle whose ack was already committed (a replay after a lost answer). */
     public static final String ALREADY_COMMITTED = "Message already committed";
 
-    @Inject
-    StreamsStore store;
-    @Inject
-    AckStore ackStore;
-    @Inject
-    AckService acks;
-    @Inject
-    SinkWriter sink;
-    @Inject
-    PopWaiters waiters;
+    @Inject StreamsStore store;
+    @Inject AckStore ackStore;
+    @Inject AckService acks;
+    @Inject SinkWriter sink;
+    @Inject PopWaiters waiters;
 
-    @Inject
-    OpsMeter meter;
+    @Inject OpsMeter meter;
 
     /** {@code badRequest}: the failure is the request's (400); otherwise a rolled-back cycle (200). */
     /** {@code sourceQueue}: the queue the acked partition belongs to (null for a failed cycle). */

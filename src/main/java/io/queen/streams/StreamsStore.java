@@ -16,8 +16,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class StreamsStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     /** {@code conflict} non-null: the registration differs and nothing changed. */
     public record Registration(UUID queryId, boolean fresh, boolean reset, String conflict) {

@@ -11,8 +11,7 @@ import java.util.UUID;
 /** SQL calls of the traces feature ({@code db/017_traces.sql}). Thread-safe (stateless). */
 @ApplicationScoped
 public class TraceStore {
-    @Inject
-    SqlCalls sql;
+    @Inject SqlCalls sql;
 
     public record Trace(UUID id, UUID partitionId, String transactionId, String eventType, String dataJson,
             String consumerGroup, String workerId, OffsetDateTime createdAt, List<String> names, String queue,

@@ -46,14 +46,10 @@ public class TracesResource {
     static final int MAX_EVENT = 64;
     static final int MAX_LIMIT = 1000;
 
-    @Inject
-    TraceStore store;
-    @Inject
-    MessageBrowser browser;
-    @Inject
-    ObjectMapper mapper;
-    @Inject
-    Callers callers;
+    @Inject TraceStore store;
+    @Inject MessageBrowser browser;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @POST
     @Access(Access.Level.WRITE)
