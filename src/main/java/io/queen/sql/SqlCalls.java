@@ -26,17 +26,17 @@ import javax.sql.DataSource;
  * decides.
  *
  * <p>A small class of ours rather than a library (Jdbi): the stores need exactly "bind, call, map rows", which
- * this does in one page without a dependency, reflection or startup cost; anything more (a transaction over
- * several calls) is {@link #inTransaction}. The hot statements (push, pop claim, ack) do not come here: they bind
- * by hand on purpose, see {@code PushStore}, {@code PopStore}, {@code AckStore}.
+ * this does in one page without a dependency, reflection or startup cost; a transaction over several calls
+ * runs on the caller's connection through {@link #on}. The hot statements (push, pop claim, ack) do not come
+ * here: they bind by hand on purpose, see {@code PushStore}, {@code PopStore}, {@code AckStore}.
  *
- * <p>Thread-safe: stateless; every call outside {@link #inTransaction} takes one pooled connection for itself
- * (autocommit), so two calls are two snapshots; inside {@link #inTransaction} the calls share its connection.
+ * <p>Thread-safe: stateless; every call not made {@link #on} a held connection takes one pooled connection
+ * for itself (autocommit), so two calls are two snapshots.
  */
 @ApplicationScoped
 public class SqlCalls {
     private final DataSource ds;
-    /** Set for the calls of one transaction: they all run on it and do not close it. */
+    /** Set for calls on a connection the caller holds: they all run on it and do not close it. */
     private final Connection held;
 
     @Inject
@@ -61,12 +61,6 @@ public class SqlCalls {
     @FunctionalInterface
     public interface Row<T> {
         T map(ResultSet rs) throws SQLException;
-    }
-
-    /** Work run on one connection inside one transaction. */
-    @FunctionalInterface
-    public interface Work<T> {
-        T run(SqlCalls tx) throws SQLException;
     }
 
     /** Every row, mapped. */
@@ -133,29 +127,6 @@ public class SqlCalls {
         });
     }
 
-    /**
-     * Runs {@code work} on one connection in one transaction: committed when it returns, rolled back when it
-     * throws (and the connection's autocommit restored before it goes back to the pool).
-     */
-    public <T> T inTransaction(Work<T> work) throws SQLException {
-        if (held != null) {
-            return work.run(this); // already inside one
-        }
-        try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = work.run(new SqlCalls(c));
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
-        }
-    }
-
     private interface Reader<T> {
         T read(ResultSet rs) throws SQLException;
     }
@@ -220,13 +191,5 @@ public class SqlCalls {
             }
         }
         return out;
-    }
-
-    private static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
     }
 }
