@@ -8,9 +8,7 @@ import io.queen.testing.Api;
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
-import io.queen.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -28,16 +26,12 @@ import org.junit.jupiter.api.Test;
  */
 class MaintenanceIT {
     static BrokerDatabase cluster;
-    static TestPostgres.Server pg;
-    static String db;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
         cluster = BrokerDatabase.create("maintenance");
-        pg = cluster.pg();
-        db = cluster.db();
         a = cluster.start("maint-a", Map.of());
         b = cluster.start("maint-b", Map.of());
     }
@@ -150,7 +144,7 @@ class MaintenanceIT {
             }
             c.kill();
 
-            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection lock = cluster.connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
@@ -165,7 +159,7 @@ class MaintenanceIT {
                 lock.rollback();   // the switch read completes: maintenance is on
             }
             awaitLog(c, "this broker now has push maintenance on", "this broker now has push maintenance on");
-            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection read = cluster.connect()) {
                 assertEquals(0, segments(read, q), "buffered pushes reached the log during maintenance");
             }
             assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
@@ -201,8 +195,8 @@ class MaintenanceIT {
             set(d, "/api/v1/system/maintenance", true);
             d.kill();   // its spool is empty: nothing holds a later push back but the switch itself
             // pg_stat_activity is read outside the locking transaction, which would see one snapshot of it
-            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
-                    Connection watch = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection lock = cluster.connect();
+                    Connection watch = cluster.connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
@@ -228,7 +222,7 @@ class MaintenanceIT {
                 assertEquals(201, r.status(), r.body());
                 assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText(), r.body());
             }
-            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection read = cluster.connect()) {
                 assertEquals(0, segments(read, q), "a push reached the log during maintenance");
             }
         } finally {

@@ -9,9 +9,7 @@ import io.queen.testing.Api;
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
-import io.queen.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -32,16 +30,12 @@ import org.junit.jupiter.api.Test;
  */
 class MultiBrokerIT {
     static BrokerDatabase cluster;
-    static TestPostgres.Server pg;
-    static String db;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
         cluster = BrokerDatabase.create("multibroker");
-        pg = cluster.pg();
-        db = cluster.db();
         a = cluster.start("a", Map.of());
         // B re-checks parked pops only every 60 s: within a test, only a NOTIFY can wake it
         b = cluster.start("b", Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"));
@@ -60,7 +54,7 @@ class MultiBrokerIT {
     }
 
     long count(String sql) throws Exception {
-        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
+        try (Connection c = cluster.connect();
                 Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);

@@ -1,5 +1,8 @@
 package io.queen.testing;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +31,11 @@ public final class BrokerDatabase implements AutoCloseable {
 
     public String db() {
         return db;
+    }
+
+    /** A new JDBC connection to this database (the caller closes it). */
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
     }
 
     /** Starts a broker on this database and waits until it is healthy (see {@link BrokerProcess#start}). */
