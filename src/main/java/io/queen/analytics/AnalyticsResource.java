@@ -134,13 +134,10 @@ public class AnalyticsResource {
     @Path("/worker-metrics")
     public Response workerMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
-        requireClusterView(callers, defaultTenant);
-        TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
-        String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerFilter(workerId);
+        BrokerWindow w = brokerWindow(from, to, hostname, workerId);
         String filter = " FROM queen.metrics_broker_minute WHERE" + WINDOW
                 + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)";
-        ObjectNode out = envelope(r);
+        ObjectNode out = envelope(w.range());
         // per minute summed over brokers, then per bucket: sums, and the peak of the per-minute parked sums
         ArrayNode series = reads.rows("SELECT b AS timestamp, " + AnalyticsReads.SUMS
                 + ", sum(db_errors)::bigint AS \"dbErrors\", max(parked)::bigint AS parked,"
@@ -152,8 +149,8 @@ public class AnalyticsResource {
                 + " sum(lag_count) AS lag_count, sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms,"
                 + " sum(parked) AS parked, sum(db_errors) AS db_errors, count(*) AS workers" + filter
                 + " GROUP BY 1, 2) m GROUP BY b ORDER BY b",
-                r.bucketMinutes(), r.fromMinute(), r.toTime(), host, host, worker, worker);
-        double seconds = r.bucketMinutes() * 60.0;
+                w.bucketedArgs());
+        double seconds = w.range().bucketMinutes() * 60.0;
         for (JsonNode n : series) {
             ObjectNode o = (ObjectNode) n;
             o.put("pushPerSecond", o.get("pushMessages").asLong() / seconds);
@@ -165,12 +162,12 @@ public class AnalyticsResource {
         ArrayNode workers = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, "
                 + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\", min(bucket) AS \"firstSeen\","
                 + " max(bucket) AS \"lastSeen\"" + filter + " GROUP BY 1, 2 ORDER BY 1, 2",
-                r.fromMinute(), r.toTime(), host, host, worker, worker);
+                w.args());
         out.set("workers", workers);
-        out.set("queues", queueTotals(r, defaultTenant, null, host, worker));
+        out.set("queues", queueTotals(w.range(), defaultTenant, null, w.host(), w.worker()));
         ObjectNode summary = out.putObject("summary");
         ObjectNode total = reads.one("SELECT " + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\""
-                + filter, r.fromMinute(), r.toTime(), host, host, worker, worker);
+                + filter, w.args());
         summary.put("totalPushMessages", total.path("pushMessages").asLong());
         summary.put("totalPopMessages", total.path("popMessages").asLong());
         summary.put("totalAckMessages", total.path("ackSuccess").asLong());
@@ -193,10 +190,7 @@ public class AnalyticsResource {
     @Path("/system-metrics")
     public Response systemMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
-        requireClusterView(callers, defaultTenant);
-        TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
-        String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerFilter(workerId);
+        BrokerWindow w = brokerWindow(from, to, hostname, workerId);
         ArrayNode rows = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, " + BIN
                 + " AS timestamp, sum(samples)::bigint AS \"sampleCount\","
                 + " avg(cpu_user_pct) AS cpu_user, max(cpu_user_pct) AS cpu_user_max,"
@@ -213,8 +207,8 @@ public class AnalyticsResource {
                 + " sum(ack_messages)::bigint AS ack_messages, sum(db_errors)::bigint AS db_errors"
                 + " FROM queen.metrics_broker_minute WHERE" + WINDOW + " AND (?::text IS NULL OR hostname = ?::text)"
                 + " AND (?::int IS NULL OR worker_id = ?::int) GROUP BY 1, 2, 4 ORDER BY 1, 2, 4",
-                r.bucketMinutes(), r.fromMinute(), r.toTime(), host, host, worker, worker);
-        ObjectNode out = envelope(r);
+                w.bucketedArgs());
+        ObjectNode out = envelope(w.range());
         Map<String, ObjectNode> replicas = new LinkedHashMap<>();
         ArrayNode list = out.putArray("replicas");
         int points = 0;
@@ -249,6 +243,26 @@ public class AnalyticsResource {
         out.put("replicaCount", replicas.size());
         out.put("pointCount", points);
         return Json.ok(out);
+    }
+
+    /** The window and broker filter of a broker-wide route. */
+    private record BrokerWindow(TimeRange range, String host, Integer worker) {
+        /** The arguments of a statement filtered by {@code WINDOW} and the broker filter, in that order. */
+        Object[] args() {
+            return new Object[] {range.fromMinute(), range.toTime(), host, host, worker, worker};
+        }
+
+        /** {@link #args} after the bucket width (a statement that bins with {@code BIN}). */
+        Object[] bucketedArgs() {
+            return new Object[] {range.bucketMinutes(), range.fromMinute(), range.toTime(), host, host, worker, worker};
+        }
+    }
+
+    /** Checks the caller may see the whole cluster, then reads from/to, hostname and workerId (400 naming one). */
+    private BrokerWindow brokerWindow(String from, String to, String hostname, String workerId) {
+        requireClusterView(callers, defaultTenant);
+        return new BrokerWindow(TimeRange.parse(from, to, Duration.ofHours(1)), QueryParams.blankToNull(hostname),
+                workerFilter(workerId));
     }
 
     /** The optional {@code workerId} filter: absent = every broker; not an integer = 400 naming it. */
