@@ -17,6 +17,9 @@ import java.util.UUID;
 /**
  * SQL calls of the ack feature. Methods that take a {@link Connection} run inside the caller's transaction
  * (ack + DLQ filing, and the transaction wire, are each one transaction). Thread-safe (stateless).
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: every consumed message is acked here, on a
+ * connection the caller's transaction holds, and the typed arrays of a fused ack are bound once per commit.
  */
 @Singleton
 public class AckStore {

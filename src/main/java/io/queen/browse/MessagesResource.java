@@ -1,5 +1,7 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
@@ -35,26 +37,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/messages")
 @Tag(name = "messages")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class MessagesResource {
     static final int DEFAULT_LIMIT = 200;
     static final int MAX_LIMIT = 1000;
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
-    private final MessageBrowser browser;
-    private final Callers callers;
-
-    private final io.queen.queue.QueueStore queues;
-
-    MessagesResource(MessageBrowser browser, Callers callers, io.queen.queue.QueueStore queues) {
-        this.queues = queues;
-        this.browser = browser;
-        this.callers = callers;
-    }
+    @Inject MessageBrowser browser;
+    @Inject Callers callers;
+    @Inject io.queen.queue.QueueStore queues;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Browse messages newest first with derived status (no cursor moves)",
             description = "Query: queue, partition, ns, task, status, from, to, limit (default 200, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, offset, "
@@ -80,11 +75,10 @@ public class MessagesResource {
         if (f.isAfter(t)) {
             throw ApiException.badRequest("from must not be after to");
         }
-        int lim = Math.min(MAX_LIMIT, intParam(limit, "limit", DEFAULT_LIMIT, 1));
-        int off = intParam(offset, "offset", 0, 0);
+        Paging paging = Paging.of(limit, offset, DEFAULT_LIMIT, MAX_LIMIT);
         UUID tenant = callers.tenant();
         ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
-                blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
+                blankToNull(namespace), blankToNull(task), st, f, t, paging.limit(), paging.offset()));
         return Json.ok(out);
     }
 
@@ -110,8 +104,6 @@ public class MessagesResource {
     @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One message with its payload by (partitionId, transactionId)")
     @APIResponse(responseCode = "200", description = "{id, transactionId, partitionId, data, status, createdAt, ...}")
     @APIResponse(responseCode = "404", description = "message not found")

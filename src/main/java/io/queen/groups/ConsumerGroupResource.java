@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -37,22 +38,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/consumer-groups/{group}")
 @Tag(name = "consumer-groups")
+@RunOnVirtualThread
 public class ConsumerGroupResource {
-    private final ConsumerGroupStore store;
-    private final PopService pop;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    ConsumerGroupResource(ConsumerGroupStore store, PopService pop, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.pop = pop;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject ConsumerGroupStore store;
+    @Inject PopService pop;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @RunOnVirtualThread
     @Operation(summary = "Delete a consumer group on every queue",
             description = "Query: deleteMetadata (default true).")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, deletedPartitions, "
@@ -72,7 +66,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.ADMIN)
     @DELETE
     @Path("/queues/{queue}")
-    @RunOnVirtualThread
     @Operation(summary = "Delete a consumer group on one queue",
             description = "Query: deleteMetadata (default true).")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, "
@@ -93,7 +86,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/subscription")
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "{subscriptionTimestamp: ISO-8601}",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Move the recorded subscription start of a group")
@@ -119,7 +111,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/seek")
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "exactly one of {toEnd:true} or {timestamp: ISO-8601}",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Seek a group's cursors on a queue")
@@ -159,7 +150,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
-    @RunOnVirtualThread
     @RequestBody(required = false, description = "at most one of {offset: the next offset to deliver} or "
             + "{timestamp: ISO-8601}; empty body = to the end",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))

@@ -16,6 +16,10 @@ import java.util.UUID;
 /**
  * SQL calls of the pop feature: one function call per claim (one round trip, one commit). Returns raw segment
  * rows with slicing bounds; frames are decoded in Java (PostgreSQL never looks inside a blob). Thread-safe.
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: the claim is the read every consumed message takes,
+ * and its blobs are read straight into the segment records; {@code call} is the same bind-call-read shape kept
+ * local, so the claim path has no per-argument type dispatch.
  */
 @Singleton
 public class PopStore {

@@ -15,6 +15,9 @@ import java.util.UUID;
 /**
  * SQL calls of the push feature: one {@code queen.log_push_multi_v1} call per bundle (one transaction, one
  * commit) and the segment lookup that resolves a duplicate's original message. Thread-safe (stateless).
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: this is the write path every message takes, so its
+ * nine typed arrays are bound once per bundle with no per-argument type dispatch, boxing or row lambda.
  */
 @Singleton
 public class PushStore {

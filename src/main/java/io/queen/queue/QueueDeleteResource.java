@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -28,27 +29,19 @@ import org.jboss.logging.Logger;
  */
 @Path("/api/v1/resources/queues/{queue}")
 @Tag(name = "core")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class QueueDeleteResource {
     private static final Logger LOG = Logger.getLogger(QueueDeleteResource.class);
 
-    private final QueueStore store;
-    private final PushFusion fusion;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-    private final OpsMeter meter;
-
-    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, Callers callers, OpsMeter meter) {
-        this.store = store;
-        this.meter = meter;
-        this.fusion = fusion;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject QueueStore store;
+    @Inject PushFusion fusion;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
+    @Inject OpsMeter meter;
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Delete a queue with its partitions, segments, cursors and dead letters")
     @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {
