@@ -3,7 +3,7 @@ package io.queen.ack;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +21,7 @@ import java.util.concurrent.Semaphore;
  * with load and a lone ack still commits in one round trip.
  * Thread-safe; called on virtual threads (a flusher blocks on JDBC).
  */
-@ApplicationScoped
+@Singleton
 public class AckFusion {
     /** Inputs per transaction at most. */
     static final int MAX_ROWS = 2000;

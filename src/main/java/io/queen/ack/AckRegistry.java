@@ -1,7 +1,7 @@
 package io.queen.ack;
 
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +16,7 @@ import java.util.UUID;
  * ({@code log_ack_by_hash_v1}), which gives the same answer. Bounded LRU ({@code queen.ack.registry-entries}; 0
  * switches it off). Thread-safe (synchronized; one map operation per pop and per ack group).
  */
-@ApplicationScoped
+@Singleton
 public class AckRegistry {
 
     /** One delivered batch of one partition under one lease, in the tenant that popped it. */

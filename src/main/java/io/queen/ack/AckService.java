@@ -6,7 +6,7 @@ import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,7 +27,7 @@ import org.jboss.logging.Logger;
  * the state at the start of the call, so all items of one popped batch validate against its lease.
  * Thread-safe (stateless); the caller owns the transaction.
  */
-@ApplicationScoped
+@Singleton
 public class AckService {
     public static final String NOT_FOUND = "Message not found";
 

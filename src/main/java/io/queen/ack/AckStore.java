@@ -1,7 +1,7 @@
 package io.queen.ack;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,8 +17,11 @@ import java.util.UUID;
 /**
  * SQL calls of the ack feature. Methods that take a {@link Connection} run inside the caller's transaction
  * (ack + DLQ filing, and the transaction wire, are each one transaction). Thread-safe (stateless).
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: every consumed message is acked here, on a
+ * connection the caller's transaction holds, and the typed arrays of a fused ack are bound once per commit.
  */
-@ApplicationScoped
+@Singleton
 public class AckStore {
     private final AgroalDataSource ds;
 

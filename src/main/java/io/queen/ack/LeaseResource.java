@@ -1,5 +1,6 @@
 package io.queen.ack;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,24 +33,17 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/lease/{leaseId}/extend")
 @Tag(name = "core")
+@RunOnVirtualThread
 public class LeaseResource {
     static final int MAX_SECONDS = 3600;
 
-    private final AckStore store;
-    private final LeaseDirectory directory;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    LeaseResource(AckStore store, LeaseDirectory directory, ObjectMapper mapper, Callers callers) {
-        this.callers = callers;
-        this.store = store;
-        this.directory = directory;
-        this.mapper = mapper;
-    }
+    @Inject AckStore store;
+    @Inject LeaseDirectory directory;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.WRITE)
     @POST
-    @RunOnVirtualThread
     @RequestBody(required = false, description = "{seconds?} (default 60, max 3600); empty body allowed",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Extend every live lease held under a lease id")

@@ -1,15 +1,14 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.agroal.api.AgroalDataSource;
 import io.queen.api.Times;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.math.BigDecimal;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -34,31 +33,19 @@ public class AnalyticsReads {
             + " COALESCE(round(sum(lag_sum_ms)::numeric / NULLIF(sum(lag_count), 0)), 0)::bigint AS \"avgLagMs\","
             + " max(lag_max_ms)::bigint AS \"maxLagMs\"";
 
-    private final AgroalDataSource ds;
-    private final ObjectMapper mapper;
+    @Inject SqlCalls sql;
+    @Inject ObjectMapper mapper;
 
-    AnalyticsReads(AgroalDataSource ds, ObjectMapper mapper) {
-        this.ds = ds;
-        this.mapper = mapper;
-    }
-
-    /** Runs {@code sql} with {@code args} bound in order and appends one object per row to {@code out}. */
-    ArrayNode rows(String sql, ArrayNode out, Object... args) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                if (args[i] == null) {
-                    ps.setNull(i + 1, Types.VARCHAR);
-                } else {
-                    ps.setObject(i + 1, args[i]);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                ResultSetMetaData md = rs.getMetaData();
-                while (rs.next()) {
-                    out.add(row(rs, md));
-                }
-            }
+    /**
+     * Runs {@code sql} with {@code args} bound in order (a null as a text null: these statements compare it in
+     * expressions, where PostgreSQL cannot infer its type) and appends one object per row to {@code out}.
+     */
+    ArrayNode rows(String query, ArrayNode out, Object... args) throws SQLException {
+        Object[] bound = new Object[args.length];
+        for (int i = 0; i < args.length; i++) {
+            bound[i] = args[i] == null ? SqlCalls.NULL_TEXT : args[i];
         }
+        out.addAll(sql.list(query, rs -> row(rs, rs.getMetaData()), bound));
         return out;
     }
 

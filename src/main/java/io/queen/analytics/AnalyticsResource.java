@@ -35,6 +35,8 @@ import java.util.UUID;
  */
 @Path("/api/v1/analytics")
 @Access(Access.Level.READ)
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class AnalyticsResource {
     private static final String BIN = "date_bin(make_interval(mins => ?), bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
     private static final String WINDOW = " bucket >= ? AND bucket <= ?";
@@ -74,8 +76,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-ops")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response queueOps(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -99,8 +99,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-lag")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response queueLag(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -114,8 +112,6 @@ public class AnalyticsResource {
 
     @GET
     @Path("/queue-parked-replicas")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response parkedReplicas(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue) throws SQLException {
         TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
@@ -136,18 +132,12 @@ public class AnalyticsResource {
 
     @GET
     @Path("/worker-metrics")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response workerMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
-        requireClusterView(callers, defaultTenant);
-        TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
-        String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerId == null || workerId.isBlank() ? null
-                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+        BrokerWindow w = brokerWindow(from, to, hostname, workerId);
         String filter = " FROM queen.metrics_broker_minute WHERE" + WINDOW
                 + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)";
-        ObjectNode out = envelope(r);
+        ObjectNode out = envelope(w.range());
         // per minute summed over brokers, then per bucket: sums, and the peak of the per-minute parked sums
         ArrayNode series = reads.rows("SELECT b AS timestamp, " + AnalyticsReads.SUMS
                 + ", sum(db_errors)::bigint AS \"dbErrors\", max(parked)::bigint AS parked,"
@@ -159,8 +149,8 @@ public class AnalyticsResource {
                 + " sum(lag_count) AS lag_count, sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms,"
                 + " sum(parked) AS parked, sum(db_errors) AS db_errors, count(*) AS workers" + filter
                 + " GROUP BY 1, 2) m GROUP BY b ORDER BY b",
-                r.bucketMinutes(), r.fromMinute(), r.toTime(), host, host, worker, worker);
-        double seconds = r.bucketMinutes() * 60.0;
+                w.bucketedArgs());
+        double seconds = w.range().bucketMinutes() * 60.0;
         for (JsonNode n : series) {
             ObjectNode o = (ObjectNode) n;
             o.put("pushPerSecond", o.get("pushMessages").asLong() / seconds);
@@ -172,12 +162,12 @@ public class AnalyticsResource {
         ArrayNode workers = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, "
                 + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\", min(bucket) AS \"firstSeen\","
                 + " max(bucket) AS \"lastSeen\"" + filter + " GROUP BY 1, 2 ORDER BY 1, 2",
-                r.fromMinute(), r.toTime(), host, host, worker, worker);
+                w.args());
         out.set("workers", workers);
-        out.set("queues", queueTotals(r, defaultTenant, null, host, worker));
+        out.set("queues", queueTotals(w.range(), defaultTenant, null, w.host(), w.worker()));
         ObjectNode summary = out.putObject("summary");
         ObjectNode total = reads.one("SELECT " + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\""
-                + filter, r.fromMinute(), r.toTime(), host, host, worker, worker);
+                + filter, w.args());
         summary.put("totalPushMessages", total.path("pushMessages").asLong());
         summary.put("totalPopMessages", total.path("popMessages").asLong());
         summary.put("totalAckMessages", total.path("ackSuccess").asLong());
@@ -198,15 +188,9 @@ public class AnalyticsResource {
 
     @GET
     @Path("/system-metrics")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response systemMetrics(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("hostname") String hostname, @QueryParam("workerId") String workerId) throws SQLException {
-        requireClusterView(callers, defaultTenant);
-        TimeRange r = TimeRange.parse(from, to, Duration.ofHours(1));
-        String host = QueryParams.blankToNull(hostname);
-        Integer worker = workerId == null || workerId.isBlank() ? null
-                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+        BrokerWindow w = brokerWindow(from, to, hostname, workerId);
         ArrayNode rows = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, " + BIN
                 + " AS timestamp, sum(samples)::bigint AS \"sampleCount\","
                 + " avg(cpu_user_pct) AS cpu_user, max(cpu_user_pct) AS cpu_user_max,"
@@ -223,8 +207,8 @@ public class AnalyticsResource {
                 + " sum(ack_messages)::bigint AS ack_messages, sum(db_errors)::bigint AS db_errors"
                 + " FROM queen.metrics_broker_minute WHERE" + WINDOW + " AND (?::text IS NULL OR hostname = ?::text)"
                 + " AND (?::int IS NULL OR worker_id = ?::int) GROUP BY 1, 2, 4 ORDER BY 1, 2, 4",
-                r.bucketMinutes(), r.fromMinute(), r.toTime(), host, host, worker, worker);
-        ObjectNode out = envelope(r);
+                w.bucketedArgs());
+        ObjectNode out = envelope(w.range());
         Map<String, ObjectNode> replicas = new LinkedHashMap<>();
         ArrayNode list = out.putArray("replicas");
         int points = 0;
@@ -242,39 +226,56 @@ public class AnalyticsResource {
             p.set("timestamp", n.get("timestamp"));
             p.set("sampleCount", n.get("sampleCount"));
             ObjectNode m = p.putObject("metrics");
-            ObjectNode cpu = m.putObject("cpu");
-            cpu.set("userPercent", n.get("cpu_user"));
-            cpu.set("userPercentMax", n.get("cpu_user_max"));
-            cpu.set("systemPercent", n.get("cpu_system"));
-            cpu.set("systemPercentMax", n.get("cpu_system_max"));
-            ObjectNode mem = m.putObject("memory");
-            mem.set("rssBytes", n.get("rss"));
-            mem.set("rssBytesMax", n.get("rss_max"));
-            mem.set("heapUsedBytes", n.get("heap_used"));
-            mem.set("heapUsedBytesMax", n.get("heap_used_max"));
-            mem.set("heapCommittedBytes", n.get("heap_committed"));
-            mem.set("heapMaxBytes", n.get("heap_max"));
-            mem.set("nonHeapUsedBytes", n.get("nonheap_used"));
-            ObjectNode db = m.putObject("database");
-            db.set("poolSize", n.get("pool_size"));
-            db.set("poolActive", n.get("pool_active"));
-            db.set("poolActiveMax", n.get("pool_active_max"));
-            db.set("poolIdle", n.get("pool_idle"));
-            db.set("poolWaitingMax", n.get("pool_waiting_max"));
-            db.set("errors", n.get("db_errors"));
-            ObjectNode threads = m.putObject("threadpool");
-            threads.set("threads", n.get("threads"));
-            threads.set("threadsMax", n.get("threads_max"));
-            threads.set("daemonThreads", n.get("daemon"));
-            ObjectNode ops = m.putObject("throughput");
-            ops.set("pushMessages", n.get("push_messages"));
-            ops.set("popMessages", n.get("pop_messages"));
-            ops.set("ackMessages", n.get("ack_messages"));
+            copy(m.putObject("cpu"), n, "userPercent", "cpu_user", "userPercentMax", "cpu_user_max", "systemPercent",
+                    "cpu_system", "systemPercentMax", "cpu_system_max");
+            copy(m.putObject("memory"), n, "rssBytes", "rss", "rssBytesMax", "rss_max", "heapUsedBytes", "heap_used",
+                    "heapUsedBytesMax", "heap_used_max", "heapCommittedBytes", "heap_committed", "heapMaxBytes",
+                    "heap_max", "nonHeapUsedBytes", "nonheap_used");
+            copy(m.putObject("database"), n, "poolSize", "pool_size", "poolActive", "pool_active", "poolActiveMax",
+                    "pool_active_max", "poolIdle", "pool_idle", "poolWaitingMax", "pool_waiting_max", "errors",
+                    "db_errors");
+            copy(m.putObject("threadpool"), n, "threads", "threads", "threadsMax", "threads_max", "daemonThreads",
+                    "daemon");
+            copy(m.putObject("throughput"), n, "pushMessages", "push_messages", "popMessages", "pop_messages",
+                    "ackMessages", "ack_messages");
             points++;
         }
         out.put("replicaCount", replicas.size());
         out.put("pointCount", points);
         return Json.ok(out);
+    }
+
+    /** The window and broker filter of a broker-wide route. */
+    private record BrokerWindow(TimeRange range, String host, Integer worker) {
+        /** The arguments of a statement filtered by {@code WINDOW} and the broker filter, in that order. */
+        Object[] args() {
+            return new Object[] {range.fromMinute(), range.toTime(), host, host, worker, worker};
+        }
+
+        /** {@link #args} after the bucket width (a statement that bins with {@code BIN}). */
+        Object[] bucketedArgs() {
+            return new Object[] {range.bucketMinutes(), range.fromMinute(), range.toTime(), host, host, worker, worker};
+        }
+    }
+
+    /** Checks the caller may see the whole cluster, then reads from/to, hostname and workerId (400 naming one). */
+    private BrokerWindow brokerWindow(String from, String to, String hostname, String workerId) {
+        requireClusterView(callers, defaultTenant);
+        return new BrokerWindow(TimeRange.parse(from, to, Duration.ofHours(1)), QueryParams.blankToNull(hostname),
+                workerFilter(workerId));
+    }
+
+    /** The optional {@code workerId} filter: absent = every broker; not an integer = 400 naming it. */
+    private static Integer workerFilter(String workerId) {
+        return workerId == null || workerId.isBlank() ? null
+                : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+    }
+
+    /** Sets {@code to[key] = row[column]} for each (key, column) pair, in order. */
+    private static void copy(ObjectNode to, JsonNode row, String... keyThenColumn) {
+        for (int i = 0; i < keyThenColumn.length; i += 2) {
+            to.set(keyThenColumn[i], row.get(keyThenColumn[i + 1]));
+        }
     }
 
     private ArrayNode queueTotals(TimeRange r, UUID tenant, String q, String host, Integer worker)

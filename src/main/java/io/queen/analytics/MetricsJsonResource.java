@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -21,19 +22,13 @@ import java.lang.management.MemoryUsage;
  */
 @Path("/metrics")
 @Access(Access.Level.PUBLIC)
+@Produces(MediaType.APPLICATION_JSON)
 public class MetricsJsonResource {
-    private final MetricsFlusher flusher;
-    private final ProcessStats process;
-    private final ObjectMapper mapper;
-
-    MetricsJsonResource(MetricsFlusher flusher, ProcessStats process, ObjectMapper mapper) {
-        this.flusher = flusher;
-        this.process = process;
-        this.mapper = mapper;
-    }
+    @Inject MetricsFlusher flusher;
+    @Inject ProcessStats process;
+    @Inject ObjectMapper mapper;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
     public Response metrics() {
         MetricsFlusher.Lifetime life = flusher.lifetime();
         ObjectNode out = mapper.createObjectNode();

@@ -1,16 +1,12 @@
 package io.queen.analytics;
 
-import io.agroal.api.AgroalDataSource;
+import jakarta.inject.Inject;
+import io.queen.sql.SqlCalls;
 import io.queen.metrics.OpsMeter;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +28,7 @@ public class MetricsStore {
     public record Broker(String hostname, int workerId, int port) {
     }
 
-    private final AgroalDataSource ds;
-
-    MetricsStore(AgroalDataSource ds) {
-        this.ds = ds;
-    }
+    @Inject SqlCalls sql;
 
     /**
      * Writes one flush: {@code queues} rows (each {@link OpsMeter#FIELDS} values), the broker totals and the
@@ -45,7 +37,7 @@ public class MetricsStore {
     public ClusterTotals flush(OffsetDateTime bucket, Broker broker, List<OpsMeter.Sample> queues, long[] totals,
             double[] system) throws SQLException {
         String[] names = new String[queues.size()];
-        Object[] tenants = new Object[queues.size()];
+        UUID[] tenants = new UUID[queues.size()];
         Long[] counts = new Long[queues.size() * OpsMeter.FIELDS];
         for (int i = 0; i < queues.size(); i++) {
             names[i] = queues.get(i).queue();
@@ -63,29 +55,12 @@ public class MetricsStore {
         for (int k = 0; k < system.length; k++) {
             sys[k] = Double.isNaN(system[k]) ? null : system[k];
         }
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM queen.metrics_flush_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setObject(1, bucket);
-            ps.setString(2, broker.hostname());
-            ps.setInt(3, broker.workerId());
-            ps.setInt(4, broker.port());
-            Array a1 = c.createArrayOf("text", names);
-            Array a2 = c.createArrayOf("bigint", counts);
-            Array a3 = c.createArrayOf("bigint", b);
-            Array a4 = c.createArrayOf("float8", sys);
-            ps.setArray(5, a1);
-            ps.setArray(6, a2);
-            ps.setArray(7, a3);
-            ps.setArray(8, a4);
-            ps.setArray(9, c.createArrayOf("uuid", tenants));
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return ClusterTotals.ZERO;  // the totals row is seeded by the schema; missing only if deleted
-                }
-                return new ClusterTotals(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
-                        rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10));
-            }
-        }
+        ClusterTotals after = sql.one("SELECT * FROM queen.metrics_flush_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rs -> new ClusterTotals(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
+                        rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10)),
+                bucket, broker.hostname(), broker.workerId(), broker.port(), names, counts, b, sys, tenants);
+        // the totals row is seeded by the schema; missing only if deleted
+        return after == null ? ClusterTotals.ZERO : after;
     }
 
     /**
@@ -94,40 +69,31 @@ public class MetricsStore {
      * Cost: one pass over log_dlq's partition index joined to partitions and queues.
      */
     public Map<String, Long> dlqDepth(UUID defaultTenant, int limit) throws SQLException {
+        record QueueDepth(boolean named, String queue, long depth) {
+        }
+        List<QueueDepth> rows = sql.list("SELECT q.tenant_id = ? AS named, q.name, count(*) FROM queen.log_dlq d"
+                + " JOIN queen.log_partitions p ON p.id = d.partition_id JOIN queen.queues q ON q.id = p.queue_id"
+                + " GROUP BY 1, 2 ORDER BY count(*) DESC, q.name",
+                rs -> new QueueDepth(rs.getBoolean(1), rs.getString(2), rs.getLong(3)), defaultTenant);
         Map<String, Long> out = new LinkedHashMap<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT q.tenant_id = ? AS named, q.name, count(*) FROM queen.log_dlq d"
-                        + " JOIN queen.log_partitions p ON p.id = d.partition_id JOIN queen.queues q ON q.id = p.queue_id"
-                        + " GROUP BY 1, 2 ORDER BY count(*) DESC, q.name")) {
-            ps.setObject(1, defaultTenant);
-            try (ResultSet rs = ps.executeQuery()) {
-            long other = 0;
-            while (rs.next()) {
-                // only the default tenant's queues are named (the Prometheus endpoint is public)
-                if (rs.getBoolean(1) && out.size() < limit) {
-                    out.put(rs.getString(2), rs.getLong(3));
-                } else {
-                    other += rs.getLong(3);
-                }
+        long other = 0;
+        for (QueueDepth d : rows) {
+            // only the default tenant's queues are named (the Prometheus endpoint is public)
+            if (d.named() && out.size() < limit) {
+                out.put(d.queue(), d.depth());
+            } else {
+                other += d.depth();
             }
-            if (other > 0) {
-                out.merge(OpsMeter.OTHER, other, Long::sum);
-            }
-            }
+        }
+        if (other > 0) {
+            out.merge(OpsMeter.OTHER, other, Long::sum);
         }
         return out;
     }
 
     /** One purge step of rows older than {@code cutoff}; returns {deleted, done (1/0)}. */
     public long[] purgeStep(Instant cutoff, int maxRows) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT deleted, done FROM queen.metrics_purge_step_v1(?, ?)")) {
-            ps.setObject(1, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
-            ps.setInt(2, maxRows);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new long[] {rs.getInt(1), rs.getBoolean(2) ? 1 : 0};
-            }
-        }
+        return sql.one("SELECT deleted, done FROM queen.metrics_purge_step_v1(?, ?)",
+                rs -> new long[] {rs.getInt(1), rs.getBoolean(2) ? 1 : 0}, cutoff, maxRows);
     }
 }

@@ -32,6 +32,8 @@ import java.util.UUID;
  */
 @Path("/api/v1/analytics/postgres-stats")
 @Access(Access.Level.ADMIN)
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class PostgresStatsResource {
     private static final String QUEEN_TABLES = "schemaname = 'queen'";
     /** Characters of a statement shown, after its literals are removed. */
@@ -52,8 +54,6 @@ public class PostgresStatsResource {
     }
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "PostgreSQL statistics of the broker's database (admin role)",
             description = "Cache hit ratios, dead tuples, HOT updates, active queries, autovacuum, buffer settings,"
                     + " bgwriter counters, table sizes. activeQueries lists every session on the database, other"

@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -28,20 +29,14 @@ import java.util.UUID;
  */
 @Path("/api/v1/status/analytics")
 @Access(Access.Level.READ)
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class StatusAnalyticsResource {
-    private final AnalyticsReads reads;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    StatusAnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers) {
-        this.reads = reads;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject AnalyticsReads reads;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     public Response analytics(@QueryParam("interval") String intervalParam, @QueryParam("from") String from,
             @QueryParam("to") String to, @QueryParam("queue") String queue, @QueryParam("namespace") String namespace,
             @QueryParam("task") String task) throws SQLException {

@@ -26,6 +26,21 @@ public final class Bodies {
         return object(mapper, body);
     }
 
+    /**
+     * An optional string field of a request body: absent or JSON null is absent (null); any other non-string is a
+     * 400 "{@code <field> must be a string}".
+     */
+    public static String optionalString(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw ApiException.badRequest(field + " must be a string");
+        }
+        return v.textValue();
+    }
+
     private static JsonNode object(ObjectMapper mapper, byte[] body) {
         JsonNode node;
         try {

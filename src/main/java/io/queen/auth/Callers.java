@@ -1,7 +1,7 @@
 package io.queen.auth;
 
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.UUID;
 
 /**
@@ -9,7 +9,7 @@ import java.util.UUID;
  * control off (no JWT, no trusted tenant header) every request is the default tenant's anonymous caller: a
  * constant, no per-request state. Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class Callers {
     private final boolean active;
     private final Caller anonymous;

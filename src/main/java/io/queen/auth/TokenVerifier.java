@@ -2,10 +2,12 @@ package io.queen.auth;
 
 import io.quarkus.runtime.Startup;
 import io.smallrye.jwt.algorithm.SignatureAlgorithm;
+import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
 import io.smallrye.jwt.auth.principal.JWTParser;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.PublicKey;
 import java.util.EnumSet;
@@ -32,6 +34,11 @@ public class TokenVerifier {
 
     private final JWTParser parser;
     private final JWTAuthContextInfo context;
+
+    @Inject
+    TokenVerifier(AuthConfig config) {
+        this(config, new DefaultJWTParser());
+    }
 
     TokenVerifier(AuthConfig config, JWTParser parser) {
         this.parser = parser;

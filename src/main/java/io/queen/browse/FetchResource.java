@@ -44,6 +44,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/fetch")
 @Tag(name = "messages")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class FetchResource {
     static final int MAX_ENTRIES = 1024;
     static final int DEFAULT_MAX_BYTES = 1 << 20;
@@ -65,8 +67,6 @@ public class FetchResource {
 
     @Access(Access.Level.READ)
     @POST
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "{entries:[{queue, partition, offset, maxBytes}], maxWaitMs?, "
             + "minBytes?}",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))

@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -37,13 +38,8 @@ public class MessageBrowser {
     static final int FALLBACK_SEGMENTS = 5000;
     private static final int FALLBACK_PAGE = 100;
 
-    private final ReadStore store;
-    private final PayloadCipher cipher;
-
-    MessageBrowser(ReadStore store, PayloadCipher cipher) {
-        this.cipher = cipher;
-        this.store = store;
-    }
+    @Inject ReadStore store;
+    @Inject PayloadCipher cipher;
 
     /** Filters of the browse route; null = no filter. */
     public record Filter(String queue, String partition, String namespace, String task, String status, Instant from,

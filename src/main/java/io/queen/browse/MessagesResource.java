@@ -1,11 +1,14 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Ids;
+import io.queen.api.Input;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.auth.Access;
@@ -34,23 +37,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/messages")
 @Tag(name = "messages")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class MessagesResource {
     static final int DEFAULT_LIMIT = 200;
     static final int MAX_LIMIT = 1000;
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
-    private final MessageBrowser browser;
-    private final Callers callers;
-
-    MessagesResource(MessageBrowser browser, Callers callers) {
-        this.browser = browser;
-        this.callers = callers;
-    }
+    @Inject MessageBrowser browser;
+    @Inject Callers callers;
+    @Inject io.queen.queue.QueueStore queues;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Browse messages newest first with derived status (no cursor moves)",
             description = "Query: queue, partition, ns, task, status, from, to, limit (default 200, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, offset, "
@@ -59,7 +58,11 @@ public class MessagesResource {
     public Response list(@QueryParam("queue") String queue, @QueryParam("partition") String partition,
             @QueryParam("ns") String namespace, @QueryParam("task") String task, @QueryParam("status") String status,
             @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
-            @QueryParam("offset") String offset) throws SQLException {
+            @QueryParam("offset") String offset, @QueryParam("transactionId") String transactionId)
+            throws SQLException {
+        if (transactionId != null) {
+            return byTransaction(queue, transactionId);
+        }
         String st = blankToNull(status);
         if (st != null && !STATUSES.contains(st)) {
             throw ApiException.badRequest("status must be one of pending, processing, completed, dead_letter");
@@ -72,19 +75,35 @@ public class MessagesResource {
         if (f.isAfter(t)) {
             throw ApiException.badRequest("from must not be after to");
         }
-        int lim = Math.min(MAX_LIMIT, intParam(limit, "limit", DEFAULT_LIMIT, 1));
-        int off = intParam(offset, "offset", 0, 0);
+        Paging paging = Paging.of(limit, offset, DEFAULT_LIMIT, MAX_LIMIT);
         UUID tenant = callers.tenant();
         ObjectNode out = browser.list(tenant, new MessageBrowser.Filter(blankToNull(queue), blankToNull(partition),
-                blankToNull(namespace), blankToNull(task), st, f, t, lim, off));
+                blankToNull(namespace), blankToNull(task), st, f, t, paging.limit(), paging.offset()));
+        return Json.ok(out);
+    }
+
+    /** Every partition of the queue holding the transaction id (one hash probe per partition), with payloads. */
+    private Response byTransaction(String queue, String transactionId) throws SQLException {
+        String txn = Input.token(transactionId, "transactionId");
+        if (queue == null || queue.isBlank()) {
+            throw ApiException.badRequest("queue is required with transactionId");
+        }
+        String name = io.queen.queue.Names.requireName(queue, "queue");
+        UUID tenant = callers.tenant();
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode messages = out.putArray("messages");
+        for (UUID pid : queues.partitionIds(tenant, name)) {
+            ObjectNode m = browser.one(tenant, pid, txn);
+            if (m != null) {
+                messages.add(m);
+            }
+        }
         return Json.ok(out);
     }
 
     @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One message with its payload by (partitionId, transactionId)")
     @APIResponse(responseCode = "200", description = "{id, transactionId, partitionId, data, status, createdAt, ...}")
     @APIResponse(responseCode = "404", description = "message not found")

@@ -42,6 +42,17 @@ public interface QueenConfig {
 
     Shutdown shutdown();
 
+    Live live();
+
+    /** The console's live figures ({@code io.queen.live}). */
+    interface Live {
+        /** How often this broker publishes its recent rates and lease clients ({@code QUEEN_LIVE_PUBLISH_MS}). */
+        long publishMs();
+
+        /** The span the live rates are measured over ({@code QUEEN_LIVE_WINDOW_MS}). */
+        long windowMs();
+    }
+
     Kafka kafka();
 
     /** The Kafka wire-protocol listener ({@code io.queen.kafka}, docs/kafka.md). */

@@ -1,5 +1,6 @@
 package io.queen.dlq;
 
+import io.queen.api.Bodies;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -96,14 +97,8 @@ final class DlqJson {
 
 
     static String optionalName(JsonNode body, String field) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return io.queen.queue.Names.requireName(v.textValue(), field);
+        String v = Bodies.optionalString(body, field);
+        return v == null ? null : io.queen.queue.Names.requireName(v, field);
     }
 
     private static void putUuid(ObjectNode n, String k, UUID v) {

@@ -1,5 +1,6 @@
 package io.queen.dlq;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Bodies;
@@ -32,24 +33,17 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/messages")
 @Tag(name = "dlq")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class DlqMessageResource {
-    private final DlqStore store;
-    private final DlqReplay replay;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    DlqMessageResource(DlqStore store, DlqReplay replay, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.replay = replay;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject DlqStore store;
+    @Inject DlqReplay replay;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.WRITE)
     @DELETE
     @Path("{partitionId}/{transactionId}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Delete every consumer group's dead letter at (partitionId, transactionId)")
     @APIResponse(responseCode = "200", description = "{success, deleted, partitionId, transactionId, message}")
     @APIResponse(responseCode = "404", description = "no dead letter at that address (a live message is immutable)")
@@ -73,8 +67,6 @@ public class DlqMessageResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("{partitionId}/{transactionId}/retry")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RequestBody(required = false, description = "ignored; empty body allowed",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Replay the newest dead letter at (partitionId, transactionId)")

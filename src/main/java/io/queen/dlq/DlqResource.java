@@ -1,5 +1,8 @@
 package io.queen.dlq;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
+import io.queen.api.Answer;
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
@@ -41,28 +44,20 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/dlq")
 @Tag(name = "dlq")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class DlqResource {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
 
-    private final DlqStore store;
-    private final PayloadCipher cipher;
-    private final DlqReplay replay;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    DlqResource(DlqStore store, DlqReplay replay, PayloadCipher cipher, ObjectMapper mapper, Callers callers) {
-        this.cipher = cipher;
-        this.store = store;
-        this.replay = replay;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject DlqStore store;
+    @Inject PayloadCipher cipher;
+    @Inject DlqReplay replay;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Browse dead letters, newest failure first",
             description = "Query: queue, consumerGroup, partition, from, to, limit (default 100, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, messageId, transactionId, partitionId, "
@@ -72,30 +67,22 @@ public class DlqResource {
     public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("limit") String limitParam, @QueryParam("offset") String offsetParam) throws SQLException {
-        int limit = Math.min(MAX_LIMIT, intParam(limitParam, "limit", DEFAULT_LIMIT, 1));
-        int offset = intParam(offsetParam, "offset", 0, 0);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_LIMIT, MAX_LIMIT);
         Instant f = Times.parse(from, "from", null);
         Instant t = Times.parse(to, "to", null);
         UUID tenant = callers.tenant();
         DlqStore.Page page = store.browse(tenant, blankToNull(queue), blankToNull(group), blankToNull(partition), f, t,
-                limit, offset);
-        ObjectNode out = mapper.createObjectNode();
-        ArrayNode messages = out.putArray("messages");
-        page.rows().forEach(r -> messages.add(DlqJson.message(r, cipher)));
-        out.put("total", page.total());
-        out.put("limit", limit);
-        out.put("offset", offset);
-        ObjectNode pagination = out.putObject("pagination");
-        pagination.put("limit", limit);
-        pagination.put("offset", offset);
+                paging.limit(), paging.offset());
+        ObjectNode out = Answer.page("messages", page.rows(), r -> DlqJson.message(r, cipher), page.total(), paging);
+        // the reference's answer also carries limit and offset at the top level
+        out.put("limit", paging.limit());
+        out.put("offset", paging.offset());
         return Json.ok(out);
     }
 
     @Access(Access.Level.WRITE)
     @POST
     @Path("{id}/replay")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RequestBody(required = false, description = "{queue?, partition?} destination (default: the source "
             + "partition); empty body allowed",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))

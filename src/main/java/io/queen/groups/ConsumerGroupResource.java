@@ -1,5 +1,6 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -37,22 +38,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/consumer-groups/{group}")
 @Tag(name = "consumer-groups")
+@RunOnVirtualThread
 public class ConsumerGroupResource {
-    private final ConsumerGroupStore store;
-    private final PopService pop;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    ConsumerGroupResource(ConsumerGroupStore store, PopService pop, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.pop = pop;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject ConsumerGroupStore store;
+    @Inject PopService pop;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @RunOnVirtualThread
     @Operation(summary = "Delete a consumer group on every queue",
             description = "Query: deleteMetadata (default true).")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, deletedPartitions, "
@@ -72,7 +66,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.ADMIN)
     @DELETE
     @Path("/queues/{queue}")
-    @RunOnVirtualThread
     @Operation(summary = "Delete a consumer group on one queue",
             description = "Query: deleteMetadata (default true).")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, "
@@ -93,7 +86,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/subscription")
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "{subscriptionTimestamp: ISO-8601}",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Move the recorded subscription start of a group")
@@ -119,7 +111,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/seek")
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "exactly one of {toEnd:true} or {timestamp: ISO-8601}",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
     @Operation(summary = "Seek a group's cursors on a queue")
@@ -159,20 +150,35 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
-    @RunOnVirtualThread
-    @RequestBody(required = false, description = "ignored; empty body allowed",
+    @RequestBody(required = false, description = "at most one of {offset: the next offset to deliver} or "
+            + "{timestamp: ISO-8601}; empty body = to the end",
             content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Move one partition's cursor of a group to the end")
+    @Operation(summary = "Move one partition's cursor of a group to the end, to an offset or to a time")
     @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, partitionName, "
             + "updated, cursorMovedTo}")
+    @APIResponse(responseCode = "400", description = "both offset and timestamp, a negative or non-integer offset, or "
+            + "a bad timestamp")
     @APIResponse(responseCode = "404", description = "{success:false, error:\"Partition not found\"}")
     public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
             @PathParam("partition") String partition, byte[] body) throws SQLException {
-        Bodies.objectOrEmpty(mapper, body);
+        JsonNode req = Bodies.objectOrEmpty(mapper, body);
+        JsonNode offset = req.get("offset");
+        JsonNode ts = req.get("timestamp");
+        boolean hasOffset = offset != null && !offset.isNull();
+        boolean hasTs = ts != null && !ts.isNull();
+        if (hasOffset && hasTs) {
+            throw ApiException.badRequest("offset and timestamp: give at most one");
+        }
+        if (hasOffset && (!offset.canConvertToLong() || !offset.isIntegralNumber() || offset.asLong() < 0)) {
+            throw ApiException.badRequest("offset must be a non-negative integer");
+        }
+        Instant at = hasTs ? timestamp(ts, "timestamp") : null;
         if (!store.partitionExists(callers.tenant(), queue, partition)) {
             return notFound("Partition not found");
         }
-        List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, partition, null);
+        List<ConsumerGroupStore.Moved> moved = hasOffset
+                ? store.seekToOffset(callers.tenant(), group, queue, partition, offset.asLong())
+                : store.seek(callers.tenant(), group, queue, partition, at);
         pop.cursorsMoved(group);
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);

@@ -1,5 +1,7 @@
 package io.queen.groups;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -33,22 +35,16 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/consumer-groups")
 @Access(Access.Level.READ)
 @Tag(name = "consumer-groups")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class ConsumerGroupViewResource {
     static final double DEFAULT_MIN_LAG_SECONDS = 3600;
 
-    private final ConsumerGroupViewStore store;
-    private final StatusConfig limits;
-    private final Callers callers;
-
-    ConsumerGroupViewResource(ConsumerGroupViewStore store, StatusConfig limits, Callers callers) {
-        this.store = store;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject ConsumerGroupViewStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Consumer groups, one entry per (group, queue) (JSON array)",
             description = "Lag covers every partition of the queue: where the group has no cursor yet it stands at "
                     + "its subscription start (all: the beginning; new or a timestamp: that time). members counts "
@@ -81,8 +77,6 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("lagging")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Positions lagging by at least minLagSeconds, largest time lag first (JSON array)",
             description = "A position is a (group, partition) of a queue the group consumes, with or without a "
                     + "cursor. Cost: O(partitions of the consumed queues x their groups) plus one segment "
@@ -97,7 +91,8 @@ public class ConsumerGroupViewResource {
             throws SQLException {
         UUID tenant = callers.tenant();
         double minLag = minLag(minLagParam);
-        int limit = Math.min(limits.maxLimit(), QueryParams.intParam(limitParam, "limit", limits.maxLimit(), 1));
+        // no offset: the default limit is the maximum
+        int limit = Paging.of(limitParam, null, limits.maxLimit(), limits.maxLimit()).limit();
         ArrayNode out = Json.MAPPER.createArrayNode();
         for (ConsumerGroupViewStore.Lagging c : store.lagging(tenant, minLag, limit)) {
             ObjectNode o = out.addObject();
@@ -117,8 +112,6 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("{group}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One group's position in every partition of its queues, keyed by queue name ({} for an "
             + "unknown group)",
             description = "A partition the group has not popped shows where its first pop would start "

@@ -1,13 +1,11 @@
 package io.queen.groups;
 
-import io.agroal.api.AgroalDataSource;
+import jakarta.inject.Inject;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -17,11 +15,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class ConsumerGroupViewStore {
-    private final AgroalDataSource ds;
-
-    ConsumerGroupViewStore(AgroalDataSource ds) {
-        this.ds = ds;
-    }
+    @Inject SqlCalls sql;
 
     /** One (group, queue) of the group list. */
     public record GroupQueue(String group, String queue, long members, long partitionsWithLag, long totalLag,
@@ -41,59 +35,39 @@ public class ConsumerGroupViewStore {
     }
 
     public List<GroupQueue> list(UUID tenant) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.status_group_list_v1(?)")) {
-            ps.setObject(1, tenant);
-            List<GroupQueue> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new GroupQueue(rs.getString("consumer_group"), rs.getString("queue_name"),
-                            rs.getLong("members"), rs.getLong("partitions_with_lag"), rs.getLong("total_lag"),
-                            rs.getDouble("max_time_lag"), rs.getLong("leases"), rs.getString("subscription_mode"),
-                            rs.getObject("subscription_timestamp", OffsetDateTime.class),
-                            rs.getObject("subscription_created_at", OffsetDateTime.class)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT * FROM queen.status_group_list_v1(?)", ConsumerGroupViewStore::groupQueue, tenant);
     }
 
     public List<CursorLag> cursors(UUID tenant, String group) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT * FROM queen.status_group_cursors_v1(?, ?) ORDER BY queue_name, partition_name")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, group);
-            List<CursorLag> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new CursorLag(rs.getString("consumer_group"), rs.getString("queue_name"),
-                            rs.getObject("partition_id", UUID.class), rs.getString("partition_name"),
-                            rs.getString("worker_id"), rs.getLong("committed"), rs.getLong("offset_lag"),
-                            rs.getBoolean("lease_active"), rs.getLong("total_consumed"),
-                            rs.getObject("oldest_unconsumed_at", OffsetDateTime.class),
-                            rs.getDouble("time_lag_seconds")));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT * FROM queen.status_group_cursors_v1(?, ?) ORDER BY queue_name, partition_name",
+                ConsumerGroupViewStore::cursorLag, tenant, group);
     }
 
     public List<Lagging> lagging(UUID tenant, double minLagSeconds, int limit) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT * FROM queen.status_lagging_v1(?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setDouble(2, minLagSeconds);
-            ps.setInt(3, limit);
-            List<Lagging> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Lagging(rs.getString("consumer_group"), rs.getString("queue_name"),
-                            rs.getObject("partition_id", UUID.class), rs.getString("partition_name"),
-                            rs.getString("worker_id"), rs.getLong("offset_lag"), rs.getDouble("time_lag_seconds"),
-                            rs.getObject("oldest_unconsumed_at", OffsetDateTime.class)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT * FROM queen.status_lagging_v1(?, ?, ?)", ConsumerGroupViewStore::lagging,
+                tenant, minLagSeconds, limit);
+    }
+
+    private static GroupQueue groupQueue(ResultSet rs) throws SQLException {
+        return new GroupQueue(rs.getString("consumer_group"), rs.getString("queue_name"), rs.getLong("members"),
+                rs.getLong("partitions_with_lag"), rs.getLong("total_lag"), rs.getDouble("max_time_lag"),
+                rs.getLong("leases"), rs.getString("subscription_mode"),
+                rs.getObject("subscription_timestamp", OffsetDateTime.class),
+                rs.getObject("subscription_created_at", OffsetDateTime.class));
+    }
+
+    private static CursorLag cursorLag(ResultSet rs) throws SQLException {
+        return new CursorLag(rs.getString("consumer_group"), rs.getString("queue_name"),
+                rs.getObject("partition_id", UUID.class), rs.getString("partition_name"), rs.getString("worker_id"),
+                rs.getLong("committed"), rs.getLong("offset_lag"), rs.getBoolean("lease_active"),
+                rs.getLong("total_consumed"), rs.getObject("oldest_unconsumed_at", OffsetDateTime.class),
+                rs.getDouble("time_lag_seconds"));
+    }
+
+    private static Lagging lagging(ResultSet rs) throws SQLException {
+        return new Lagging(rs.getString("consumer_group"), rs.getString("queue_name"),
+                rs.getObject("partition_id", UUID.class), rs.getString("partition_name"), rs.getString("worker_id"),
+                rs.getLong("offset_lag"), rs.getDouble("time_lag_seconds"),
+                rs.getObject("oldest_unconsumed_at", OffsetDateTime.class));
     }
 }

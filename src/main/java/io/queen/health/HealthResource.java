@@ -25,6 +25,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/health")
 @Tag(name = "core")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class HealthResource {
     private final AgroalDataSource dataSource;
     private final QueenConfig config;
@@ -41,8 +43,6 @@ public class HealthResource {
 
     @Access(Access.Level.PUBLIC)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Broker and database health")
     @APIResponse(responseCode = "200", description = "{status:\"healthy\", database:\"connected\", server, "
             + "version, worker_id, ...}")

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** SQL calls of the Kafka listener (db/020_kafka.sql). Thread-safe (stateless; one pooled connection per call). */
+/** SQL calls of the Kafka listener (db/021_kafka.sql). Thread-safe (stateless; one pooled connection per call). */
 @ApplicationScoped
 public class KafkaStore {
     private final AgroalDataSource ds;

@@ -1,5 +1,6 @@
 package io.queen.maintenance;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,19 +23,13 @@ import java.sql.SQLException;
  */
 @Path("/api/v1/system/maintenance")
 @Access(Access.Level.ADMIN)
+@RunOnVirtualThread
 public class MaintenanceResource {
-    private final MaintenanceSwitches switches;
-    private final PushSpool spool;
-    private final ObjectMapper mapper;
-
-    MaintenanceResource(MaintenanceSwitches switches, PushSpool spool, ObjectMapper mapper) {
-        this.switches = switches;
-        this.spool = spool;
-        this.mapper = mapper;
-    }
+    @Inject MaintenanceSwitches switches;
+    @Inject PushSpool spool;
+    @Inject ObjectMapper mapper;
 
     @GET
-    @RunOnVirtualThread
     public Response get() throws SQLException {
         MaintenanceSwitches.State s = switches.read();
         ObjectNode out = mapper.createObjectNode();
@@ -47,7 +42,6 @@ public class MaintenanceResource {
     }
 
     @POST
-    @RunOnVirtualThread
     public Response set(byte[] body) throws SQLException {
         MaintenanceSwitches.State s = switches.set(MaintenanceSwitches.PUSH, enabled(body));
         ObjectNode out = mapper.createObjectNode();
@@ -62,14 +56,12 @@ public class MaintenanceResource {
 
     @GET
     @Path("/pop")
-    @RunOnVirtualThread
     public Response getPop() throws SQLException {
         return Json.ok(popAnswer(switches.read()));
     }
 
     @POST
     @Path("/pop")
-    @RunOnVirtualThread
     public Response setPop(byte[] body) throws SQLException {
         return Json.ok(popAnswer(switches.set(MaintenanceSwitches.POP, enabled(body))));
     }

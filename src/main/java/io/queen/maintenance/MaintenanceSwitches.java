@@ -1,16 +1,13 @@
 package io.queen.maintenance;
 
-import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import io.queen.sql.SqlCalls;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.jboss.logging.Logger;
 
@@ -22,7 +19,7 @@ import org.jboss.logging.Logger;
  *
  * <p>Thread-safety: the fields are volatile and written by the poller and by {@link #set}; readers never block.
  */
-@ApplicationScoped
+@Singleton
 public class MaintenanceSwitches {
     private static final Logger LOG = Logger.getLogger(MaintenanceSwitches.class);
 
@@ -33,7 +30,7 @@ public class MaintenanceSwitches {
     public record State(boolean push, boolean pop) {
     }
 
-    private final AgroalDataSource ds;
+    private final SqlCalls sql;
     private final long pollMs;
     private final MeterRegistry registry;
     private final java.util.List<Gauge> gauges = new java.util.ArrayList<>();
@@ -46,8 +43,8 @@ public class MaintenanceSwitches {
     private volatile boolean running;
     private Thread poller;
 
-    MaintenanceSwitches(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
-        this.ds = ds;
+    MaintenanceSwitches(SqlCalls sql, QueenConfig config, MeterRegistry registry) {
+        this.sql = sql;
         this.pollMs = Math.max(20, config.maintenance().pollMs());
         this.registry = registry;
         gauges.add(Gauge.builder("queen.maintenance.mode.enabled", this, s -> s.push ? 1 : 0).tag("mode", "push")
@@ -119,26 +116,13 @@ public class MaintenanceSwitches {
     }
 
     private State query() throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT push_enabled, pop_enabled FROM queen.maintenance_get_v1()");
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new State(rs.getBoolean(1), rs.getBoolean(2));
-        }
+        return sql.one("SELECT push_enabled, pop_enabled FROM queen.maintenance_get_v1()",
+                rs -> new State(rs.getBoolean(1), rs.getBoolean(2)));
     }
 
     /** Sets one switch cluster-wide and adopts it here at once; returns the state after the change. */
     public State set(String name, boolean enabled) throws SQLException {
-        boolean old;
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queen.maintenance_set_v1(?, ?)")) {
-            ps.setString(1, name);
-            ps.setBoolean(2, enabled);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                old = rs.getBoolean(1);
-            }
-        }
+        boolean old = sql.flag("SELECT queen.maintenance_set_v1(?, ?)", name, enabled);
         if (old != enabled) {
             LOG.infof("maintenance: %s switched %s", name, enabled ? "on" : "off");
         }

@@ -1,7 +1,7 @@
 package io.queen.metrics;
 
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safety: recording is lock-free and allocation-free once a queue's meter exists (a map lookup and
  * striped adds); creating a meter and {@link #drain} may run concurrently with recording.
  */
-@ApplicationScoped
+@Singleton
 public class OpsMeter {
     /** Label of the meter that sums the queues beyond the cap. */
     public static final String OTHER = "_other";
@@ -62,6 +62,8 @@ public class OpsMeter {
         private final LongAccumulator lagMax = new LongAccumulator(Math::max, 0);
         private final AtomicLong parked = new AtomicLong();
         private final LongAccumulator parkedPeak = new LongAccumulator(Math::max, 0);
+        /** What earlier drains took, per additive counter; guarded by this meter's monitor (drain and readers). */
+        private final long[] drained = new long[COUNTERS];
 
         QueueMeter(UUID tenant, String queue) {
             this.tenant = tenant;
@@ -112,11 +114,24 @@ public class OpsMeter {
             return parked.get();
         }
 
+        /**
+         * The counts since this meter was created (earlier drains plus what is pending), without draining: for the
+         * live figures. Monotone between calls; recording is not slowed (the adders are read, not locked).
+         */
+        public synchronized long[] cumulative() {
+            long[] out = new long[COUNTERS];
+            for (int i = 0; i < COUNTERS; i++) {
+                out[i] = drained[i] + counters[i].sum();
+            }
+            return out;
+        }
+
         /** Takes the counts since the last drain; lag max and parked peak restart from the current state. */
-        long[] drain() {
+        synchronized long[] drain() {
             long[] out = new long[FIELDS];
             for (int i = 0; i < COUNTERS; i++) {
                 out[i] = counters[i].sumThenReset();
+                drained[i] += out[i];
             }
             out[LAG_MAX_MS] = lagMax.getThenReset();
             long now = parked.get();

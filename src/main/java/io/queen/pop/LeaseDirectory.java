@@ -1,6 +1,6 @@
 package io.queen.pop;
 
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.UUID;
  * back to the scan, and an evicted lease still live at shutdown simply expires. Entries are not removed on ack:
  * every user checks the lease against the cursor row. Thread-safe (synchronized).
  */
-@ApplicationScoped
+@Singleton
 public class LeaseDirectory {
     private static final int MAX = 100_000;
     private final Map<String, List<UUID>> leases = new LinkedHashMap<>(1024, 0.75f, true) {

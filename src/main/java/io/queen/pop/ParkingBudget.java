@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * whose count falls to zero is forgotten. Thread-safe (atomic counters; a late increment on a forgotten counter
  * re-creates it on the next admission).
  */
-@ApplicationScoped
+@Singleton
 public class ParkingBudget {
     private final int maxPerAddress;
     private final int maxTotal;

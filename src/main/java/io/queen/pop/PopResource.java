@@ -3,6 +3,7 @@ package io.queen.pop;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
+import io.queen.live.PopClients;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.shutdown.DrainState;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -37,9 +38,11 @@ public class PopResource {
     private final MaintenanceSwitches switches;
     private final DrainState drain;
     private final ParkingBudget parking;
+    private final PopClients clients;
 
     PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches,
-            DrainState drain, ParkingBudget parking) {
+            DrainState drain, ParkingBudget parking, PopClients clients) {
+        this.clients = clients;
         this.drain = drain;
         this.parking = parking;
         this.service = service;
@@ -134,7 +137,7 @@ public class PopResource {
     private Response answer(PopRequest r, RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         if (!r.longPoll()) {
-            return serve(r, request.response());
+            return serve(r, request);
         }
         SocketAddress from = request.remoteAddress();
         try (ParkingBudget.Place place = parking.admit(from == null ? null : from.hostAddress())) {
@@ -148,21 +151,26 @@ public class PopResource {
                 }
                 return rb.build();
             }
-            return serve(r, request.response());
+            return serve(r, request);
         }
     }
 
-    private Response serve(PopRequest r, HttpServerResponse response) {
+    private Response serve(PopRequest r, HttpServerRequest request) {
+        HttpServerResponse response = request.response();
         if (switches.popMaintenance()) {
             r = holdDuringMaintenance(r, response);
             if (r == null) {
                 return Response.noContent().build();
             }
         }
-        PopService.Result res = service.pop(callers.tenant(), r, response::closed);
+        java.util.UUID tenant = callers.tenant();
+        PopService.Result res = service.pop(tenant, r, response::closed);
         if (res == null) {
             return Response.noContent().build();
         }
+        // who took the lease, for the console's member list: kept in memory (bounded), no database write
+        clients.popped(tenant, res.queue(), res.group(), res.leaseId(), request.remoteAddress(),
+                request.getHeader("User-Agent"));
         return Response.ok(res.body(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 }

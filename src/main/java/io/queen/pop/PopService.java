@@ -13,7 +13,7 @@ import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.shutdown.DrainState;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +38,7 @@ import org.jboss.logging.Logger;
  * nothing more and a parked one answers "nothing" at once: every lease this broker grants is one it can still
  * give back before it exits. Thread-safe; called on virtual threads.
  */
-@ApplicationScoped
+@Singleton
 public class PopService {
     private static final Logger LOG = Logger.getLogger(PopService.class);
     /** Slack for the 1 s quantization of last_write_at and clock skew between brokers. */
@@ -56,8 +56,16 @@ public class PopService {
     /** Remembered due times; the map is emptied when it reaches this size. */
     private static final int MAX_DUES = 4096;
 
-    /** What a pop delivered: the JSON body, or null for "nothing". */
-    public record Result(byte[] body, int messages) {
+    /** {@link #attempt}'s answer to a pop that may sleep on without a claim. */
+    private static final Result SLEEP_ON = new Result(new byte[0], 0, "", "", "", 0, List.of());
+
+    /**
+     * What a pop delivered (null for "nothing"): the JSON body, the message count, and the queue, group and lease id
+     * it was served under (lease id "" with autoAck); {@code claimed}: the messages the claim leased, of which the
+     * answer carries {@code messages}; {@code partitions}: the names of the partitions claimed.
+     */
+    public record Result(byte[] body, int messages, String queue, String group, String leaseId, int claimed,
+            List<String> partitions) {
     }
 
     private record Floor(Instant floor, Instant setAt) {
@@ -82,6 +90,7 @@ public class PopService {
     private final AckRegistry ackRegistry;
     private final HotPartitions hot;
     private final Counter hotClaims;
+    private final Counter resleeps;
     private final QueenConfig config;
     private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<DueKey, Due> dues = new ConcurrentHashMap<>();
@@ -102,6 +111,9 @@ public class PopService {
                 .description("pops that held an under-full batch for the queue's minPopWaitTime").register(registry);
         this.ackRegistry = ackRegistry;
         this.hot = hot;
+        this.resleeps = Counter.builder("queen.pop.resleeps")
+                .description("parked pops that a commit woke and that slept on without a claim (its work was taken)")
+                .register(registry);
         this.hotClaims = Counter.builder("queen.pop.hot.claims")
                 .description("queue-level pops served by a targeted claim on a recently written partition")
                 .register(registry);
@@ -123,6 +135,8 @@ public class PopService {
         boolean counted = false;
         OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
         boolean served = false;
+        boolean woken = false;
+        long othersSeen = 0;
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
         try {
@@ -131,6 +145,11 @@ public class PopService {
                     return null;
                 }
                 long seen = signal.generation();
+                long others = signal.others();
+                // woken only by this broker's fused commits since the last attempt (see HotPartitions#handedOut)
+                boolean fusedOnly = woken && others == othersSeen;
+                othersSeen = others;
+                woken = false;
                 // when to try again without a wake-up: a lease expiring or a delay maturing (nothing pending: never)
                 long dueAt = Long.MAX_VALUE;
                 try {
@@ -153,13 +172,15 @@ public class PopService {
                             }
                         }
                     }
-                    Result res = attempt(tenant, r);
-                    if (res != null) {
+                    Result res = attempt(tenant, r, fusedOnly);
+                    if (res != null && res != SLEEP_ON) {
                         delivered.increment(res.messages());
                         served = true;
                         return res;
                     }
                     if (deadline - System.nanoTime() > 0) {
+                        // also after sleeping on: the pop that took the commit's work may hold it under a lease
+                        // that expires (one answer per generation for all the pops of this key)
                         dueAt = nextDue(tenant, r, signal, seen);
                     }
                 } catch (SQLException e) {
@@ -189,6 +210,7 @@ public class PopService {
                 }
                 long until = Math.min(deadline, Math.min(dueAt, System.nanoTime() + safety));
                 boolean moved = park(signal, seen, until, clientGone);
+                woken = moved;
                 if (clientGone.getAsBoolean() || drain.draining()) {
                     return null;
                 }
@@ -278,7 +300,13 @@ public class PopService {
         }
     }
 
-    private Result attempt(UUID tenant, PopRequest r) throws SQLException {
+    /**
+     * A pop's claim. {@code fusedOnly}: the pop was woken, and only by this broker's fused commits since its last
+     * attempt; then a queue-level pop claims from the hot list only, and answers {@link #SLEEP_ON} without any
+     * SQL when the group's list is handed out ({@link HotPartitions#handedOut}): the commits that woke it went to
+     * other pops. Otherwise null = nothing claimable.
+     */
+    private Result attempt(UUID tenant, PopRequest r, boolean fusedOnly) throws SQLException {
         String leaseId = r.autoAck() ? "" : UUID.randomUUID().toString();
         PopStore.Claim claim = new PopStore.Claim(r.group(), r.batch(), leaseId, r.autoAck(), r.subscriptionMode(),
                 r.subscriptionFrom());
@@ -287,10 +315,10 @@ public class PopService {
                     store.popPartition(tenant, r.queue(), r.partition(), claim));
         }
         if (r.queue() != null) {
-            return popQueue(tenant, r.queue(), r, claim, leaseId);
+            return popQueue(tenant, r.queue(), r, claim, leaseId, fusedOnly);
         }
         for (String queue : store.queuesByNamespace(tenant, r.namespace(), r.task())) {
-            Result res = popQueue(tenant, queue, r, claim, leaseId);
+            Result res = popQueue(tenant, queue, r, claim, leaseId, false);
             if (res != null) {
                 return res;
             }
@@ -298,9 +326,10 @@ public class PopService {
         return null;
     }
 
-    private Result popQueue(UUID tenant, String queue, PopRequest r, PopStore.Claim claim, String leaseId)
-            throws SQLException {
-        if (r.partitions() == 1 && !hot.scanTurn(tenant, queue, r.group())) {
+    private Result popQueue(UUID tenant, String queue, PopRequest r, PopStore.Claim claim, String leaseId,
+            boolean fusedOnly) throws SQLException {
+        boolean hotFirst = r.partitions() == 1 && (fusedOnly || !hot.scanTurn(tenant, queue, r.group()));
+        if (hotFirst) {
             // targeted claims on partitions this broker just wrote, before ranking the whole queue
             for (int i = 0; i < HOT_TRIES; i++) {
                 String partition = hot.take(tenant, queue, r.group());
@@ -311,8 +340,12 @@ public class PopService {
                         store.popPartition(tenant, queue, partition, claim));
                 if (res != null) {
                     hotClaims.increment();
-                    return res;
+                    return reofferLeftover(tenant, queue, r, res);
                 }
+            }
+            if (fusedOnly && hot.handedOut(tenant, queue, r.group())) {
+                resleeps.increment();
+                return SLEEP_ON;
             }
         }
         FloorKey key = new FloorKey(tenant, queue, r.group());
@@ -322,6 +355,11 @@ public class PopService {
                 : f.floor().minus(FLOOR_SLACK);
         Result res = deliver(tenant, queue, r.group(), leaseId,
                 store.popQueue(tenant, queue, claim, r.partitions(), floor));
+        if (res == null) {
+            hot.settled(tenant, queue, r.group());
+        } else {
+            reofferLeftover(tenant, queue, r, res);
+        }
         if (res == null && floor.equals(Instant.EPOCH)) {
             // a full scan found nothing claimable; if nothing is pending at all, later scans need only look at
             // partitions written from now on (a range scan of idx_log_partitions_queue_write)
@@ -330,6 +368,22 @@ public class PopService {
             }
         } else if (res != null && f != null && floor.equals(Instant.EPOCH)) {
             floors.remove(key);
+        }
+        return res;
+    }
+
+    /**
+     * A claim that may have left claimable work in its partition (an auto-ack pop that filled its batch, an answer
+     * cut short by the byte budget) hands the partition back to the group's hot list and wakes the parked pops, so
+     * one of them claims the rest (a pop woken by fused commits alone claims from that list only). A full batch
+     * under a lease needs nothing: its ack ends the lease, which wakes every parked pop.
+     */
+    private Result reofferLeftover(UUID tenant, String queue, PopRequest r, Result res) {
+        if ((r.autoAck() && res.messages() >= r.batch()) || res.messages() < res.claimed()) {
+            for (String partition : res.partitions()) {
+                hot.reoffer(tenant, queue, r.group(), partition);
+            }
+            waiters.reoffered(tenant, queue);
         }
         return res;
     }
@@ -402,7 +456,16 @@ public class PopService {
         if (!leaseId.isEmpty()) {
             leases.granted(leaseId, new ArrayList<>(partitions));
         }
-        return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n);
+        int claimedCount = 0;
+        List<String> names = new ArrayList<>(1);
+        for (PopStore.ClaimedSegment s : claimed) {
+            claimedCount += s.take();
+            if (!names.contains(s.partitionName())) {
+                names.add(s.partitionName());
+            }
+        }
+        return new Result(PopResponseWriter.write(queue, group, leaseId, out, partitions.size()), n, queue, group,
+                leaseId, claimedCount, names);
     }
 
     /**

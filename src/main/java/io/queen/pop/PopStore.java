@@ -1,7 +1,7 @@
 package io.queen.pop;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +16,12 @@ import java.util.UUID;
 /**
  * SQL calls of the pop feature: one function call per claim (one round trip, one commit). Returns raw segment
  * rows with slicing bounds; frames are decoded in Java (PostgreSQL never looks inside a blob). Thread-safe.
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: the claim is the read every consumed message takes,
+ * and its blobs are read straight into the segment records; {@code call} is the same bind-call-read shape kept
+ * local, so the claim path has no per-argument type dispatch.
  */
-@ApplicationScoped
+@Singleton
 public class PopStore {
     private final AgroalDataSource ds;
 

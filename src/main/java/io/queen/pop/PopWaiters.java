@@ -7,7 +7,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
 import io.queen.push.PushFusion;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,15 +57,20 @@ import org.postgresql.PGNotification;
  * listener wakes its parked pops when it starts, and a publisher that finds a listener where it found none
  * announces {@link #EVERYTHING} once (the queues it skipped meanwhile are not remembered).
  */
-@ApplicationScoped
+@Singleton
 public class PopWaiters implements PushFusion.CommitListener {
     private static final Logger LOG = Logger.getLogger(PopWaiters.class);
 
-    /** A wake-up counter with a condition to wait on. */
+    /**
+     * A wake-up counter with a condition to wait on. Beside the generation it counts the wake-ups that were not
+     * this broker's own fused push commits ({@link #others}): a parked pop that sees only fused commits since
+     * its last attempt can ask {@link HotPartitions} whether any of them is still unclaimed for its group.
+     */
     public static final class Signal {
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition changed = lock.newCondition();
         private long generation;
+        private long others;
 
         public long generation() {
             lock.lock();
@@ -76,10 +81,28 @@ public class PopWaiters implements PushFusion.CommitListener {
             }
         }
 
+        /** Wake-ups other than this broker's fused push commits so far (a lease freed, another broker, ...). */
+        public long others() {
+            lock.lock();
+            try {
+                return others;
+            } finally {
+                lock.unlock();
+            }
+        }
+
         void fire() {
+            fire(false);
+        }
+
+        /** {@code fusedCommit}: this broker's PushFusion committed (and HotPartitions already knows where). */
+        void fire(boolean fusedCommit) {
             lock.lock();
             try {
                 generation++;
+                if (!fusedCommit) {
+                    others++;
+                }
                 changed.signalAll();
             } finally {
                 lock.unlock();
@@ -103,6 +126,7 @@ public class PopWaiters implements PushFusion.CommitListener {
     private final ConcurrentHashMap<String, Signal> byQueue = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<UUID, Signal> byTenant = new ConcurrentHashMap<>();
     private final AgroalDataSource ds;
+    private final HotPartitions hot;
     private volatile boolean running = true;
     private volatile Thread listener;
     private volatile Connection listenConnection;
@@ -130,8 +154,9 @@ public class PopWaiters implements PushFusion.CommitListener {
     /** Publisher thread only: a check found listeners after one that found none (rounds were skipped). */
     private boolean peersAppeared;
 
-    PopWaiters(AgroalDataSource ds, QueenConfig config, MeterRegistry registry) {
+    PopWaiters(AgroalDataSource ds, QueenConfig config, MeterRegistry registry, HotPartitions hot) {
         this.ds = ds;
+        this.hot = hot;
         this.notifyIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.pop().notifyIntervalMs()));
         this.notifyRounds = Counter.builder("queen.pop.notify.rounds")
                 .description("pg_notify calls announcing commits to other brokers").register(registry);
@@ -148,10 +173,15 @@ public class PopWaiters implements PushFusion.CommitListener {
         return byTenant.computeIfAbsent(tenant, k -> new Signal());
     }
 
+    /**
+     * This broker's fused push commits: the hot lists learn the partitions first, then the parked pops wake (a pop
+     * that wakes to an empty hot list may go back to sleep, see {@link Signal#others}).
+     */
     @Override
     public void committed(List<PushFusion.Committed> segments) {
+        hot.committed(segments);
         for (PushFusion.Committed c : segments) {
-            wake(c.tenant(), c.queue());
+            wake(c.tenant(), c.queue(), true);
             publish(c.tenant(), c.queue());
         }
     }
@@ -262,10 +292,20 @@ public class PopWaiters implements PushFusion.CommitListener {
         }
     }
 
+    /** A pop handed a partition with work left back to its group's hot list (HotPartitions#reoffer). */
+    public void reoffered(UUID tenant, String queue) {
+        wake(tenant, queue, true);
+    }
+
+    /** Work in the queue may be claimable (a transaction or stream cycle committed to it, a lease ended, ...). */
     public void wake(UUID tenant, String queue) {
+        wake(tenant, queue, false);
+    }
+
+    private void wake(UUID tenant, String queue, boolean fusedCommit) {
         Signal s = byQueue.get(tenant + "/" + queue);
         if (s != null) {
-            s.fire();
+            s.fire(fusedCommit);
         }
         Signal t = byTenant.get(tenant);
         if (t != null) {

@@ -3,7 +3,7 @@ package io.queen.push;
 import io.queen.api.ApiException;
 import io.queen.crypto.PayloadCipher;
 import io.queen.queue.QueueFlags;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -17,7 +17,7 @@ import java.util.UUID;
  * naming {@code QUEEN_ENCRYPTION_KEY} and writes nothing (it would otherwise store plaintext in a queue that
  * promises encryption). Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class PushEncryption {
     private final QueueFlags flags;
     private final PayloadCipher cipher;

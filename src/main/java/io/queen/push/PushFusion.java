@@ -10,7 +10,7 @@ import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.nio.ByteBuffer;
@@ -50,7 +50,7 @@ import org.jboss.logging.Logger;
  * the flush's). Compression and the SQL call run outside the loop: a flush an arrival starts on the pushing
  * request's own virtual thread ({@link #run}), any other on a virtual thread of its own. Callers wait on futures.
  */
-@ApplicationScoped
+@Singleton
 public class PushFusion {
     private static final Logger LOG = Logger.getLogger(PushFusion.class);
 

@@ -1,7 +1,7 @@
 package io.queen.push;
 
 import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,8 +15,11 @@ import java.util.UUID;
 /**
  * SQL calls of the push feature: one {@code queen.log_push_multi_v1} call per bundle (one transaction, one
  * commit) and the segment lookup that resolves a duplicate's original message. Thread-safe (stateless).
+ *
+ * <p>Binds by hand rather than through {@code sql.SqlCalls}: this is the write path every message takes, so its
+ * nine typed arrays are bound once per bundle with no per-argument type dispatch, boxing or row lambda.
  */
-@ApplicationScoped
+@Singleton
 public class PushStore {
     private final AgroalDataSource ds;
 

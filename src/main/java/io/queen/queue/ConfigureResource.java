@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,29 +31,21 @@ import org.jboss.logging.Logger;
 /** {@code POST /api/v1/configure}: create or fully replace a queue's configuration (API spec 3.1). */
 @Path("/api/v1/configure")
 @Tag(name = "core")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class ConfigureResource {
     private static final Logger LOG = Logger.getLogger(ConfigureResource.class);
 
-    private final QueueStore store;
-    private final ObjectMapper mapper;
-    private final Callers callers;
+    @Inject QueueStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
-    private final QueueFlags flags;
+    @Inject QueueFlags flags;
 
-    private final PayloadCipher cipher;
-
-    ConfigureResource(QueueStore store, QueueFlags flags, ObjectMapper mapper, Callers callers, PayloadCipher cipher) {
-        this.cipher = cipher;
-        this.store = store;
-        this.flags = flags;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject PayloadCipher cipher;
 
     @Access(Access.Level.WRITE)
     @POST
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RequestBody(required = true, description = "{queue, namespace?, task?, options?:{leaseTime, retryLimit, "
             + "retryDelay, priority, maxSize, ttl, deadLetterQueue, dlqAfterMaxRetries, delayedProcessing, "
             + "windowBuffer, retentionSeconds, completedRetentionSeconds, retentionEnabled, encryptionEnabled, "
@@ -93,13 +86,7 @@ public class ConfigureResource {
     }
 
     private static String optionalText(JsonNode req, String field) {
-        JsonNode v = req.get(field);
-        if (v == null || v.isNull()) {
-            return "";
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return Input.name(v.textValue(), field);
+        String v = Bodies.optionalString(req, field);
+        return v == null ? "" : Input.name(v, field);
     }
 }

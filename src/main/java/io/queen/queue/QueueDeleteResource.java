@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -25,21 +26,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/resources/queues/{queue}")
 @Tag(name = "core")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class QueueDeleteResource {
-    private final QueueDeletion deletion;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    QueueDeleteResource(QueueDeletion deletion, ObjectMapper mapper, Callers callers) {
-        this.deletion = deletion;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject QueueDeletion deletion;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Delete a queue with its partitions, segments, cursors and dead letters")
     @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {

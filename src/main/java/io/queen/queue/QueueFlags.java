@@ -1,10 +1,8 @@
 package io.queen.queue;
 
-import io.agroal.api.AgroalDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import io.queen.sql.SqlCalls;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,19 +21,15 @@ import java.util.concurrent.TimeUnit;
  * that time; a configure on this broker invalidates at once. An unknown queue (about to be provisioned by its
  * first push) is not encrypted and has no pop hold. Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class QueueFlags {
     static final long TTL_SECONDS = 5;
 
     private record Entry(boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
-    private final AgroalDataSource ds;
+    @Inject SqlCalls sql;
     private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
-
-    QueueFlags(AgroalDataSource ds) {
-        this.ds = ds;
-    }
 
     /** The queues among {@code queues} whose payloads must be encrypted. */
     public Set<String> encrypted(UUID tenant, Collection<String> queues) throws SQLException {
@@ -66,17 +60,13 @@ public class QueueFlags {
             }
         }
         if (!load.isEmpty()) {
-            try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "SELECT name, encryption_enabled, min_pop_wait_time FROM queen.queue_flags_v1(?, ?)")) {
-                ps.setObject(1, tenant);
-                ps.setArray(2, c.createArrayOf("text", load.toArray()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Entry e = new Entry(rs.getBoolean(2), rs.getInt(3), now);
-                        cache.put(tenant + "/" + rs.getString(1), e);
-                        out.put(rs.getString(1), e);
-                    }
-                }
+            record Flags(String queue, Entry entry) {
+            }
+            for (Flags f : sql.list("SELECT name, encryption_enabled, min_pop_wait_time FROM queen.queue_flags_v1(?, ?)",
+                    rs -> new Flags(rs.getString(1), new Entry(rs.getBoolean(2), rs.getInt(3), now)), tenant,
+                    load.toArray(String[]::new))) {
+                cache.put(tenant + "/" + f.queue(), f.entry());
+                out.put(f.queue(), f.entry());
             }
             for (String q : load) {
                 if (!out.containsKey(q)) {

@@ -1,5 +1,6 @@
 package io.queen.retention;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,21 +35,15 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/analytics/retention")
 @Tag(name = "analytics")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class RetentionAnalyticsResource {
-    private final RetentionStore store;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    RetentionAnalyticsResource(RetentionStore store, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject RetentionStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "What retention removed",
             description = "Query: queue, from, to.")
     @APIResponse(responseCode = "200", description = "{timeRange, bucketMinutes, series:[...], totals:{...}, "

@@ -1,16 +1,15 @@
 package io.queen.retention;
 
+import jakarta.inject.Inject;
 import io.agroal.api.AgroalDataSource;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -23,11 +22,9 @@ public class RetentionStore {
     /** The cluster-wide retention lock: one broker runs a cycle at a time. */
     static final long RETENTION_LOCK = 737001L;
 
-    private final AgroalDataSource ds;
-
-    RetentionStore(AgroalDataSource ds) {
-        this.ds = ds;
-    }
+    /** Only for the leadership lock, which holds a connection in a transaction across the cycle. */
+    @Inject AgroalDataSource ds;
+    @Inject SqlCalls sql;
 
     /** What one cycle has to do for one partition. */
     public record Work(String kind, UUID partitionId, UUID queueId, OffsetDateTime cutoffA, OffsetDateTime cutoffB) {
@@ -86,19 +83,10 @@ public class RetentionStore {
     }
 
     public List<Work> workList(Instant now, int dueCap) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT kind, partition_id, queue_id, cutoff_a, cutoff_b FROM queen.log_retention_work_v1(?, ?)")) {
-            ps.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
-            ps.setInt(2, dueCap);
-            List<Work> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Work(rs.getString(1), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
-                            rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT kind, partition_id, queue_id, cutoff_a, cutoff_b FROM queen.log_retention_work_v1(?, ?)",
+                rs -> new Work(rs.getString(1), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                        rs.getObject(4, OffsetDateTime.class), rs.getObject(5, OffsetDateTime.class)),
+                now, dueCap);
     }
 
     public StepResult retentionStep(UUID pid, OffsetDateTime allCutoff, OffsetDateTime completedCutoff, int maxRows)
@@ -118,27 +106,13 @@ public class RetentionStore {
 
     /** {@code queen.trace_purge_v1}: traces older than their queue's retention; how many were deleted. */
     public int tracePurge(OffsetDateTime now, int maxRows) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queen.trace_purge_v1(?, ?)")) {
-            ps.setObject(1, now);
-            ps.setInt(2, maxRows);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return (int) sql.number("SELECT queen.trace_purge_v1(?, ?)", now, maxRows);
     }
 
     /** {@code queen.log_orphan_sweep_v1}: sidecar and dead-letter rows of partitions that no longer exist. */
     public OrphanSweep orphanSweep(int maxPartitions) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT txn_rows, dlq_rows, trace_rows, partitions FROM queen.log_orphan_sweep_v1(?)")) {
-            ps.setInt(1, maxPartitions);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new OrphanSweep(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4));
-            }
-        }
+        return sql.one("SELECT txn_rows, dlq_rows, trace_rows, partitions FROM queen.log_orphan_sweep_v1(?)",
+                rs -> new OrphanSweep(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4)), maxPartitions);
     }
 
     public StepResult txnsPurgeStep(UUID pid, OffsetDateTime cutoff, int maxRows) throws SQLException {
@@ -147,29 +121,14 @@ public class RetentionStore {
     }
 
     public CleanupResult cleanupStep(OffsetDateTime cutoff, int maxRows, UUID after) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT deleted, last_id, done FROM queen.log_partition_cleanup_step_v1(?, ?, ?)")) {
-            ps.setObject(1, cutoff);
-            ps.setInt(2, maxRows);
-            ps.setObject(3, after);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new CleanupResult(rs.getInt(1), rs.getObject(2, UUID.class), rs.getBoolean(3));
-            }
-        }
+        return sql.one("SELECT deleted, last_id, done FROM queen.log_partition_cleanup_step_v1(?, ?, ?)",
+                rs -> new CleanupResult(rs.getInt(1), rs.getObject(2, UUID.class), rs.getBoolean(3)),
+                cutoff, maxRows, after);
     }
 
     /** Runs one step function (arguments bound in order) and reads its (deleted, messages, watermark, done). */
-    private StepResult step(String sql, Object... args) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new StepResult(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBoolean(4));
-            }
-        }
+    private StepResult step(String call, Object... args) throws SQLException {
+        return sql.one(call, rs -> new StepResult(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBoolean(4)), args);
     }
 
     public record HistoryRow(String queue, String type, long messages, long events, OffsetDateTime firstAt,
@@ -180,41 +139,19 @@ public class RetentionStore {
     }
 
     public List<HistoryRow> history(UUID tenant, String queue, Instant from, Instant to) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queue_name, retention_type, messages, events, first_at, last_at"
-                        + " FROM queen.retention_history_summary_v1(?, ?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, queue);
-            ps.setObject(3, OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
-            ps.setObject(4, OffsetDateTime.ofInstant(to, ZoneOffset.UTC));
-            List<HistoryRow> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new HistoryRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
-                            rs.getObject(5, OffsetDateTime.class), rs.getObject(6, OffsetDateTime.class)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT queue_name, retention_type, messages, events, first_at, last_at"
+                + " FROM queen.retention_history_summary_v1(?, ?, ?, ?)",
+                rs -> new HistoryRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
+                        rs.getObject(5, OffsetDateTime.class), rs.getObject(6, OffsetDateTime.class)),
+                tenant, queue, from, to);
     }
 
     public List<SeriesRow> series(UUID tenant, String queue, Instant from, Instant to, int bucketMinutes)
             throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT bucket, retention_type, messages, events FROM queen.retention_history_series_v1(?, ?, ?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, queue);
-            ps.setObject(3, OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
-            ps.setObject(4, OffsetDateTime.ofInstant(to, ZoneOffset.UTC));
-            ps.setInt(5, bucketMinutes);
-            List<SeriesRow> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new SeriesRow(rs.getObject(1, OffsetDateTime.class), rs.getString(2), rs.getLong(3),
-                            rs.getLong(4)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT bucket, retention_type, messages, events"
+                + " FROM queen.retention_history_series_v1(?, ?, ?, ?, ?)",
+                rs -> new SeriesRow(rs.getObject(1, OffsetDateTime.class), rs.getString(2), rs.getLong(3),
+                        rs.getLong(4)),
+                tenant, queue, from, to, bucketMinutes);
     }
 }

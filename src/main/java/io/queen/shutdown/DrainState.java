@@ -1,6 +1,6 @@
 package io.queen.shutdown;
 
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 /**
  * Where this broker is in its stop sequence: {@code SERVING}, then {@code LEAVING} (readiness already 503, still
@@ -8,7 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * once). It only moves forward. Read on every request and pop, written by {@link GracefulShutdown}; thread-safe
  * (one volatile field; {@link #advance} is synchronized so two writers never move it backwards).
  */
-@ApplicationScoped
+@Singleton
 public class DrainState {
     /** The stop sequence's phases, in order. */
     public enum Phase {

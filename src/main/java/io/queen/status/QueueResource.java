@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,20 +30,14 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/resources/queues/{queue}")
 @Access(Access.Level.READ)
 @Tag(name = "resources")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
-    private final StatusStore store;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    QueueResource(StatusStore store, Callers callers, StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.callers = callers;
-    }
+    @Inject StatusStore store;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One queue: partitions with figures, totals, effective configuration",
             description = "Cost: O(partitions of the queue + their cursors + their dead letters) plus one "
                     + "segment primary-key probe per non-empty partition (newestMessage).")

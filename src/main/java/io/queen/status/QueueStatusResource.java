@@ -1,5 +1,7 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -33,28 +35,19 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/status/queues")
 @Access(Access.Level.READ)
 @Tag(name = "status")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class QueueStatusResource {
     static final int DEFAULT_QUEUE_LIMIT = 100;
     static final int DEFAULT_MESSAGE_LIMIT = 50;
 
-    private final StatusStore store;
-    private final MessageBrowser browser;
-    private final StatusConfig limits;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    QueueStatusResource(StatusStore store, MessageBrowser browser, StatusConfig limits, Callers callers,
-            StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.browser = browser;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject StatusStore store;
+    @Inject MessageBrowser browser;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, newest first, with message figures",
             description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
                     + "limit is clamped to queen.status.max-limit (1000).")
@@ -66,19 +59,16 @@ public class QueueStatusResource {
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
-        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, limit, offset), () -> {
-            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, limit, offset), limit, offset);
-        });
+        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, paging.limit(), paging.offset()),
+                () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, paging.limit(), paging.offset()),
+                        paging));
     }
 
     @GET
     @Path("{queue}")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "One queue with its partitions (figures, consumption, activity)",
             description = "Partitions are always included (includePartitions is accepted and ignored). Cost: "
                     + "O(partitions of the queue + their cursors + their dead letters) plus one segment "
@@ -137,8 +127,6 @@ public class QueueStatusResource {
 
     @GET
     @Path("{queue}/messages")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "The queue's newest messages with their derived status (JSON array)",
             description = "Decodes segments through the message browse: cost O(limit + offset) messages, at most "
                     + "5,000 segments; limit clamped to queen.status.max-limit (1000).")
@@ -149,11 +137,10 @@ public class QueueStatusResource {
             @Parameter(description = "default 50, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());
         StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
         ObjectNode page = browser.list(tenant, new MessageBrowser.Filter(q.name(), null, null, null, null,
-                Instant.EPOCH, Instant.now(), limit, offset));
+                Instant.EPOCH, Instant.now(), paging.limit(), paging.offset()));
         ArrayNode out = Json.MAPPER.createArrayNode();
         for (JsonNode m : page.get("messages")) {
             ObjectNode o = out.addObject();

@@ -1,5 +1,7 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,28 +31,21 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/resources")
 @Access(Access.Level.READ)
 @Tag(name = "resources")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class ResourcesResource {
     /** Complete minutes the overview's rates average over. */
     static final int RATE_MINUTES = 5;
 
     static final int DEFAULT_QUEUE_LIMIT = 100;
 
-    private final StatusStore store;
-    private final StatusConfig limits;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    ResourcesResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject StatusStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
     @Path("overview")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Broker-wide counts, message figures and consumer lag",
             description = "Cost: O(partitions + cursors + dead letters) plus one segment primary-key probe per "
                     + "lagging cursor. throughput: messages pushed and positively acked per second over the "
@@ -92,8 +87,6 @@ public class ResourcesResource {
 
     @GET
     @Path("queues")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, newest first, with message figures",
             description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
                     + "limit is clamped to queen.status.max-limit (1000).")
@@ -106,20 +99,17 @@ public class ResourcesResource {
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
-        int limit = StatusJson.limit(limitParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        int offset = StatusJson.offset(offsetParam);
+        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
         String ns = StatusJson.filter(namespace, "namespace");
         String tk = StatusJson.filter(task, "task");
         String sr = StatusJson.filter(search, "search");
-        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, limit, offset), () -> {
-            return StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, limit, offset), limit, offset);
-        });
+        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, paging.limit(),
+                paging.offset()), () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, paging.limit(),
+                paging.offset()), paging));
     }
 
     @GET
     @Path("namespaces")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, partitions and messages per namespace (non-empty namespaces only)",
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
@@ -131,8 +121,6 @@ public class ResourcesResource {
 
     @GET
     @Path("tasks")
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Queues, partitions and messages per task (non-empty tasks only)",
             description = "Cost: O(partitions + cursors + dead letters of the tenant).")
     @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")

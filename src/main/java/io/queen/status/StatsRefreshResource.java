@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,19 +23,13 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/stats/refresh")
 @Access(Access.Level.ADMIN)
 @Tag(name = "consumer-groups")
+@Produces(MediaType.APPLICATION_JSON)
 public class StatsRefreshResource {
-    private final ObjectMapper mapper;
-    private final StatusSnapshots snapshots;
-    private final Callers callers;
-
-    StatsRefreshResource(ObjectMapper mapper, StatusSnapshots snapshots, Callers callers) {
-        this.mapper = mapper;
-        this.snapshots = snapshots;
-        this.callers = callers;
-    }
+    @Inject ObjectMapper mapper;
+    @Inject StatusSnapshots snapshots;
+    @Inject Callers callers;
 
     @POST
-    @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Drop the tenant's status snapshots: the next reads compute their figures afresh",
             description = "Body optional ({} or empty). Cost: none now; each dropped view is recomputed on its next "
                     + "read.")

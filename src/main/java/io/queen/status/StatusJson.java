@@ -1,7 +1,8 @@
 package io.queen.status;
 
+import io.queen.api.Paging;
+import io.queen.api.Answer;
 import static io.queen.api.QueryParams.blankToNull;
-import static io.queen.api.QueryParams.intParam;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -39,15 +40,6 @@ final class StatusJson {
         return o;
     }
 
-    /** {@code limit} of a listing: absent = {@code def}; not an integer >= 1 = 400; above {@code max} clamped. */
-    static int limit(String value, int def, int max) {
-        return Math.min(max, intParam(value, "limit", def, 1));
-    }
-
-    static int offset(String value) {
-        return intParam(value, "offset", 0, 0);
-    }
-
     /**
      * An optional text filter: blank = absent; a NUL character (which PostgreSQL text cannot hold, so no stored
      * name has one) = 400 naming the parameter rather than a database error.
@@ -65,17 +57,8 @@ final class StatusJson {
         return name != null && name.indexOf('\0') < 0;
     }
 
-    static ObjectNode pagination(int limit, int offset) {
-        return Json.MAPPER.createObjectNode().put("limit", limit).put("offset", offset);
-    }
-
     /** A queue listing's answer: {@code {queues:[...], total, pagination}}. */
-    static ObjectNode queuePage(StatusStore.QueuePage page, int limit, int offset) {
-        ObjectNode out = Json.MAPPER.createObjectNode();
-        com.fasterxml.jackson.databind.node.ArrayNode qs = out.putArray("queues");
-        page.queues().forEach(q -> qs.add(queueEntry(q)));
-        out.put("total", page.matching());
-        out.set("pagination", pagination(limit, offset));
-        return out;
+    static ObjectNode queuePage(StatusStore.QueuePage page, Paging paging) {
+        return Answer.page("queues", page.queues(), StatusJson::queueEntry, page.matching(), paging);
     }
 }

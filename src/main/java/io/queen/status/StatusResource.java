@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import jakarta.inject.Inject;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -30,24 +31,17 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/status")
 @Access(Access.Level.READ)
 @Tag(name = "status")
+@RunOnVirtualThread
+@Produces(MediaType.APPLICATION_JSON)
 public class StatusResource {
     static final int TOP_ERRORS = 5;
 
-    private final StatusStore store;
-    private final StatusConfig limits;
-    private final Callers callers;
-    private final StatusSnapshots snapshots;
-
-    StatusResource(StatusStore store, StatusConfig limits, Callers callers, StatusSnapshots snapshots) {
-        this.snapshots = snapshots;
-        this.store = store;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject StatusStore store;
+    @Inject StatusConfig limits;
+    @Inject Callers callers;
+    @Inject StatusSnapshots snapshots;
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @Operation(summary = "Dashboard summary: queues, message figures, leases, dead letters",
             description = "Filters queue, namespace, task; from/to (default the last hour, at most 31 days) bound "
                     + "the throughput series (per-minute buckets, widened to keep at most 1500 points; empty "

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import io.queen.api.Bodies;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,7 +35,7 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
     static CycleRequest parse(JsonNode req, StreamsConfig limits, ObjectMapper mapper) {
         UUID query = uuid(req, "query_id");
         UUID pid = uuid(req, "partition_id");
-        String group = optionalText(req, "consumer_group");
+        String group = Bodies.optionalString(req, "consumer_group");
         if (group == null || group.isEmpty()) {
             group = Names.QUEUE_MODE;
         } else {
@@ -78,17 +79,6 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             throw ApiException.badRequest(field + " is longer than " + limits.maxKeyBytes() + " bytes (UTF-8)");
         }
         return key;
-    }
-
-    static String optionalText(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return v.textValue();
     }
 
     private static List<StateOp> stateOps(JsonNode arr, StreamsConfig limits, ObjectMapper mapper) {
@@ -188,12 +178,12 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
         if (!a.isObject()) {
             throw ApiException.badRequest("ack must be an object or null");
         }
-        String lease = optionalText(a, "leaseId");
+        String lease = Bodies.optionalString(a, "leaseId");
         if (lease == null || lease.isEmpty()) {
             throw ApiException.badRequest("ack.leaseId is required");
         }
         Input.token(lease, "ack.leaseId");
-        String status = Input.token(optionalText(a, "status"), "ack.status");
+        String status = Input.token(Bodies.optionalString(a, "status"), "ack.status");
         status = status == null || status.isBlank() ? "completed" : status.toLowerCase();
         if (!List.of("completed", "success", "failed", "dlq", "retry").contains(status)) {
             throw ApiException.badRequest("ack.status must be completed, success, failed, dlq or retry");
@@ -206,8 +196,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             }
             count = c.longValue();
         }
-        String txn = Input.text(optionalText(a, "transactionId"), "ack.transactionId");
-        Ack ack = new Ack(txn, lease, status, count, Input.text(optionalText(a, "error"), "ack.error"));
+        String txn = Input.text(Bodies.optionalString(a, "transactionId"), "ack.transactionId");
+        Ack ack = new Ack(txn, lease, status, count, Input.text(Bodies.optionalString(a, "error"), "ack.error"));
         if (!ack.positive() && (txn == null || txn.isEmpty())) {
             throw ApiException.badRequest("ack.transactionId is required for status " + status);
         }

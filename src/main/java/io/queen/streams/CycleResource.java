@@ -21,6 +21,7 @@ import java.util.UUID;
  * answers 200 {@code {success:false, error}}. Thread-safe (stateless).
  */
 @Path("/streams/v1/cycle")
+@RunOnVirtualThread
 public class CycleResource {
     private final CycleService cycles;
     private final ObjectMapper mapper;
@@ -36,7 +37,6 @@ public class CycleResource {
 
     @POST
     @Access(Access.Level.WRITE)
-    @RunOnVirtualThread
     public Response cycle(byte[] body) throws Exception {
         UUID tenant = callers.tenant();
         CycleRequest r;

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
 import io.queen.api.ErrorMappers;
@@ -30,23 +31,13 @@ public class CycleService {
     /** The answer to a cycle whose ack was already committed (a replay after a lost answer). */
     public static final String ALREADY_COMMITTED = "Message already committed";
 
-    private final StreamsStore store;
-    private final AckStore ackStore;
-    private final AckService acks;
-    private final SinkWriter sink;
-    private final PopWaiters waiters;
+    @Inject StreamsStore store;
+    @Inject AckStore ackStore;
+    @Inject AckService acks;
+    @Inject SinkWriter sink;
+    @Inject PopWaiters waiters;
 
-    private final OpsMeter meter;
-
-    CycleService(StreamsStore store, AckStore ackStore, AckService acks, SinkWriter sink, PopWaiters waiters,
-            OpsMeter meter) {
-        this.meter = meter;
-        this.store = store;
-        this.ackStore = ackStore;
-        this.acks = acks;
-        this.sink = sink;
-        this.waiters = waiters;
-    }
+    @Inject OpsMeter meter;
 
     /** {@code badRequest}: the failure is the request's (400); otherwise a rolled-back cycle (200). */
     /** {@code sourceQueue}: the queue the acked partition belongs to (null for a failed cycle). */

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import io.queen.api.Bodies;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,6 +24,7 @@ import java.util.UUID;
  * of {@code /push} (queue names as queue names, {@link Input} for the rest) before any SQL. Thread-safe (stateless).
  */
 @Path("/streams/v1/queries")
+@RunOnVirtualThread
 public class QueriesResource {
     private final StreamsStore store;
     private final ObjectMapper mapper;
@@ -36,7 +38,6 @@ public class QueriesResource {
 
     @POST
     @Access(Access.Level.WRITE)
-    @RunOnVirtualThread
     public Response register(byte[] body) throws Exception {
         UUID tenant = callers.tenant();
         JsonNode req;
@@ -50,7 +51,7 @@ public class QueriesResource {
             name = Input.name(StreamsBodies.required(req, "name"), "name");
             source = Names.requireName(StreamsBodies.required(req, "source_queue"), "source_queue");
             hash = Input.token(StreamsBodies.required(req, "config_hash"), "config_hash");
-            sink = CycleRequest.optionalText(req, "sink_queue");
+            sink = Bodies.optionalString(req, "sink_queue");
             if (sink != null && sink.isEmpty()) {
                 sink = null;
             }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
+import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.config.QueenConfig;
@@ -27,6 +28,7 @@ import java.util.UUID;
  * lock. Thread-safe (stateless).
  */
 @Path("/streams/v1/state/get")
+@RunOnVirtualThread
 public class StateResource {
     /** Far beyond any epoch-ms; bounds what reaches PostgreSQL's numeric. */
     private static final BigDecimal RIPE_LIMIT = new BigDecimal("1e30");
@@ -44,7 +46,6 @@ public class StateResource {
 
     @POST
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response get(byte[] body) throws Exception {
         UUID tenant = callers.tenant();
         UUID query;
@@ -88,14 +89,8 @@ public class StateResource {
 
     /** {@code key_prefix}: a string with a state key's rules; absent, null or empty = no filter. */
     private String keyPrefix(JsonNode req) {
-        JsonNode v = req.get("key_prefix");
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual()) {
-            throw ApiException.badRequest("key_prefix must be a string");
-        }
-        return v.textValue().isEmpty() ? null : CycleRequest.stateKey(v.textValue(), "key_prefix", limits);
+        String v = Bodies.optionalString(req, "key_prefix");
+        return v == null || v.isEmpty() ? null : CycleRequest.stateKey(v, "key_prefix", limits);
     }
 
     /**

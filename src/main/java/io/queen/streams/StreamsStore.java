@@ -1,14 +1,12 @@
 package io.queen.streams;
 
-import io.agroal.api.AgroalDataSource;
+import jakarta.inject.Inject;
+import io.queen.sql.SqlCalls;
 import java.math.BigDecimal;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -18,11 +16,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class StreamsStore {
-    private final AgroalDataSource ds;
-
-    StreamsStore(AgroalDataSource ds) {
-        this.ds = ds;
-    }
+    @Inject SqlCalls sql;
 
     /** {@code conflict} non-null: the registration differs and nothing changed. */
     public record Registration(UUID queryId, boolean fresh, boolean reset, String conflict) {
@@ -30,20 +24,9 @@ public class StreamsStore {
 
     public Registration register(UUID tenant, String name, String source, String sink, String hash, boolean reset)
             throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT query_id, fresh, did_reset, conflict FROM queen_streams.register_query_v1(?, ?, ?, ?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, name);
-            ps.setString(3, source);
-            ps.setString(4, sink);
-            ps.setString(5, hash);
-            ps.setBoolean(6, reset);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new Registration(rs.getObject(1, UUID.class), rs.getBoolean(2), rs.getBoolean(3),
-                        rs.getString(4));
-            }
-        }
+        return sql.one("SELECT query_id, fresh, did_reset, conflict FROM queen_streams.register_query_v1(?, ?, ?, ?, ?, ?)",
+                rs -> new Registration(rs.getObject(1, UUID.class), rs.getBoolean(2), rs.getBoolean(3), rs.getString(4)),
+                tenant, name, source, sink, hash, reset);
     }
 
     /** Why a cycle cannot run (null: it can), and the query's source queue (null when the query is unknown). */
@@ -52,16 +35,8 @@ public class StreamsStore {
 
     /** Serializes the (query, partition) shard. */
     public Begin begin(Connection c, UUID tenant, UUID query, UUID pid) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT problem, source_queue FROM queen_streams.cycle_begin_v1(?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setObject(2, query);
-            ps.setObject(3, pid);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new Begin(rs.getString(1), rs.getString(2));
-            }
-        }
+        return SqlCalls.on(c).one("SELECT problem, source_queue FROM queen_streams.cycle_begin_v1(?, ?, ?)",
+                rs -> new Begin(rs.getString(1), rs.getString(2)), tenant, query, pid);
     }
 
     public int applyState(Connection c, UUID query, UUID pid, List<CycleRequest.StateOp> ops) throws SQLException {
@@ -74,18 +49,8 @@ public class StreamsStore {
             keys[i] = op.key();
             values[i] = op.valueJson();
         }
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT queen_streams.state_apply_v1(?, ?, ?, ?, ?::jsonb[])")) {
-            ps.setObject(1, query);
-            ps.setObject(2, pid);
-            ps.setArray(3, c.createArrayOf("text", types));
-            ps.setArray(4, c.createArrayOf("text", keys));
-            ps.setArray(5, c.createArrayOf("text", values));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return (int) SqlCalls.on(c).number("SELECT queen_streams.state_apply_v1(?, ?, ?, ?, ?::jsonb[])",
+                query, pid, types, keys, values);
     }
 
     /** {@code outcome}: ok, no_cursor, invalid_lease, count_exceeds_batch, already_committed, txn_not_in_span. */
@@ -95,31 +60,14 @@ public class StreamsStore {
     /** {@code txnHash}: the hash of the ack's transactionId (null = unchecked). */
     public AckOutcome ack(Connection c, UUID pid, String group, String lease, Long count, boolean release,
             byte[] txnHash) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT outcome, acked, lease_released FROM queen_streams.cycle_ack_v1(?, ?, ?, ?, ?, ?)")) {
-            ps.setObject(1, pid);
-            ps.setString(2, group);
-            ps.setString(3, lease);
-            ps.setObject(4, count);
-            ps.setBoolean(5, release);
-            ps.setBytes(6, txnHash);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new AckOutcome(rs.getString(1), rs.getLong(2), rs.getBoolean(3));
-            }
-        }
+        return SqlCalls.on(c).one("SELECT outcome, acked, lease_released FROM queen_streams.cycle_ack_v1(?, ?, ?, ?, ?, ?)",
+                rs -> new AckOutcome(rs.getString(1), rs.getLong(2), rs.getBoolean(3)),
+                pid, group, lease, count, release, txnHash);
     }
 
     /** Holds the cursor row of an ack-less cycle against deletion; false = the group has no cursor there. */
     public boolean hold(Connection c, UUID pid, String group) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT queen_streams.cycle_hold_v1(?, ?)")) {
-            ps.setObject(1, pid);
-            ps.setString(2, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
+        return SqlCalls.on(c).flag("SELECT queen_streams.cycle_hold_v1(?, ?)", pid, group);
     }
 
     public record Row(String key, String valueJson, OffsetDateTime updatedAt) {
@@ -127,14 +75,8 @@ public class StreamsStore {
 
     /** Does the query exist (for this tenant)? */
     public boolean queryExists(UUID tenant, UUID query) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM queen_streams.queries WHERE id = ? AND tenant_id = ?")) {
-            ps.setObject(1, query);
-            ps.setObject(2, tenant);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
+        return sql.one("SELECT 1 FROM queen_streams.queries WHERE id = ? AND tenant_id = ?", rs -> true, query,
+                tenant) != null;
     }
 
     /** The state read's filters (API spec 5.1); an empty list or a null filter filters nothing. */
@@ -142,21 +84,9 @@ public class StreamsStore {
     }
 
     public List<Row> state(UUID tenant, UUID query, UUID pid, StateFilter f) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT key, value::text, updated_at FROM queen_streams.state_get_v1(?, ?, ?, ?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setObject(2, query);
-            ps.setObject(3, pid);
-            ps.setArray(4, f.keys().isEmpty() ? null : c.createArrayOf("text", f.keys().toArray()));
-            ps.setString(5, f.keyPrefix());
-            ps.setBigDecimal(6, f.ripeAtOrBefore());
-            List<Row> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Row(rs.getString(1), rs.getString(2), rs.getObject(3, OffsetDateTime.class)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT key, value::text, updated_at FROM queen_streams.state_get_v1(?, ?, ?, ?, ?, ?)",
+                rs -> new Row(rs.getString(1), rs.getString(2), rs.getObject(3, OffsetDateTime.class)),
+                tenant, query, pid, f.keys().isEmpty() ? null : f.keys().toArray(String[]::new), f.keyPrefix(),
+                f.ripeAtOrBefore());
     }
 }

@@ -1,5 +1,8 @@
 package io.queen.traces;
 
+import jakarta.inject.Inject;
+import io.queen.api.Paging;
+import io.queen.api.Answer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -36,32 +39,25 @@ import java.util.UUID;
  * most {@value #MAX_EVENT} characters, pages of at most {@value #MAX_LIMIT}. Stateless.
  */
 @Path("/api/v1/traces")
+@RunOnVirtualThread
 public class TracesResource {
     static final int MAX_NAMES = 32;
     static final int MAX_NAME = 255;
     static final int MAX_EVENT = 64;
     static final int MAX_LIMIT = 1000;
 
-    private final TraceStore store;
-    private final MessageBrowser browser;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    TracesResource(TraceStore store, MessageBrowser browser, ObjectMapper mapper, Callers callers) {
-        this.store = store;
-        this.browser = browser;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject TraceStore store;
+    @Inject MessageBrowser browser;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @POST
     @Access(Access.Level.WRITE)
-    @RunOnVirtualThread
     public Response add(byte[] body) throws SQLException {
         UUID tenant = callers.tenant();
         JsonNode b = Bodies.requireObject(mapper, body);
-        String txn = text(b, "transactionId");
-        String pidText = text(b, "partitionId");
+        String txn = Bodies.optionalString(b, "transactionId");
+        String pidText = Bodies.optionalString(b, "partitionId");
         if (txn == null || txn.isEmpty() || pidText == null || pidText.isEmpty()) {
             throw ApiException.badRequest("transactionId and partitionId are required");
         }
@@ -79,9 +75,9 @@ public class TracesResource {
             // stored as jsonb, which cannot hold U+0000
             throw ApiException.badRequest("data must not contain the character U+0000");
         }
-        String group = Input.name(orDefault(text(b, "consumerGroup"), "__QUEUE_MODE__"), "consumerGroup");
-        String event = Input.check(orDefault(text(b, "eventType"), "info"), "eventType", MAX_EVENT);
-        String worker = Input.token(text(b, "workerId"), "workerId");
+        String group = Input.name(orDefault(Bodies.optionalString(b, "consumerGroup"), "__QUEUE_MODE__"), "consumerGroup");
+        String event = Input.check(orDefault(Bodies.optionalString(b, "eventType"), "info"), "eventType", MAX_EVENT);
+        String worker = Input.token(Bodies.optionalString(b, "workerId"), "workerId");
         List<String> names = names(b.get("traceNames"));
         UUID pid = Ids.uuidOrNull(pidText);
         if (pid == null || !browser.exists(tenant, pid, txn)) {
@@ -100,7 +96,6 @@ public class TracesResource {
     @GET
     @Path("/{partitionId}/{transactionId}")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response ofMessage(@PathParam("partitionId") String partitionId,
             @PathParam("transactionId") String transactionId) throws SQLException {
         UUID pid = Ids.uuidOrNull(partitionId);
@@ -120,58 +115,42 @@ public class TracesResource {
     @GET
     @Path("/by-name/{traceName}")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response byName(@PathParam("traceName") String name, @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) throws SQLException {
         Input.check(name, "traceName", MAX_NAME);
-        int l = Math.min(QueryParams.intParam(limit, "limit", 100, 1), MAX_LIMIT);
-        int o = QueryParams.intParam(offset, "offset", 0, 0);
-        TraceStore.Page<TraceStore.Trace> page = store.byName(callers.tenant(), name, l, o);
+        Paging paging = Paging.of(limit, offset, 100, MAX_LIMIT);
+        TraceStore.Page<TraceStore.Trace> page = store.byName(callers.tenant(), name, paging.limit(), paging.offset());
+        // each message's payload once, however many of its traces the page holds
         Map<String, JsonNode> payloads = new HashMap<>();
-        ObjectNode out = mapper.createObjectNode();
-        ArrayNode arr = out.putArray("traces");
         for (TraceStore.Trace t : page.rows()) {
-            ObjectNode n = arr.addObject();
+            String key = t.partitionId() + "/" + t.transactionId();
+            if (!payloads.containsKey(key)) {
+                payloads.put(key, t.queue() == null ? null : browser.payloadOf(t.partitionId(), t.transactionId()));
+            }
+        }
+        return Json.ok(Answer.page("traces", page.rows(), t -> {
+            ObjectNode n = Answer.object();
             n.put("id", t.id().toString());
             n.put("transaction_id", t.transactionId());
             n.put("partition_id", t.partitionId().toString());
             common(n, t);
             n.put("queue_name", t.queue());
             n.put("partition_name", t.partition());
-            String key = t.partitionId() + "/" + t.transactionId();
-            JsonNode p = payloads.get(key);
-            if (p == null && !payloads.containsKey(key)) {
-                p = t.queue() == null ? null : browser.payloadOf(t.partitionId(), t.transactionId());
-                payloads.put(key, p);
-            }
-            n.set("message_payload", p);
+            n.set("message_payload", payloads.get(t.partitionId() + "/" + t.transactionId()));
             names(n, t);
-        }
-        out.put("total", page.total());
-        out.putObject("pagination").put("limit", l).put("offset", o);
-        return Json.ok(out);
+            return n;
+        }, page.total(), paging));
     }
 
     @GET
     @Path("/names")
     @Access(Access.Level.READ)
-    @RunOnVirtualThread
     public Response names(@QueryParam("limit") String limit, @QueryParam("offset") String offset) throws SQLException {
-        int l = Math.min(QueryParams.intParam(limit, "limit", 50, 1), MAX_LIMIT);
-        int o = QueryParams.intParam(offset, "offset", 0, 0);
-        TraceStore.Page<TraceStore.Name> page = store.names(callers.tenant(), l, o);
-        ObjectNode out = mapper.createObjectNode();
-        ArrayNode arr = out.putArray("trace_names");
-        for (TraceStore.Name n : page.rows()) {
-            ObjectNode x = arr.addObject();
-            x.put("trace_name", n.name());
-            x.put("trace_count", n.traces());
-            x.put("message_count", n.messages());
-            x.put("last_seen", Times.millis(n.lastSeen()));
-        }
-        out.put("total", page.total());
-        out.putObject("pagination").put("limit", l).put("offset", o);
-        return Json.ok(out);
+        Paging paging = Paging.of(limit, offset, 50, MAX_LIMIT);
+        TraceStore.Page<TraceStore.Name> page = store.names(callers.tenant(), paging.limit(), paging.offset());
+        return Json.ok(Answer.page("trace_names", page.rows(), n -> Answer.object().put("trace_name", n.name())
+                .put("trace_count", n.traces()).put("message_count", n.messages())
+                .put("last_seen", Times.millis(n.lastSeen())), page.total(), paging));
     }
 
     private ObjectNode common(ObjectNode o, TraceStore.Trace t) {
@@ -226,17 +205,6 @@ public class TracesResource {
 
     private static String checkedName(String s) {
         return Input.check(s, "traceNames", MAX_NAME);
-    }
-
-    private static String text(JsonNode b, String field) {
-        JsonNode n = b.get(field);
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw ApiException.badRequest(field + " must be a string");
-        }
-        return n.textValue();
     }
 
     private static String orDefault(String s, String def) {

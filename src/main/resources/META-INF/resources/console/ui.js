@@ -43,13 +43,18 @@ export function ago(seconds) {
 
 export const groupName = g => (g === '__QUEUE_MODE__' ? 'queue mode' : g);
 
-/** A table; columns: [{label, key (data-k of each cell), value(row) -> node|text, num (right aligned)}]. */
-export function table(columns, rows, { empty = 'Nothing here.', rowAttrs } = {}) {
+/**
+ * A table; columns: [{label, key (data-k of each cell), value(row) -> node|text, num (right aligned), head (the
+ * row's title when stacked), full (a whole line when stacked), wide (hidden when stacked)}]. With stack, below
+ * 600 px each row becomes a card: its title, then the figures in a grid (no sideways scrolling).
+ */
+export function table(columns, rows, { empty = 'Nothing here.', rowAttrs, stack = false } = {}) {
   if (!rows.length) return h('p', { class: 'muted empty' }, empty);
-  return h('div', { class: 'scroll' }, h('table', null,
-    h('thead', null, h('tr', null, columns.map(c => h('th', { class: c.num ? 'n' : null }, c.label)))),
+  const cls = c => [c.num ? 'n' : '', c.head ? 'head' : '', c.full ? 'full' : '', c.wide ? 'wide' : ''].filter(Boolean).join(' ') || null;
+  return h('div', { class: 'scroll' }, h('table', { class: stack ? 'stack' : null },
+    h('thead', null, h('tr', null, columns.map(c => h('th', { class: cls(c), scope: 'col' }, c.label)))),
     h('tbody', null, rows.map(r => h('tr', rowAttrs ? rowAttrs(r) : null,
-      columns.map(c => h('td', { class: c.num ? 'n' : null, 'data-k': c.key, 'data-label': c.label }, c.value(r))))))));
+      columns.map(c => h('td', { class: cls(c), 'data-k': c.key, 'data-label': c.label }, c.value(r))))))));
 }
 
 /** Figure cards: [[label, value, key]]. */
@@ -112,4 +117,84 @@ export function pretty(v) {
   if (v === undefined) return '';
   if (typeof v === 'string') return v;
   return JSON.stringify(v, null, 2);
+}
+
+/** Marks a form dirty on input, so the periodic refresh does not redraw what the operator is typing into. */
+export function guard(form) {
+  form.addEventListener('input', () => form.setAttribute('data-dirty', ''));
+  return form;
+}
+
+/**
+ * A modal form: fields [{name, label, type (text|number|textarea|checkbox|select), value, options, required,
+ * placeholder, help}], resolves to the values (strings, booleans for checkboxes) or null when cancelled.
+ * validate(values) may return an error text that keeps the dialog open. The dialog is removed when closed.
+ */
+export function formDialog({ title, text, fields, okLabel = 'OK', danger = false, validate, id }) {
+  const inputs = {};
+  const error = h('p', { class: 'error', role: 'alert' });
+  const rows = fields.map(f => {
+    const attrs = { name: f.name, id: 'f-' + f.name, required: f.required, placeholder: f.placeholder, 'aria-describedby': f.help ? 'h-' + f.name : null };
+    let input;
+    if (f.type === 'textarea') input = h('textarea', { ...attrs, rows: f.rows || 6, spellcheck: 'false' });
+    else if (f.type === 'select') input = h('select', attrs, f.options.map(o => h('option', { value: o }, o)));
+    else if (f.type === 'checkbox') input = h('input', { ...attrs, type: 'checkbox', checked: !!f.value });
+    else input = h('input', { ...attrs, type: f.type || 'text', step: f.type === 'number' ? '1' : null, min: f.min, autocomplete: 'off' });
+    if (f.type !== 'checkbox' && f.value !== undefined && f.value !== null) input.value = String(f.value);
+    inputs[f.name] = input;
+    return h('div', { class: 'form-row' + (f.type === 'checkbox' ? ' check' : '') },
+      h('label', { for: 'f-' + f.name }, f.label), input,
+      f.help ? h('small', { class: 'muted', id: 'h-' + f.name }, f.help) : null);
+  });
+  const ok = h('button', { type: 'submit', value: 'ok', class: danger ? 'danger' : 'primary', 'data-ok': '' }, okLabel);
+  const cancel = h('button', { type: 'button', 'data-cancel': '' }, 'Cancel');
+  const form = h('form', { method: 'dialog', class: 'form-dialog' }, h('h2', null, title), text ? h('p', null, text) : null,
+    rows, error, h('div', { class: 'actions' }, cancel, ok));
+  const d = h('dialog', { id: id || null, class: 'form' }, form);
+  document.body.append(d);
+  const values = () => Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.type === 'checkbox' ? i.checked : i.value]));
+  return new Promise(resolve => {
+    cancel.addEventListener('click', () => d.close('cancel'));
+    form.addEventListener('submit', e => {
+      const v = values();
+      const problem = validate ? validate(v) : null;
+      if (problem) {
+        e.preventDefault();
+        error.textContent = problem;
+        return;
+      }
+      d.returnValue = 'ok';
+    });
+    d.addEventListener('close', () => {
+      const v = d.returnValue === 'ok' ? values() : null;
+      d.remove();
+      resolve(v);
+    }, { once: true });
+    d.showModal();
+    (fields.length ? inputs[fields[0].name] : ok).focus();
+  });
+}
+
+/** Shows content in the one detail drawer (message, dead letter, trace); Escape or Close hides it. */
+export function drawer(title, ...content) {
+  let d = document.getElementById('drawer');
+  if (!d) {
+    d = h('aside', { id: 'drawer', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'drawer-title', tabindex: '-1' });
+    document.body.append(d);
+    document.addEventListener('keydown', e => { if (e.key === 'Escape' && d.classList.contains('open')) closeDrawer(); });
+  }
+  d.replaceChildren(h('div', { class: 'drawer-head' }, h('h2', { id: 'drawer-title' }, title),
+    h('button', { type: 'button', class: 'small', 'data-close': '', onclick: closeDrawer, 'aria-label': 'Close' }, 'Close')),
+  h('div', { class: 'drawer-body' }, content));
+  d.classList.add('open');
+  d.focus();
+  return d;
+}
+
+export function closeDrawer() {
+  const d = document.getElementById('drawer');
+  if (d) {
+    d.classList.remove('open');
+    d.replaceChildren();
+  }
 }

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
+import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
-import io.queen.testing.TestPostgres;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
@@ -26,30 +26,22 @@ import org.junit.jupiter.api.Test;
 class OpsAcrossBrokersIT {
     /** Event lines name the queue's tenant: the default one here. */
     static final String TENANT = "tenant=00000000-0000-0000-0000-000000000001";
-    static TestPostgres.Server pg;
-    static String db;
+    static BrokerDatabase cluster;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("opsmetrics");
-        a = BrokerProcess.start("ops-a", pg, db, Map.of("QUEEN_WORKER_ID", "7", "QUEEN_METRICS_FLUSH_MS", "500",
+        cluster = BrokerDatabase.create("opsmetrics");
+        a = cluster.start("ops-a", Map.of("QUEEN_WORKER_ID", "7", "QUEEN_METRICS_FLUSH_MS", "500",
                 "QUEEN_LOG_JSON", "true", "QUEEN_HOSTNAME", "host-a"));
-        b = BrokerProcess.start("ops-b", pg, db, Map.of("QUEEN_WORKER_ID", "8", "QUEEN_METRICS_FLUSH_MS", "500",
+        b = cluster.start("ops-b", Map.of("QUEEN_WORKER_ID", "8", "QUEEN_METRICS_FLUSH_MS", "500",
                 "QUEEN_HOSTNAME", "host-b"));
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        TestPostgres.dropDatabase(db);
+        cluster.close();
     }
 
     @Test

@@ -27,6 +27,10 @@ class RouteAccessTest {
     static final Map<String, Access.Level> SPEC = new TreeMap<>(Map.ofEntries(
             Map.entry("POST /api/v1/configure", Access.Level.WRITE),
             Map.entry("DELETE /api/v1/resources/queues/:queue", Access.Level.ADMIN),
+            // console additions, role-checked like their neighbours: purge as the queue delete, the live views as reads
+            Map.entry("POST /api/v1/resources/queues/:queue/purge", Access.Level.ADMIN),
+            Map.entry("GET /api/v1/live", Access.Level.READ),
+            Map.entry("GET /api/v1/consumer-groups/:group/members", Access.Level.READ),
             Map.entry("POST /api/v1/push", Access.Level.PRODUCE),
             Map.entry("GET /api/v1/pop/queue/:queue", Access.Level.WRITE),
             Map.entry("GET /api/v1/pop/queue/:queue/partition/:partition", Access.Level.WRITE),

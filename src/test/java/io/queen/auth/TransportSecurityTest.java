@@ -3,13 +3,13 @@ package io.queen.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.SelfSignedKeyStore;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.FileInputStream;
 import java.io.InputStream;
@@ -19,7 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.security.KeyStore;
-import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -36,10 +35,9 @@ import org.junit.jupiter.api.Test;
 class TransportSecurityTest {
     static final String PASSWORD = "queen-test";
 
-    public static class Tls implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.http.ssl.certificate.key-store-file", SelfSignedKeyStore.create(PASSWORD).toString(),
+    public static class Tls extends Settings {
+        public Tls() {
+            super("quarkus.http.ssl.certificate.key-store-file", SelfSignedKeyStore.create(PASSWORD).toString(),
                     "quarkus.http.ssl.certificate.key-store-password", PASSWORD,
                     "quarkus.http.test-ssl-port", "0",
                     "QUEEN_CORS_ORIGINS", "http://dashboard.example");

@@ -2,16 +2,15 @@ package io.queen.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Authentication off, tenants from {@code X-Queen-Tenant} (QUEEN_TENANT_HEADER_TRUSTED=true, behind a proxy). */
@@ -20,10 +19,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class TrustedTenantHeaderTest {
 
-    public static class Trusted implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.auth.tenant-header-trusted", "true");
+    public static class Trusted extends Settings {
+        public Trusted() {
+            super("queen.auth.tenant-header-trusted", "true");
         }
     }
 

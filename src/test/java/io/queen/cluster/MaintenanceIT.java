@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
+import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
-import io.queen.testing.StorageInvariants;
-import io.queen.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -27,29 +25,20 @@ import org.junit.jupiter.api.Test;
  * every buffered push is delivered exactly once and in push order.
  */
 class MaintenanceIT {
-    static TestPostgres.Server pg;
-    static String db;
+    static BrokerDatabase cluster;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("maintenance");
-        a = BrokerProcess.start("maint-a", pg, db, Map.of());
-        b = BrokerProcess.start("maint-b", pg, db, Map.of());
+        cluster = BrokerDatabase.create("maintenance");
+        a = cluster.start("maint-a", Map.of());
+        b = cluster.start("maint-b", Map.of());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        TestPostgres.dropDatabase(db);
+        cluster.close();
     }
 
     static String push(BrokerProcess broker, String txn) {
@@ -91,7 +80,7 @@ class MaintenanceIT {
         }
         a.kill();   // its spool holds a-0..a-19 (and the buffered probes)
         set(b, "/api/v1/system/maintenance", false);
-        a = BrokerProcess.start("maint-a", pg, db, Map.of());   // same spool directory: drained at start
+        a = cluster.start("maint-a", Map.of());   // same spool directory: drained at start
 
         Map<String, Integer> seen = new HashMap<>();
         List<String> order = new ArrayList<>();
@@ -141,7 +130,7 @@ class MaintenanceIT {
     @Test
     void aSpoolRestartedDuringPushMaintenanceWaitsForTheSwitch() throws Exception {
         String q = "crashq";
-        BrokerProcess c = BrokerProcess.start("maint-c", pg, db, Map.of());
+        BrokerProcess c = cluster.start("maint-c", Map.of());
         try {
             assertEquals(200, Http.post(c.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
             set(c, "/api/v1/system/maintenance", true);   // adopted by c at once
@@ -155,13 +144,13 @@ class MaintenanceIT {
             }
             c.kill();
 
-            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection lock = cluster.connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
                 }
                 // the schema is in place; applying it again would wait on the lock too
-                c = BrokerProcess.start("maint-c", pg, db, Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                c = cluster.start("maint-c", Map.of("QUEEN_APPLY_SCHEMA", "false"));
                 String said = awaitLog(c, "wait for the first read of the maintenance switches",
                         "push spool: drained (");
                 assertEquals("wait for the first read of the maintenance switches", said,
@@ -170,7 +159,7 @@ class MaintenanceIT {
                 lock.rollback();   // the switch read completes: maintenance is on
             }
             awaitLog(c, "this broker now has push maintenance on", "this broker now has push maintenance on");
-            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection read = cluster.connect()) {
                 assertEquals(0, segments(read, q), "buffered pushes reached the log during maintenance");
             }
             assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
@@ -200,19 +189,19 @@ class MaintenanceIT {
     @Test
     void aPushBeforeTheFirstSwitchReadAfterARestartIsBuffered() throws Exception {
         String q = "firstreadq";
-        BrokerProcess d = BrokerProcess.start("maint-d", pg, db, Map.of());
+        BrokerProcess d = cluster.start("maint-d", Map.of());
         try {
             assertEquals(200, Http.post(d.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
             set(d, "/api/v1/system/maintenance", true);
             d.kill();   // its spool is empty: nothing holds a later push back but the switch itself
             // pg_stat_activity is read outside the locking transaction, which would see one snapshot of it
-            try (Connection lock = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
-                    Connection watch = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection lock = cluster.connect();
+                    Connection watch = cluster.connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
                 }
-                d = BrokerProcess.start("maint-d", pg, db, Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                d = cluster.start("maint-d", Map.of("QUEEN_APPLY_SCHEMA", "false"));
                 BrokerProcess restarted = d;
                 // every broker's poller (a, b and the restarted d) waits for the switch; then the push is sent
                 long deadline = System.nanoTime() + 60_000_000_000L;
@@ -233,7 +222,7 @@ class MaintenanceIT {
                 assertEquals(201, r.status(), r.body());
                 assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText(), r.body());
             }
-            try (Connection read = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password())) {
+            try (Connection read = cluster.connect()) {
                 assertEquals(0, segments(read, q), "a push reached the log during maintenance");
             }
         } finally {

@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
+import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
-import io.queen.testing.StorageInvariants;
-import io.queen.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -31,31 +29,21 @@ import org.junit.jupiter.api.Test;
  * per (partition, group), wake-ups through NOTIFY) and what survives a broker killed with -9.
  */
 class MultiBrokerIT {
-    static TestPostgres.Server pg;
-    static String db;
+    static BrokerDatabase cluster;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("multibroker");
-        a = BrokerProcess.start("a", pg, db, Map.of());
+        cluster = BrokerDatabase.create("multibroker");
+        a = cluster.start("a", Map.of());
         // B re-checks parked pops only every 60 s: within a test, only a NOTIFY can wake it
-        b = BrokerProcess.start("b", pg, db, Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"));
+        b = cluster.start("b", Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"));
     }
 
     @AfterAll
     static void stop() throws Exception {
-        // after everything the two brokers did to one database: the storage invariants hold
-        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        TestPostgres.dropDatabase(db);
+        cluster.close();
     }
 
     static String push(BrokerProcess broker, String queue, String txn, int n) {
@@ -66,7 +54,7 @@ class MultiBrokerIT {
     }
 
     long count(String sql) throws Exception {
-        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
+        try (Connection c = cluster.connect();
                 Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -121,7 +109,7 @@ class MultiBrokerIT {
 
     @Test
     void aKilledBrokersLeaseExpiresAndTheBatchIsRedeliveredElsewhere() throws Exception {
-        BrokerProcess victim = BrokerProcess.start("victim", pg, db, Map.of());
+        BrokerProcess victim = cluster.start("victim", Map.of());
         try {
             Http.Reply cfg = Http.post(victim.url(), "/api/v1/configure",
                     "{\"queue\":\"mb-crash\",\"options\":{\"leaseTime\":2}}");

@@ -43,6 +43,8 @@ final class Browser implements AutoCloseable {
     final ChromeDriver driver;
     private final String base;
     private int loads;
+    /** The console's refresh interval in seconds for the pages opened next; 0 (the default here) = paused. */
+    int refreshSeconds;
 
     private Browser(ChromeDriver driver, String base) {
         this.driver = driver;
@@ -75,7 +77,7 @@ final class Browser implements AutoCloseable {
 
     /** Loads the console at a hash route afresh and waits until the page named {@code page} is drawn. */
     Browser open(String route, String page) {
-        driver.get(base + "/?load=" + (++loads) + "#" + route);
+        driver.get(base + "/?load=" + (++loads) + "&refresh=" + refreshSeconds + "#" + route);
         return waitReady(page);
     }
 
@@ -134,6 +136,26 @@ final class Browser implements AutoCloseable {
         WebElement e = one(css);
         ((JavascriptExecutor) driver).executeScript("arguments[0].scrollIntoView({block:'center'})", e);
         e.click();
+    }
+
+    /** Types {@code value} into the field named {@code name} of the open form dialog {@code dialogId}. */
+    void fill(String dialogId, String name, String value) {
+        WebElement e = new WebDriverWait(driver, Duration.ofSeconds(10)).until(ExpectedConditions
+                .visibilityOfElementLocated(By.cssSelector("#" + dialogId + " [name='" + name + "']")));
+        e.clear();
+        e.sendKeys(value);
+    }
+
+    /** Submits ({@code ok}) or cancels the open form dialog {@code dialogId}. */
+    void submit(String dialogId, boolean ok) {
+        click("#" + dialogId + (ok ? " [data-ok]" : " [data-cancel]"));
+    }
+
+    /** Waits until the text of {@code css} contains {@code text} (a dialog filled after a request); returns it. */
+    String waitText(String css, String text) {
+        new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> d.findElements(By.cssSelector(css)).stream()
+                .anyMatch(e -> e.getText().contains(text)));
+        return text(css);
     }
 
     /** Answers the console's confirmation dialog. */

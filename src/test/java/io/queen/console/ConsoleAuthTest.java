@@ -99,6 +99,7 @@ class ConsoleAuthTest {
         useToken(readOnly);
         for (String[] p : List.of(new String[] {"/", "overview"}, new String[] {"/queues", "queues"},
                 new String[] {"/queues/ro-orders", "queue"}, new String[] {"/queues/ro-orders/partitions/a", "partition"},
+                new String[] {"/queues/ro-orders/messages", "messages"},
                 new String[] {"/groups", "groups"}, new String[] {"/groups/__QUEUE_MODE__", "group"},
                 new String[] {"/dlq", "dlq"}, new String[] {"/retention", "retention"})) {
             browser.open(p[0], p[1]);
@@ -110,6 +111,10 @@ class ConsoleAuthTest {
         browser.open("/queues/ro-orders", "queue");
         assertFalse(browser.one("input[name='leaseTime']").isEnabled(), "the configuration is shown read-only");
         assertEquals("1", browser.cell("tr[data-partition='a']", "deadLetter"));
+        browser.open("/queues/ro-orders/partitions/a", "partition");
+        browser.click("#view tbody tr [data-k='transactionId'] button");
+        browser.waitFor("#record-detail [data-k='payload']");
+        assertEquals(List.of(), browser.all("[data-write]"), "no publish-a-copy in the message drawer");
         browser.open("/dlq", "dlq");
         browser.click("#view tbody tr [data-k='errorMessage'] button");
         assertEquals("bad", browser.waitFor("#dlq-detail [data-k='error']").getText());
@@ -121,6 +126,13 @@ class ConsoleAuthTest {
     @Test
     void readWriteTokenGetsWriteButtonsAndAdminTheSwitches() {
         useToken(readWrite);
+        browser.open("/queues/ro-orders/partitions/a", "partition");
+        browser.click("#view tbody tr [data-k='transactionId'] button");
+        browser.waitFor("#record-detail [data-k='payload']");
+        assertEquals(1, browser.all("#record-detail [data-write='publish-copy']").size(), "read-write may publish a copy");
+        browser.open("/queues/ro-orders", "queue");
+        assertEquals(1, browser.all("[data-write='publish']").size());
+        assertEquals(List.of(), browser.all("[data-write='purge'], [data-write='delete-queue']"), "purge and delete are admin's");
         browser.open("/dlq", "dlq");
         browser.click("#view tbody tr [data-k='errorMessage'] button");
         browser.waitFor("#dlq-detail [data-write='replay']");

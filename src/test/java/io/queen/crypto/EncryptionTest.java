@@ -10,31 +10,24 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.queen.testing.EncryptionKey;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** encryptionEnabled queues: ciphertext at rest (frame flag 4), plaintext on every read. */
 @QuarkusTest
-@TestProfile(EncryptionTest.WithKey.class)
+@TestProfile(EncryptionKey.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class EncryptionTest {
-    public static class WithKey implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.encryption-key", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
-        }
-    }
 
     @Inject
     AgroalDataSource ds;

@@ -38,13 +38,9 @@ class ConsumerGroupViewTest {
 
     boolean built;
 
-    // once per class, but after Quarkus has set the test port (a @BeforeAll runs before it)
     @BeforeEach
     void dataSet() {
-        if (!built) {
-            KnownDataSet.build(ds);
-            built = true;
-        }
+        built = KnownDataSet.buildOnce(ds, built);
     }
 
     @Test

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import java.net.InetAddress;
@@ -22,7 +22,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -39,10 +38,9 @@ class ParkingBudgetTest {
     static final int PER_ADDRESS = 20;
     static final int TOTAL = 30;
 
-    public static class SmallCaps implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.pop.max-parked-per-address", String.valueOf(PER_ADDRESS),
+    public static class SmallCaps extends Settings {
+        public SmallCaps() {
+            super("queen.pop.max-parked-per-address", String.valueOf(PER_ADDRESS),
                     "queen.pop.max-parked", String.valueOf(TOTAL));
         }
     }

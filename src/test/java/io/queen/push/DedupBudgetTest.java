@@ -8,14 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,10 +25,9 @@ import org.junit.jupiter.api.Test;
 @TestProfile(DedupBudgetTest.SmallBudget.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class DedupBudgetTest {
-    public static class SmallBudget implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.push.dedup-cache-entries", "500");
+    public static class SmallBudget extends Settings {
+        public SmallBudget() {
+            super("queen.push.dedup-cache-entries", "500");
         }
     }
 

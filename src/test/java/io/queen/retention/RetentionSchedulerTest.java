@@ -3,16 +3,15 @@ package io.queen.retention;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,10 +22,9 @@ import org.junit.jupiter.api.Test;
 @TestProfile(RetentionSchedulerTest.FastRetention.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RetentionSchedulerTest {
-    public static class FastRetention implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.retention.interval-ms", "200", "queen.retention.parallelism", "4",
+    public static class FastRetention extends Settings {
+        public FastRetention() {
+            super("queen.retention.interval-ms", "200", "queen.retention.parallelism", "4",
                     "queen.retention.batch-size", "2");
         }
     }

@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
-import io.queen.testing.StorageInvariants;
-import io.queen.testing.TestPostgres;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -46,29 +45,20 @@ class GracefulShutdownIT {
     private static final String QUEUE = "gs";
     private static final int PARTITIONS = 8;
 
-    static TestPostgres.Server pg;
-    static String db;
+    static BrokerDatabase cluster;
     static BrokerProcess a;
     static BrokerProcess b;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("graceful");
-        a = BrokerProcess.start("gs-a", pg, db, Map.of());
-        b = BrokerProcess.start("gs-b", pg, db, Map.of());
+        cluster = BrokerDatabase.create("graceful");
+        a = cluster.start("gs-a", Map.of());
+        b = cluster.start("gs-b", Map.of());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        TestPostgres.dropDatabase(db);
+        cluster.close();
     }
 
     /** What a client saw from one request. */

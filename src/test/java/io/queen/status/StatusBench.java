@@ -6,13 +6,13 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.Uuid7;
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -44,10 +43,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class StatusBench {
     /** The production snapshot settings (the test profile turns snapshots off). */
-    public static class ProductionSnapshots implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.status.snapshot-threshold-ms", "25", "queen.status.snapshot-refresh-ms", "2000");
+    public static class ProductionSnapshots extends Settings {
+        public ProductionSnapshots() {
+            super("queen.status.snapshot-threshold-ms", "25", "queen.status.snapshot-refresh-ms", "2000");
         }
     }
 

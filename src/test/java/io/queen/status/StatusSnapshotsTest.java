@@ -6,15 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,11 +26,10 @@ import org.junit.jupiter.api.Test;
 @TestProfile(StatusSnapshotsTest.Snapshots.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class StatusSnapshotsTest {
-    public static class Snapshots implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
+    public static class Snapshots extends Settings {
+        public Snapshots() {
             // refresh 1 s: a snapshot is served for up to 2 s, long enough to see one on a busy machine
-            return Map.of("queen.status.snapshot-threshold-ms", "1", "queen.status.snapshot-refresh-ms", "1000");
+            super("queen.status.snapshot-threshold-ms", "1", "queen.status.snapshot-refresh-ms", "1000");
         }
     }
 

@@ -1,37 +1,72 @@
-// Dead letters: filter by queue, group and partition; a letter's error and payload; replay it into its
-// partition or delete it (each after a confirmation).
+// Dead letters: filter by queue, group, partition, error text and failure time; a letter opens in the detail
+// drawer (error, payload, addresses) where it can be replayed into its partition or into another queue, or
+// deleted; with a write role every letter matching the filter can be replayed or deleted at once, after a
+// confirmation telling how many. A replayed message is a new message of its queue: every group reading that queue
+// receives it, not only the group that dead-lettered it.
 import { get, post, del, qs, canWrite } from '../api.js';
-import { h, num, time, table, pretty, confirmAction, act, groupName } from '../ui.js';
+import { h, num, time, table, pretty, confirmAction, act, groupName, guard, drawer, formDialog, toast } from '../ui.js';
 
-export async function render(_params, query, { go, refresh }) {
-  const filter = { queue: query.queue || '', consumerGroup: query.consumerGroup || '', partition: query.partition || '' };
-  const page = await get('/api/v1/dlq' + qs({ ...filter, limit: 100 }));
-  const inputs = Object.fromEntries(Object.entries({ queue: 'Queue', consumerGroup: 'Group', partition: 'Partition' }).map(([k, label]) =>
-    [k, h('input', { type: 'text', name: k, value: filter[k], placeholder: label, 'aria-label': label })]));
-  const detail = h('div', { class: 'detail', id: 'dlq-detail' }, h('p', { class: 'muted' }, 'Select a dead letter to inspect it.'));
-  return h('div', { class: 'page', 'data-title': 'Dead letters' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Dead letters'),
-      h('span', { class: 'muted', 'data-k': 'total' }, num(page.total) + (page.total === 1 ? ' dead letter' : ' dead letters'))),
-    h('form', { class: 'filters', onsubmit: e => {
-      e.preventDefault();
-      go('/dlq', Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value.trim()])));
-    } }, Object.values(inputs), h('button', { type: 'submit' }, 'Filter'), h('button', { type: 'button', onclick: refresh }, 'Refresh')),
-    h('div', { class: 'split' },
-      h('section', { class: 'card' }, table([
-        { label: 'Failed', key: 'failedAt', value: d => time(d.failedAt) },
-        { label: 'Queue', key: 'queue', value: d => d.queue },
-        { label: 'Partition', key: 'partition', value: d => d.partition },
-        { label: 'Group', key: 'consumerGroup', value: d => groupName(d.consumerGroup) },
-        { label: 'Offset', key: 'offset', value: d => String(d.offset), num: true },
-        { label: 'Error', key: 'errorMessage', value: d => h('button', { type: 'button', class: 'link', onclick: () => show(detail, d, refresh) }, d.errorMessage) },
-      ], page.messages, { empty: 'No dead letters' + (Object.values(filter).some(Boolean) ? ' match the filter.' : '.'),
-        rowAttrs: d => ({ 'data-dlq': d.id, 'data-transaction': d.transactionId }) })),
-      h('section', { class: 'card' }, h('h2', null, 'Dead letter'), detail)));
+const BULK_MAX = 1000;
+const fanOut = queue => 'Every consumer group reading ' + queue + ' receives the replayed message (it is appended as a new '
+  + 'message), not only the group that dead-lettered it.';
+
+function localInput(name, label, iso) {
+  return h('input', { type: 'datetime-local', step: '1', name, 'aria-label': label + ' (UTC)', title: label + ' (UTC)',
+    value: iso ? new Date(iso).toISOString().slice(0, 19) : '' });
 }
 
-function show(detail, d, refresh) {
+/** The letters matching the filter: the broker filters by queue, group, partition and time, the console by error text. */
+async function matching(filter, limit) {
+  const page = await get('/api/v1/dlq' + qs({ queue: filter.queue, consumerGroup: filter.consumerGroup, partition: filter.partition,
+    from: filter.from, to: filter.to, limit: filter.error ? BULK_MAX : limit }));
+  if (!filter.error) return { messages: page.messages, total: page.total };
+  const needle = filter.error.toLowerCase();
+  const hits = page.messages.filter(d => (d.errorMessage || '').toLowerCase().includes(needle));
+  return { messages: hits.slice(0, limit), total: hits.length, capped: page.total > BULK_MAX };
+}
+
+export async function render(_params, query, { go, refresh }) {
+  const filter = { queue: query.queue || '', consumerGroup: query.consumerGroup || '', partition: query.partition || '',
+    error: query.error || '', from: query.from || '', to: query.to || '' };
+  const page = await matching(filter, 100);
+  const inputs = Object.fromEntries(Object.entries({ queue: 'Queue', consumerGroup: 'Group', partition: 'Partition', error: 'Error text' })
+    .map(([k, label]) => [k, h('input', { type: 'text', name: k, value: filter[k], placeholder: label, 'aria-label': label })]));
+  inputs.from = localInput('from', 'Failed from', filter.from);
+  inputs.to = localInput('to', 'Failed until', filter.to);
+  const filtered = Object.values(filter).some(Boolean);
+  return h('div', { class: 'page', 'data-title': 'Dead letters' },
+    h('div', { class: 'page-head' }, h('h1', null, 'Dead letters'),
+      h('span', { class: 'muted', 'data-k': 'total' }, num(page.total) + (page.total === 1 ? ' dead letter' : ' dead letters')
+        + (page.capped ? ' (error text searched in the newest ' + BULK_MAX + ')' : ''))),
+    guard(h('form', { class: 'filters', onsubmit: e => {
+      e.preventDefault();
+      const v = Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value.trim()]));
+      for (const k of ['from', 'to']) if (v[k]) v[k] = new Date(v[k] + 'Z').toISOString();
+      go('/dlq', v);
+    } }, Object.values(inputs), h('button', { type: 'submit' }, 'Filter'), h('button', { type: 'button', onclick: refresh }, 'Refresh'))),
+    canWrite() && page.total ? h('div', { class: 'toolbar' },
+      h('button', { type: 'button', 'data-write': 'bulk-replay', onclick: () => bulkReplay(filter, refresh) },
+        'Replay ' + (filtered ? 'matching' : 'all') + '…'),
+      h('button', { type: 'button', class: 'danger', 'data-write': 'bulk-delete', onclick: () => bulkDelete(filter, refresh) },
+        'Delete ' + (filtered ? 'matching' : 'all') + '…')) : null,
+    h('section', { class: 'card' }, table([
+      { label: 'Error', key: 'errorMessage', value: d => h('button', { type: 'button', class: 'link', onclick: () => show(d, refresh) }, d.errorMessage), head: true },
+      { label: 'Failed', key: 'failedAt', value: d => time(d.failedAt) },
+      { label: 'Queue', key: 'queue', value: d => d.queue },
+      { label: 'Partition', key: 'partition', value: d => h('a', { href: '#/queues/' + encodeURIComponent(d.queue) + '/partitions/' + encodeURIComponent(d.partition) + '?offset=' + d.offset }, d.partition) },
+      { label: 'Group', key: 'consumerGroup', value: d => groupName(d.consumerGroup) },
+      { label: 'Offset', key: 'offset', value: d => String(d.offset), num: true },
+    ], page.messages, { stack: true, empty: 'No dead letters' + (filtered ? ' match the filter.' : '.'),
+      rowAttrs: d => ({ 'data-dlq': d.id, 'data-transaction': d.transactionId }) })));
+}
+
+async function replayInto(d, target) {
+  return post('/api/v1/dlq/' + encodeURIComponent(d.id) + '/replay', target || {});
+}
+
+function show(d, refresh) {
   const write = canWrite();
-  detail.replaceChildren(
+  const body = h('div', { class: 'detail', id: 'dlq-detail' },
     h('dl', { class: 'kv' },
       h('dt', null, 'Queue'), h('dd', null, d.queue + ' / ' + d.partition),
       h('dt', null, 'Group'), h('dd', null, groupName(d.consumerGroup)),
@@ -46,16 +81,84 @@ function show(detail, d, refresh) {
     write ? h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', 'data-write': 'replay', onclick: async e => {
         if (!(await confirmAction('Replay this message into ' + d.queue + '/' + d.partition
-          + '? It is appended at the end of the partition and this dead letter is removed.', 'Replay'))) return;
-        const r = await act(e.target, () => post('/api/v1/dlq/' + encodeURIComponent(d.id) + '/replay', {}),
+          + '? It is appended at the end of the partition and this dead letter is removed. ' + fanOut(d.queue), 'Replay'))) return;
+        const r = await act(e.target, () => replayInto(d),
           r => r.result === 'moved' ? 'Replayed at offset ' + r.replayedAs.offset : 'Already replayed (duplicate): kept');
-        if (r) refresh();
+        if (r) done(refresh);
       } }, 'Replay'),
+      h('button', { type: 'button', 'data-write': 'replay-into', onclick: async () => {
+        const v = await formDialog({ title: 'Replay into another queue', okLabel: 'Replay', id: 'replay-dialog', text: fanOut('the target queue'),
+          fields: [{ name: 'queue', label: 'Queue', value: d.queue, required: true }, { name: 'partition', label: 'Partition', value: d.partition }] });
+        if (!v) return;
+        try {
+          const r = await replayInto(d, { queue: v.queue.trim(), partition: v.partition.trim() || undefined });
+          toast(r.result === 'moved' ? 'Replayed into ' + v.queue.trim() + ' at offset ' + r.replayedAs.offset : 'Already replayed (duplicate): kept');
+          done(refresh);
+        } catch (err) {
+          toast(err.message, true);
+        }
+      } }, 'Replay into…'),
       h('button', { type: 'button', class: 'danger', 'data-write': 'delete', onclick: async e => {
         if (!(await confirmAction('Delete the dead letter of ' + d.queue + '/' + d.partition + ' offset ' + d.offset
           + ' (every group\'s)? The message cannot be replayed afterwards.', 'Delete'))) return;
         const r = await act(e.target, () => del('/api/v1/messages/' + encodeURIComponent(d.partitionId) + '/'
           + encodeURIComponent(d.transactionId)), 'Dead letter deleted');
-        if (r) refresh();
+        if (r) done(refresh);
       } }, 'Delete')) : null);
+  drawer('Dead letter', body);
+}
+
+function done(refresh) {
+  document.getElementById('drawer')?.classList.remove('open');
+  refresh();
+}
+
+const describe = f => Object.entries({ queue: 'queue', consumerGroup: 'group', partition: 'partition', error: 'error containing', from: 'failed from', to: 'failed until' })
+  .filter(([k]) => f[k]).map(([k, label]) => label + ' ' + (k === 'consumerGroup' ? groupName(f[k]) : f[k])).join(', ') || 'no filter';
+
+async function bulkReplay(filter, refresh) {
+  const { messages, total } = await matching(filter, BULK_MAX);
+  const v = await formDialog({
+    title: 'Replay ' + num(messages.length) + ' dead letter(s)', okLabel: 'Replay ' + num(messages.length), id: 'bulk-replay-dialog',
+    text: 'Matching: ' + describe(filter) + (total > messages.length ? ' (the newest ' + BULK_MAX + ' of ' + num(total) + ')' : '')
+      + '. Each is appended as a new message and its dead letter removed. Leave the queue empty to replay each into its own partition. '
+      + fanOut('the queue'),
+    fields: [{ name: 'queue', label: 'Into queue (optional)', value: '' }, { name: 'partition', label: 'Partition (optional)', value: '' }],
+  });
+  if (!v) return;
+  const target = v.queue.trim() ? { queue: v.queue.trim(), partition: v.partition.trim() || undefined } : undefined;
+  let moved = 0, dup = 0, failed = 0;
+  for (const d of messages) {
+    try {
+      const r = await replayInto(d, target);
+      if (r.result === 'moved') moved++;
+      else dup++;
+    } catch {
+      failed++;
+    }
+  }
+  toast('Replayed ' + moved + (dup ? ', ' + dup + ' duplicate(s) kept' : '') + (failed ? ', ' + failed + ' failed' : ''), failed > 0);
+  refresh();
+}
+
+async function bulkDelete(filter, refresh) {
+  const { messages, total } = await matching(filter, BULK_MAX);
+  if (!(await confirmAction('Delete ' + num(messages.length) + ' dead letter(s) matching ' + describe(filter)
+    + (total > messages.length ? ' (the newest ' + BULK_MAX + ' of ' + num(total) + ')' : '')
+    + '? Each address loses every group\'s letter; they cannot be replayed afterwards.', 'Delete ' + num(messages.length)))) return;
+  const seen = new Set();
+  let deleted = 0, failed = 0;
+  for (const d of messages) {
+    const key = d.partitionId + '/' + d.transactionId;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    try {
+      await del('/api/v1/messages/' + encodeURIComponent(d.partitionId) + '/' + encodeURIComponent(d.transactionId));
+      deleted++;
+    } catch {
+      failed++;
+    }
+  }
+  toast('Deleted the dead letters of ' + deleted + ' message(s)' + (failed ? ', ' + failed + ' failed' : ''), failed > 0);
+  refresh();
 }

@@ -1,22 +1,39 @@
-// One consumer group: lag per partition of each queue it reads; with a write role, seek a queue to its end or
-// to a time, or one partition to its end (each after a confirmation).
-import { get, post, canWrite } from '../api.js';
-import { h, num, ago, table, confirmAction, act, groupName } from '../ui.js';
+// One consumer group: its members (live leases with the client that took each, recent poppers), lag per partition
+// of each queue it reads; with a write role, seek a queue to the earliest or latest message or to a time, one
+// partition to its end or to an offset; as admin, delete the group (each after a confirmation).
+import { get, post, del, canWrite, isAdmin } from '../api.js';
+import { h, num, ago, time, table, section, confirmAction, act, groupName, guard, formDialog, toast } from '../ui.js';
 
-export async function render([group], _query, { refresh }) {
-  const byQueue = await get('/api/v1/consumer-groups/' + encodeURIComponent(group));
-  const queues = Object.keys(byQueue).sort();
+const EARLIEST = '1970-01-01T00:00:00.000Z';
+
+export async function render([group], _query, { refresh, go }) {
   const enc = encodeURIComponent;
+  const [byQueue, members] = await Promise.all([
+    get('/api/v1/consumer-groups/' + enc(group)),
+    get('/api/v1/consumer-groups/' + enc(group) + '/members'),
+  ]);
+  const queues = Object.keys(byQueue).sort();
   const seek = (queue, body, what, button) => act(button,
     () => post('/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue) + '/seek', body),
     r => 'Moved ' + r.partitionsUpdated + ' partition cursor(s) ' + what).then(r => r && refresh());
+  const leaseOf = (queue, partition) => members.leases.find(l => l.queue === queue && l.partition === partition);
   return h('div', { class: 'page', 'data-title': groupName(group) },
     h('div', { class: 'page-head' }, h('h1', null, h('a', { href: '#/groups' }, 'Consumer groups'), ' / ', groupName(group)),
+      isAdmin() && queues.length ? h('button', { type: 'button', class: 'danger', 'data-write': 'delete-group', onclick: async e => {
+        if (!(await confirmAction('Delete consumer group ' + groupName(group) + ' on every queue (' + queues.join(', ')
+          + ')? Its cursors and subscriptions go; a consumer using the name again starts as a new group. Dead letters stay.', 'Delete group'))) return;
+        if (await act(e.target, () => del('/api/v1/consumer-groups/' + enc(group)), r => 'Deleted ' + r.deletedPartitions + ' cursor(s)')) go('/groups');
+      } }, 'Delete group') : null,
       h('button', { type: 'button', onclick: refresh }, 'Refresh')),
+    section('Members', membersView(members)),
     queues.length ? null : h('p', { class: 'muted' }, 'This group has no cursor.'),
     queues.map(queue => {
       const when = h('input', { type: 'datetime-local', step: '1', 'aria-label': 'Seek time (UTC)', name: 'seek-time' });
-      const tools = canWrite() ? h('div', { class: 'filters' },
+      const tools = canWrite() ? guard(h('form', { class: 'filters', onsubmit: e => e.preventDefault() },
+        h('button', { type: 'button', 'data-write': 'seek-earliest', onclick: async e => {
+          if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue
+            + ' to the earliest live message? Everything still in the queue is delivered (again).', 'Seek to earliest')) await seek(queue, { timestamp: EARLIEST }, 'to the earliest', e.target);
+        } }, 'Seek to earliest'),
         h('button', { type: 'button', 'data-write': 'seek-end', onclick: async e => {
           if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue
             + ' to the end? Everything not yet consumed will be skipped.', 'Seek to end')) await seek(queue, { toEnd: true }, 'to the end', e.target);
@@ -27,20 +44,73 @@ export async function render([group], _query, { refresh }) {
           const ts = new Date(when.value + 'Z').toISOString();
           if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue + ' to ' + ts
             + '? Messages after it are delivered (again), earlier ones are skipped.', 'Seek')) await seek(queue, { timestamp: ts }, 'to ' + ts, e.target);
-        } }, 'Seek to time')) : null;
-      return h('section', { class: 'card', 'data-queue': queue }, h('h2', null, queue), tools, table([
-        { label: 'Partition', key: 'partition', value: p => h('a', { href: '#/queues/' + enc(queue) + '/partitions/' + enc(p.partition) }, p.partition) },
+        } }, 'Seek to time'),
+        isAdmin() ? h('button', { type: 'button', class: 'danger', 'data-write': 'delete-group-queue', onclick: async e => {
+          if (!(await confirmAction('Delete the cursors of ' + groupName(group) + ' on ' + queue + '?', 'Delete'))) return;
+          if (await act(e.target, () => del('/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue)), 'Group removed from ' + queue)) refresh();
+        } }, 'Remove from queue') : null)) : null;
+      return h('section', { class: 'card', 'data-queue': queue }, h('h2', null, h('a', { href: '#/queues/' + enc(queue) }, queue)), tools, table([
+        { label: 'Partition', key: 'partition', value: p => h('a', { href: '#/queues/' + enc(queue) + '/partitions/' + enc(p.partition) }, p.partition), head: true },
         { label: 'Committed', key: 'committedOffset', value: p => num(p.committedOffset), num: true },
         { label: 'Offset lag', key: 'offsetLag', value: p => num(p.offsetLag), num: true },
         { label: 'Time lag', key: 'timeLagSeconds', value: p => ago(p.timeLagSeconds), num: true },
         { label: 'Consumed', key: 'totalConsumed', value: p => num(p.totalConsumed), num: true },
-        { label: 'Lease', key: 'leaseActive', value: p => (p.leaseActive ? 'active' : '–') },
-        canWrite() ? { label: '', key: 'actions', value: p => h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition',
-          onclick: async e => {
-            if (!(await confirmAction('Move the cursor of ' + groupName(group) + ' on ' + queue + '/' + p.partition + ' to the end?', 'Seek to end'))) return;
-            if (await act(e.target, () => post('/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue) + '/partitions/'
-              + enc(p.partition) + '/seek', {}), 'Cursor moved to the end')) refresh();
-          } }, 'To end') } : null,
-      ].filter(Boolean), byQueue[queue].partitions, { rowAttrs: p => ({ 'data-partition': p.partition }) }));
+        { label: 'Lease', key: 'leaseActive', value: p => {
+          const l = leaseOf(queue, p.partition);
+          return l ? 'active, ' + l.expiresInSeconds + ' s left' : p.leaseActive ? 'active' : '–';
+        } },
+        canWrite() ? { label: 'Seek', key: 'actions', full: true, value: p => {
+          const path = '/api/v1/consumer-groups/' + enc(group) + '/queues/' + enc(queue) + '/partitions/' + enc(p.partition) + '/seek';
+          const moved = r => (r.updated ? 'Cursor of ' + p.partition + ' moved: next offset ' + (r.cursorMovedTo + 1) : 'No cursor of this group on ' + p.partition + ' yet: nothing moved');
+          return h('span', { class: 'chips' },
+            h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition',
+              onclick: async e => {
+                if (!(await confirmAction('Move the cursor of ' + groupName(group) + ' on ' + queue + '/' + p.partition + ' to the end?', 'Seek to end'))) return;
+                if (await act(e.target, () => post(path, {}), 'Cursor moved to the end')) refresh();
+              } }, 'To end'),
+            h('button', { type: 'button', class: 'small', 'data-write': 'seek-partition-to', onclick: async () => {
+              const v = await formDialog({
+                title: 'Seek ' + groupName(group) + ' on ' + queue + '/' + p.partition, okLabel: 'Seek', id: 'seek-dialog',
+                text: 'Give the next offset to deliver (0 = the earliest live message) or a time (UTC): the first message written after it is delivered next.',
+                fields: [{ name: 'offset', label: 'Next offset', type: 'number', min: 0, value: '' },
+                  { name: 'at', label: 'or time (UTC)', type: 'datetime-local', value: '' }],
+                validate: x => (!x.offset === !x.at ? 'Give an offset or a time.' : null),
+              });
+              if (!v) return;
+              try {
+                const body = v.offset !== '' ? { offset: Number(v.offset) } : { timestamp: new Date(v.at + 'Z').toISOString() };
+                toast(moved(await post(path, body)));
+                refresh();
+              } catch (err) {
+                toast(err.message, true);
+              }
+            } }, 'To offset or time…'));
+        } } : null,
+      ].filter(Boolean), byQueue[queue].partitions, { stack: true, rowAttrs: p => ({ 'data-partition': p.partition }) }));
     }));
+}
+
+function membersView(m) {
+  return [
+    h('h3', null, 'Leases now'),
+    table([
+      { label: 'Queue', key: 'queue', value: l => l.queue },
+      { label: 'Partition', key: 'partition', value: l => l.partition },
+      { label: 'Client', key: 'address', value: l => l.address || 'unknown' },
+      { label: 'User agent', key: 'userAgent', value: l => l.userAgent || '–' },
+      { label: 'Since', key: 'acquiredAt', value: l => time(l.acquiredAt) },
+      { label: 'Expires in', key: 'expiresInSeconds', value: l => l.expiresInSeconds + ' s', num: true },
+      { label: 'Span', key: 'span', value: l => (l.committed + 1) + '–' + (l.batchEnd ?? '?'), num: true },
+      { label: 'Broker', key: 'broker', value: l => l.broker || '–' },
+    ], m.leases, { stack: true, empty: 'No live lease: nobody is processing for this group right now.', rowAttrs: l => ({ 'data-lease': l.leaseId, 'data-partition': l.partition }) }),
+    h('h3', null, 'Recent poppers (5 min)'),
+    table([
+      { label: 'Client', key: 'address', value: p => p.address || 'unknown' },
+      { label: 'User agent', key: 'userAgent', value: p => p.userAgent || '–' },
+      { label: 'Queue', key: 'queue', value: p => p.queue || '–' },
+      { label: 'Pops', key: 'pops', value: p => num(p.pops), num: true },
+      { label: 'Last pop', key: 'lastPopAt', value: p => time(p.lastPopAt) },
+      { label: 'Broker', key: 'broker', value: p => p.broker },
+    ], m.poppers, { stack: true, empty: 'No pop delivered to this group in the last 5 minutes.', rowAttrs: p => ({ 'data-popper': p.address }) }),
+  ];
 }

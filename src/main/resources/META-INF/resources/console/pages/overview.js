@@ -3,11 +3,13 @@
 import { get, post, isAdmin, seesCluster } from '../api.js';
 import { h, num, rate, ago, time, figures, section, table, errorBox, confirmAction, act } from '../ui.js';
 import { lineChart } from '../chart.js';
+import { latest, liveFigures } from '../live.js';
 
 const soft = p => p.catch(e => ({ failed: e }));
 
 export async function render(_params, _query, { refresh }) {
-  const [ov, st, wm, sm, mt, health] = await Promise.all([
+  const [live, ov, st, wm, sm, mt, health] = await Promise.all([
+    latest(),
     get('/api/v1/resources/overview'),
     get('/api/v1/status'),
     seesCluster() ? soft(get('/api/v1/analytics/worker-metrics')) : null,
@@ -20,6 +22,7 @@ export async function render(_params, _query, { refresh }) {
     h('div', { class: 'page-head' }, h('h1', null, 'Overview'),
       h('span', { class: 'muted' }, 'figures age ', ov.statsAge < 0 ? '–' : ov.statsAge + ' s'),
       h('button', { type: 'button', onclick: refresh }, 'Refresh')),
+    liveFigures(live, a => a.totals),
     figures([
       ['Queues', num(ov.queues), 'queues'],
       ['Partitions', num(ov.partitions), 'partitions'],
@@ -31,11 +34,11 @@ export async function render(_params, _query, { refresh }) {
       ['Dead letters', num(m.deadLetter), 'deadLetter'],
       ['Max offset lag', num(ov.lag.offset.max), 'maxOffsetLag'],
       ['Max time lag', ago(ov.lag.time.max), 'maxTimeLag'],
-      ['In / s (5 min)', rate(ov.throughput.ingestedPerSecond), 'inRate'],
-      ['Acked / s (5 min)', rate(ov.throughput.processedPerSecond), 'ackRate'],
+      ['In / s (5 min avg)', rate(ov.throughput.ingestedPerSecond), 'inRate'],
+      ['Acked / s (5 min avg)', rate(ov.throughput.processedPerSecond), 'ackRate'],
     ]),
     h('div', { class: 'charts' }, charts(st)),
-    section('Brokers', brokers(wm, sm, health)),
+    section('Brokers', liveBrokers(live), brokers(wm, sm, health)),
     section('Maintenance', maintenance(mt, refresh)));
 }
 
@@ -72,6 +75,19 @@ function charts(st) {
   return [rates, depthChart, dlqChart];
 }
 
+function liveBrokers(live) {
+  return [h('h3', null, 'Live (last ' + Math.round(live.windowMs / 1000) + ' s)'), h('div', { class: 'brokers-live' }, table([
+    { label: 'Host', key: 'hostname', value: b => b.hostname },
+    { label: 'Port', key: 'port', value: b => String(b.port), num: true },
+    { label: 'Push / s', key: 'push', value: b => rate(b.push), num: true },
+    { label: 'Pop / s', key: 'pop', value: b => rate(b.pop), num: true },
+    { label: 'Ack / s', key: 'ack', value: b => rate(b.ack), num: true },
+    { label: 'Up since', key: 'startedAt', value: b => time(b.startedAt) },
+    { label: 'Published', key: 'ageMs', value: b => ago(b.ageMs / 1000) + ' ago' },
+  ], live.brokers, { empty: 'No broker published live figures in the last seconds.', rowAttrs: b => ({ 'data-broker': b.hostname + ':' + b.port }) })),
+  h('h3', null, 'Per minute (last hour)')];
+}
+
 function brokers(wm, sm, health) {
   const rows = [];
   const seen = new Map();
@@ -91,7 +107,7 @@ function brokers(wm, sm, health) {
     '): ', h('b', null, health.status), ', database ', health.database, ', version ', health.version) : null;
   if (wm && wm.failed) return [here, errorBox(wm.failed)];
   if (!wm) return [here, h('p', { class: 'muted' }, 'Broker-wide metrics are shown to the default tenant only.')];
-  return [here, table([
+  return [here, h('div', { class: 'brokers-minute' }, table([
     { label: 'Host', key: 'hostname', value: r => r.hostname },
     { label: 'Worker', key: 'workerId', value: r => String(r.workerId), num: true },
     { label: 'Port', key: 'port', value: r => r.port == null ? '–' : String(r.port), num: true },
@@ -103,7 +119,7 @@ function brokers(wm, sm, health) {
     { label: 'CPU %', key: 'cpu', value: r => r.metrics ? rate((r.metrics.cpu.userPercent || 0) + (r.metrics.cpu.systemPercent || 0)) : '–', num: true },
     { label: 'Heap', key: 'heap', value: r => r.metrics ? mb(r.metrics.memory.heapUsedBytes) : '–', num: true },
     { label: 'Last report', key: 'lastSeen', value: r => time(r.lastSeen) },
-  ], rows, { empty: 'No broker has written per-minute metrics in the last hour yet.' })];
+  ], rows, { empty: 'No broker has written per-minute metrics in the last hour yet.' }))];
 }
 
 const mb = b => (b == null ? '–' : (b / 1048576).toFixed(0) + ' MB');

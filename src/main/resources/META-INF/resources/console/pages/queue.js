@@ -1,12 +1,16 @@
-// One queue: totals, partitions with their watermarks and figures, consumer groups' lag, and the effective
-// configuration (editable with a write role, saved through POST /api/v1/configure).
-import { get, post, canWrite } from '../api.js';
-import { h, num, time, ago, figures, section, table, act, groupName } from '../ui.js';
+// One queue: live rates, totals, partitions with their watermarks and figures, consumer groups' lag, and the
+// effective configuration (editable with a write role, saved through POST /api/v1/configure). Actions: publish
+// (read-write), purge and delete (admin).
+import { get, post, canWrite, isAdmin } from '../api.js';
+import { h, num, time, ago, figures, section, table, act, groupName, guard } from '../ui.js';
+import { latest, liveFigures, queueOf } from '../live.js';
+import { publish, purge, deleteQueue } from '../actions.js';
 
-export async function render([name], _query, { refresh }) {
-  const [q, groups] = await Promise.all([
+export async function render([name], _query, { refresh, go }) {
+  const [q, groups, live] = await Promise.all([
     get('/api/v1/resources/queues/' + encodeURIComponent(name)),
     get('/api/v1/consumer-groups'),
+    latest(),
   ]);
   const t = q.totals;
   const mine = groups.filter(g => g.queueName === q.name);
@@ -15,6 +19,18 @@ export async function render([name], _query, { refresh }) {
     h('div', { class: 'page-head' }, h('h1', null, h('a', { href: '#/queues' }, 'Queues'), ' / ', q.name),
       h('span', { class: 'muted' }, [q.namespace, q.task].filter(Boolean).join(' / ') || 'no namespace or task'),
       h('button', { type: 'button', onclick: refresh }, 'Refresh')),
+    h('div', { class: 'toolbar' },
+      h('a', { href: '#/queues/' + encodeURIComponent(q.name) + '/messages', 'data-nav-messages': '' }, 'Browse messages'),
+      canWrite() ? h('button', { type: 'button', class: 'primary', 'data-write': 'publish', onclick: async () => {
+        if (await publish(q.name, q.partitions.map(p => p.name))) refresh();
+      } }, 'Publish message') : null,
+      isAdmin() ? h('button', { type: 'button', class: 'danger', 'data-write': 'purge', onclick: async e => {
+        if (await purge(e.target, q.name, t.total)) refresh();
+      } }, 'Purge') : null,
+      isAdmin() ? h('button', { type: 'button', class: 'danger', 'data-write': 'delete-queue', onclick: async () => {
+        if (await deleteQueue(q.name)) go('/queues');
+      } }, 'Delete queue') : null),
+    liveFigures(live, a => queueOf(a, q.name)),
     figures([
       ['Messages', num(t.total), 'total'], ['Pending', num(t.pending), 'pending'],
       ['Processing', num(t.processing), 'processing'], ['Completed', num(t.completed), 'completed'],
@@ -57,7 +73,7 @@ function config(q, refresh) {
     return h('label', { class: 'field' }, h('span', null, k), input);
   });
   const save = write ? h('button', { type: 'submit', class: 'primary', 'data-write': 'configure' }, 'Save configuration') : null;
-  return h('form', {
+  return guard(h('form', {
     class: 'config', 'data-k': 'config',
     onsubmit: async e => {
       e.preventDefault();
@@ -73,5 +89,5 @@ function config(q, refresh) {
       if (ok) refresh();
     },
   }, h('div', { class: 'fields' }, fields), save,
-  write ? null : h('p', { class: 'muted' }, 'Read-only: a read-write or admin token may change the configuration.'));
+  write ? null : h('p', { class: 'muted' }, 'Read-only: a read-write or admin token may change the configuration.')));
 }

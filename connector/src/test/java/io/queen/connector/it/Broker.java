@@ -1,16 +1,15 @@
 package io.queen.connector.it;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import io.queen.testing.BrokerProcess;
+import io.queen.testing.TestPostgres;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,70 +27,64 @@ public final class Broker implements AutoCloseable {
 
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    private Process process;
+    private BrokerProcess process;
+    private final String owner;
     private final String database;
     private final int port;
-    private final String jar;
-    private final Path log;
     private volatile long healthyAtNanos;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Broker(String jar, String database, int port, Path log) {
-        this.jar = jar;
+    private Broker(String owner, String database, int port) {
+        this.owner = owner;
         this.database = database;
         this.port = port;
-        this.log = log;
     }
 
     public static Broker start(String owner) {
-        String jar = System.getProperty("queen.broker.jar", "../target/quarkus-app/quarkus-run.jar");
-        if (!new File(jar).isFile()) {
-            throw new IllegalStateException("Broker jar " + new File(jar).getAbsolutePath()
-                    + " is missing: build the broker first (./mvnw -B package -DskipTests at the repository root)");
-        }
-        String db = TestPostgres.createDatabase(owner);
-        int port = freePort();
-        Path log = Path.of("target", "broker-" + owner + "-" + port + ".log");
-        Broker b = new Broker(jar, db, port, log);
+        Broker b = new Broker(owner, TestPostgres.createDatabase(owner), freePort());
         b.launch();
         return b;
     }
 
     /** Starts the broker process (again) on this broker's port and database; returns when it answers /health. */
     private void launch() {
-        TestPostgres.Server pg = TestPostgres.server();
         try {
-            Files.createDirectories(log.getParent());
-            ProcessBuilder pb = new ProcessBuilder(javaExecutable(), "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                    "-jar", jar);
-            Map<String, String> env = pb.environment();
-            env.put("PORT", Integer.toString(port));
-            env.put("PG_HOST", pg.host());
-            env.put("PG_PORT", Integer.toString(pg.port()));
-            env.put("PG_USER", pg.user());
-            env.put("PG_PASSWORD", pg.password());
-            env.put("PG_DATABASE", database);
-            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            process = pb.start();
-            awaitHealthy(log);
-        } catch (IOException e) {
+            // the broker on its defaults (no embedded server, pool and spool of its own choosing)
+            Map<String, String> defaults = new HashMap<>();
+            defaults.put("QUEEN_EMBEDDED_PG", null);
+            defaults.put("DB_POOL_SIZE", null);
+            defaults.put("QUEEN_SPOOL_DIR", null);
+            process = BrokerProcess.launch(owner, TestPostgres.server(), database, defaults, port);
+            healthyAtNanos = process.awaitHealthy(Duration.ofSeconds(60));
+        } catch (Exception e) {
             throw new IllegalStateException("cannot start the broker", e);
         }
     }
 
     /** Kills the broker process (SIGKILL); the database and port stay for {@link #restart()}. */
     public void kill() {
-        process.destroyForcibly();
         try {
-            process.waitFor();
+            process.kill();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
+    static String javaExecutable() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    static int freePort() {
+        try {
+            return BrokerProcess.freePort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Whether the broker process is running. */
     public boolean isAlive() {
-        return process != null && process.isAlive();
+        return process != null && process.alive();
     }
 
     /**
@@ -101,42 +94,6 @@ public final class Broker implements AutoCloseable {
     public long restart() {
         launch();
         return healthyAtNanos;
-    }
-
-    static String javaExecutable() {
-        return ProcessHandle.current().info().command().orElse("java");
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void awaitHealthy(Path log) throws IOException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("broker exited at start:\n" + Files.readString(log));
-            }
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url() + "/health")).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    healthyAtNanos = System.nanoTime();
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            sleep(20);
-        }
-        throw new IllegalStateException("broker not healthy after 60 s:\n" + Files.readString(log));
     }
 
     public String url() {
@@ -223,11 +180,8 @@ public final class Broker implements AutoCloseable {
 
     @Override
     public void close() {
-        process.destroy();
         try {
-            if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-            }
+            process.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

