@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.LossyProxy;
-import io.queen.testing.StorageInvariants;
-import io.queen.testing.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -52,8 +50,7 @@ class KafkaCrashIT {
     static final int PARTITIONS = 12;
     static final String TOPIC = "crash";
 
-    static TestPostgres.Server pg;
-    static String db;
+    static BrokerDatabase database;
     static BrokerProcess broker;
     static int kafkaPort;
     static LossyProxy proxy;
@@ -66,28 +63,25 @@ class KafkaCrashIT {
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("kafkacrash");
+        database = BrokerDatabase.create("kafkacrash");
         kafkaPort = BrokerProcess.freePort();
         proxy = new LossyProxy(kafkaPort);
-        broker = BrokerProcess.start("kafka-crash", pg, db, env());
+        broker = database.start("kafka-crash", env());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
-        if (broker != null) {
-            broker.close();
+        if (database != null) {
+            database.close();  // storage invariants, brokers stopped, database dropped
         }
         if (proxy != null) {
             proxy.close();
         }
-        TestPostgres.dropDatabase(db);
     }
 
     /** Records the topic holds, read from the database. */
     static long stored() throws Exception {
-        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
+        try (Connection c = database.connect();
                 Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT COALESCE(sum(lp.last_offset + 1), 0) FROM queen.log_partitions lp"
                         + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = '" + TOPIC + "'")) {
@@ -147,7 +141,7 @@ class KafkaCrashIT {
             proxy.cut();
             killed = ackedAtKill >= RECORDS / 4 && stored > ackedAtKill && ackedAtKill < RECORDS;
             proxy.dropAnswers(false);
-            broker = BrokerProcess.start("kafka-crash", pg, db, env());
+            broker = database.start("kafka-crash", env());
             producer.flush();
         }
         assertTrue(killed, "the broker was killed while the producer ran");
