@@ -42,6 +42,38 @@ public interface QueenConfig {
 
     Shutdown shutdown();
 
+    Kafka kafka();
+
+    /** The Kafka wire-protocol listener ({@code io.queen.kafka}, docs/kafka.md). */
+    interface Kafka {
+        /** Listen for Kafka clients at all ({@code QUEEN_KAFKA_ENABLED}, default false). */
+        boolean enabled();
+
+        /** Listening port ({@code QUEEN_KAFKA_PORT}, default 9092; 0 = any free port). */
+        int port();
+
+        /** Listening address ({@code QUEEN_KAFKA_HOST}, default 0.0.0.0). */
+        String host();
+
+        /** Host name Metadata gives clients for this broker; unset = the machine's host name. */
+        java.util.Optional<String> advertisedHost();
+
+        /** Port Metadata gives clients for this broker; unset = the listening port. */
+        java.util.OptionalInt advertisedPort();
+
+        /** Largest request frame accepted; a larger one closes its connection. */
+        MemorySize maxFrameBytes();
+
+        /** A Metadata or Produce request naming an unknown topic creates it (Apache Kafka's default). */
+        boolean autoCreateTopics();
+
+        /** Partition count of a topic created without one (auto-created, or CreateTopics with -1). */
+        int defaultPartitions();
+
+        /** Requests read ahead on one connection before the broker stops reading it until answers go out. */
+        int maxInflightPerConnection();
+    }
+
     /** What a broker does between SIGTERM and exit ({@code io.queen.shutdown.GracefulShutdown}). */
     interface Shutdown {
         /**

@@ -28,16 +28,32 @@ public class AdmissionGate {
 
     void init(@Observes Router router) {
         router.route().order(Integer.MIN_VALUE).handler(rc -> {
-            running.incrementAndGet();
-            if (state.draining()) {
-                running.decrementAndGet();
+            if (!enter()) {
                 rc.response().setStatusCode(503).putHeader("Content-Type", "application/json")
                         .putHeader("Retry-After", "1").putHeader("Connection", "close").end(REFUSAL);
                 return;
             }
-            rc.addEndHandler(done -> running.decrementAndGet());
+            rc.addEndHandler(done -> exit());
             rc.next();
         });
+    }
+
+    /**
+     * Admits one request of any listener (HTTP here, the Kafka listener's requests too): false once the broker
+     * drains, else the request is counted until {@link #exit}.
+     */
+    public boolean enter() {
+        running.incrementAndGet();
+        if (state.draining()) {
+            running.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** The end of a request {@link #enter} admitted. */
+    public void exit() {
+        running.decrementAndGet();
     }
 
     /** Requests admitted and not yet answered (or dropped by their client). */

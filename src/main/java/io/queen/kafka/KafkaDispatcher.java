@@ -1,0 +1,126 @@
+package io.queen.kafka;
+
+import io.queen.shutdown.AdmissionGate;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.jboss.logging.Logger;
+
+/**
+ * Turns one request frame into its answer frame: parses the header and body with the kafka-clients classes, runs
+ * the API's handler on a virtual thread (handlers may block on the database, never on an event loop) and writes
+ * the answer, or the API's own error answer when the handler fails.
+ *
+ * <p>What is not served gets an error a client understands, never a dropped connection: a known API key that is
+ * not served, or a version outside the served range, is answered with that API's error response carrying
+ * UNSUPPORTED_VERSION; an ApiVersions request of an unknown version, and a request with an unknown API key, with
+ * ApiVersions v0 listing what is served. Only a frame that cannot be parsed closes its connection. While the broker
+ * drains, a new request closes its connection (the client reconnects to another broker); requests already running
+ * finish and are counted by the {@link AdmissionGate}. Thread-safe (stateless apart from the immutable table).
+ */
+final class KafkaDispatcher {
+    private static final Logger LOG = Logger.getLogger(KafkaDispatcher.class);
+
+    private final KafkaApis apis;
+    private final AdmissionGate gate;
+    private final ExecutorService workers = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("queen-kafka-", 0).factory());
+
+    KafkaDispatcher(KafkaApis apis, AdmissionGate gate) {
+        this.apis = apis;
+        this.gate = gate;
+    }
+
+    /**
+     * The answer to {@code frame} (a request without its size prefix): a future of the whole response frame, or of
+     * null when the request expects none (produce with acks=0).
+     */
+    CompletableFuture<ByteBuffer> dispatch(KafkaSession session, byte[] frame) throws MalformedRequest {
+        ByteBuffer buf = ByteBuffer.wrap(frame);
+        short keyId = buf.getShort(0);
+        short version = buf.getShort(2);
+        int correlationId = buf.getInt(4);
+        if (!ApiKeys.hasId(keyId) || (keyId == ApiKeys.API_VERSIONS.id && !served(ApiKeys.API_VERSIONS, version))) {
+            return CompletableFuture.completedFuture(KafkaWire.unsupportedVersion(correlationId, apis));
+        }
+        ApiKeys key = ApiKeys.forId(keyId);
+        if (!key.isVersionSupported(version)) {
+            // the classes cannot even read it, so there is no answer the client could read either
+            throw new MalformedRequest(key + " v" + version + " is outside every version this broker can read");
+        }
+        RequestHeader header;
+        AbstractRequest request;
+        try {
+            header = RequestHeader.parse(buf);
+            request = AbstractRequest.parseRequest(key, version, new ByteBufferAccessor(buf)).request;
+        } catch (RuntimeException e) {
+            throw new MalformedRequest("unreadable " + key + " v" + version + " request");
+        }
+        if (!gate.enter()) {
+            throw new MalformedRequest("the broker is shutting down");
+        }
+        boolean noAnswer = key == ApiKeys.PRODUCE && ((ProduceRequestData) request.data()).acks() == 0;
+        short headerVersion = header.apiKey().responseHeaderVersion(version);
+        KafkaApis.Entry entry = apis.entry(key);
+        CompletableFuture<ApiMessage> body;
+        if (entry == null || !entry.supports(version)) {
+            body = CompletableFuture.completedFuture(request.getErrorResponse(0,
+                    new UnsupportedVersionException(key + " v" + version + " is not served")).data());
+        } else {
+            KafkaCaller caller = session.caller(header.clientId());
+            body = CompletableFuture.supplyAsync(() -> run(entry, caller, version, request), workers)
+                    .thenCompose(s -> s);
+        }
+        return body.handle((data, failure) -> {
+            try {
+                ApiMessage out = data;
+                if (failure != null) {
+                    out = errorAnswer(key, request, failure);
+                }
+                if (noAnswer || out == null) {
+                    return null;
+                }
+                return KafkaWire.response(correlationId, headerVersion, out, version);
+            } finally {
+                gate.exit();
+            }
+        });
+    }
+
+    private boolean served(ApiKeys key, short version) {
+        KafkaApis.Entry e = apis.entry(key);
+        return e != null && e.supports(version);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<ApiMessage> run(KafkaApis.Entry entry, KafkaCaller caller, short version,
+            AbstractRequest request) {
+        try {
+            return (CompletionStage<ApiMessage>) entry.handler().handle(caller, version, request.data());
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static ApiMessage errorAnswer(ApiKeys key, AbstractRequest request, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (!(cause instanceof ApiException)) {
+            LOG.errorf(cause, "kafka %s failed", key);
+        }
+        AbstractResponse response = request.getErrorResponse(0, cause);
+        return response == null ? null : response.data();
+    }
+}

@@ -1,0 +1,104 @@
+package io.queen.kafka;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.queen.config.QueenConfig;
+import io.queen.shutdown.AdmissionGate;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * The Kafka wire-protocol listener (docs/kafka.md): a Vert.x TCP server on the broker's own Vert.x instance, off
+ * unless {@code QUEEN_KAFKA_ENABLED=true}. Its dispatch table is what the {@link KafkaApiProvider} beans register.
+ * On shutdown it stops accepting first; requests already running finish inside the broker's drain (they are
+ * counted by the {@link AdmissionGate}).
+ *
+ * <p>Thread-safety: started and stopped on Quarkus' lifecycle thread; the fields it publishes are volatile.
+ */
+@ApplicationScoped
+public class KafkaListener {
+    private static final Logger LOG = Logger.getLogger(KafkaListener.class);
+
+    private final QueenConfig.Kafka config;
+    private final String defaultTenant;
+    private final Vertx vertx;
+    private final AdmissionGate gate;
+    private final Instance<KafkaApiProvider> providers;
+    private volatile NetServer server;
+    private volatile KafkaApis apis;
+
+    KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers) {
+        this.config = config.kafka();
+        this.defaultTenant = config.defaultTenant();
+        this.vertx = vertx;
+        this.gate = gate;
+        this.providers = providers;
+    }
+
+    void start(@Observes @Priority(100) StartupEvent event) throws Exception {
+        if (!config.enabled()) {
+            return;
+        }
+        KafkaApis table = new KafkaApis();
+        for (KafkaApiProvider p : providers) {
+            p.register(table);
+        }
+        apis = table;
+        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate);
+        long maxFrame = config.maxFrameBytes().asLongValue();
+        NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
+                .setTcpNoDelay(true);
+        NetServer s = vertx.createNetServer(options).connectHandler(socket -> {
+            String host = socket.remoteAddress() == null ? "" : socket.remoteAddress().hostAddress();
+            new KafkaConnection(socket, vertx.getOrCreateContext(), dispatcher, maxFrame,
+                    config.maxInflightPerConnection(), new KafkaSession(host, defaultTenant)).start();
+        });
+        server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", config.host(), server.actualPort(),
+                advertisedHost(), advertisedPort());
+    }
+
+    void stop(@Observes @Priority(1) ShutdownEvent event) {
+        NetServer s = server;
+        if (s != null) {
+            server = null;
+            s.close();
+        }
+    }
+
+    /** The bound port (the configured one, or the one chosen for port 0); -1 when not listening. */
+    public int port() {
+        NetServer s = server;
+        return s == null ? -1 : s.actualPort();
+    }
+
+    /** The host name Metadata announces for this broker. */
+    public String advertisedHost() {
+        return config.advertisedHost().filter(h -> !h.isBlank()).orElseGet(() -> {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                return "localhost";
+            }
+        });
+    }
+
+    /** The port Metadata announces for this broker. */
+    public int advertisedPort() {
+        return config.advertisedPort().orElse(port());
+    }
+
+    /** The served API table (null until started). */
+    public KafkaApis apis() {
+        return apis;
+    }
+}

@@ -1,0 +1,8 @@
+package io.queen.kafka;
+
+/** A request frame that cannot be parsed: its connection is closed (what Apache Kafka does too). */
+final class MalformedRequest extends Exception {
+    MalformedRequest(String message) {
+        super(message, null, false, false);
+    }
+}

@@ -1,0 +1,160 @@
+package io.queen.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.queen.testing.FreshDatabase;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeAclsRequestData;
+import org.apache.kafka.common.message.DescribeAclsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The listener's framing and dispatch, driven over a raw socket: requests pipelined on one connection are answered
+ * in order; what is not served gets an error code, not a dropped connection; an oversized or unreadable frame
+ * closes only its own connection.
+ */
+@QuarkusTest
+@TestProfile(KafkaEnabled.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class KafkaFramingTest {
+    @Inject
+    KafkaListener listener;
+
+    static byte[] request(ApiKeys key, short version, int correlationId, ApiMessage body) {
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        short hv = key.requestHeaderVersion(version);
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(version)
+                .setCorrelationId(correlationId).setClientId("framing-test");
+        int size = header.size(cache, hv) + body.size(cache, version);
+        ByteBuffer buf = ByteBuffer.allocate(4 + size).putInt(size);
+        ByteBufferAccessor out = new ByteBufferAccessor(buf);
+        header.write(out, cache, hv);
+        body.write(out, cache, version);
+        return buf.array();
+    }
+
+    /** One response frame: its correlation id checked, the body positioned after the header. */
+    static ByteBuffer response(DataInputStream in, int correlationId, short headerVersion) throws IOException {
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        ByteBuffer buf = ByteBuffer.wrap(frame);
+        ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(buf), headerVersion);
+        assertEquals(correlationId, header.correlationId());
+        return buf;
+    }
+
+    Socket connect() throws IOException {
+        Socket s = new Socket("127.0.0.1", listener.port());
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        try (Socket s = connect()) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            for (int i = 0; i < 20; i++) {
+                out.write(request(ApiKeys.API_VERSIONS, (short) 3, 100 + i,
+                        new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1")));
+            }
+            out.flush();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            for (int i = 0; i < 20; i++) {
+                ApiVersionsResponseData r = new ApiVersionsResponseData(
+                        new ByteBufferAccessor(response(in, 100 + i, (short) 0)), (short) 3);
+                assertEquals(Errors.NONE.code(), r.errorCode());
+                assertTrue(r.apiKeys().find(ApiKeys.API_VERSIONS.id) != null);
+            }
+        }
+    }
+
+    @Test
+    void anApiVersionsOfAnUnknownVersionGetsV0WithTheRanges() throws Exception {
+        try (Socket s = connect()) {
+            byte[] req = request(ApiKeys.API_VERSIONS, (short) 3, 7,
+                    new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1"));
+            ByteBuffer.wrap(req).putShort(6, (short) 99);  // the version field, after size and key
+            s.getOutputStream().write(req);
+            ApiVersionsResponseData r = new ApiVersionsResponseData(new ByteBufferAccessor(
+                    response(new DataInputStream(s.getInputStream()), 7, (short) 0)), (short) 0);
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), r.errorCode());
+            assertEquals(4, r.apiKeys().find(ApiKeys.API_VERSIONS.id).maxVersion());
+        }
+    }
+
+    @Test
+    void anApiNotServedGetsUnsupportedVersionAndTheConnectionStays() throws Exception {
+        try (Socket s = connect()) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            short v = ApiKeys.DESCRIBE_ACLS.latestVersion();
+            out.write(request(ApiKeys.DESCRIBE_ACLS, v, 1, new DescribeAclsRequestData()
+                    .setResourceTypeFilter((byte) 1).setPatternTypeFilter((byte) 1).setOperation((byte) 1)
+                    .setPermissionType((byte) 1)));
+            DescribeAclsResponseData r = new DescribeAclsResponseData(new ByteBufferAccessor(
+                    response(in, 1, ApiKeys.DESCRIBE_ACLS.responseHeaderVersion(v))), v);
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), r.errorCode());
+            // an API key no Kafka version has: ApiVersions v0 with UNSUPPORTED_VERSION
+            byte[] unknown = request(ApiKeys.API_VERSIONS, (short) 0, 2, new ApiVersionsRequestData());
+            ByteBuffer.wrap(unknown).putShort(4, (short) 9999);
+            out.write(unknown);
+            ApiVersionsResponseData u = new ApiVersionsResponseData(new ByteBufferAccessor(response(in, 2, (short) 0)),
+                    (short) 0);
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), u.errorCode());
+            // still open
+            out.write(request(ApiKeys.API_VERSIONS, (short) 0, 3, new ApiVersionsRequestData()));
+            assertEquals(Errors.NONE.code(), new ApiVersionsResponseData(new ByteBufferAccessor(
+                    response(in, 3, (short) 0)), (short) 0).errorCode());
+        }
+    }
+
+    @Test
+    void anOversizedOrUnreadableFrameClosesOnlyItsConnection() throws Exception {
+        try (Socket healthy = connect(); Socket big = connect(); Socket garbage = connect()) {
+            DataOutputStream b = new DataOutputStream(big.getOutputStream());
+            b.writeInt(2 * 1024 * 1024);  // over the 1M limit of the test profile
+            b.write(new byte[1024]);
+            b.flush();
+            assertClosed(big);
+            DataOutputStream g = new DataOutputStream(garbage.getOutputStream());
+            byte[] junk = request(ApiKeys.METADATA, (short) 12, 5, new ApiVersionsRequestData());
+            ByteBuffer.wrap(junk).putInt(0, 14);  // a Metadata v12 frame cut after its header's first bytes
+            g.write(junk, 0, 18);
+            g.flush();
+            assertClosed(garbage);
+            DataOutputStream h = new DataOutputStream(healthy.getOutputStream());
+            h.write(request(ApiKeys.API_VERSIONS, (short) 0, 9, new ApiVersionsRequestData()));
+            assertEquals(Errors.NONE.code(), new ApiVersionsResponseData(new ByteBufferAccessor(
+                    response(new DataInputStream(healthy.getInputStream()), 9, (short) 0)), (short) 0).errorCode());
+        }
+    }
+
+    static void assertClosed(Socket s) throws IOException {
+        try {
+            int b = s.getInputStream().read();
+            assertEquals(-1, b, "the connection is closed");
+        } catch (EOFException | java.net.SocketException e) {
+            // reset: closed as well
+        }
+    }
+}
