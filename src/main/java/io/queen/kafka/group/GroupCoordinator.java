@@ -276,7 +276,7 @@ public class GroupCoordinator {
         for (String id : request.groups()) {
             DescribedGroup d = new DescribedGroup().setGroupId(id).setProtocolType("").setProtocolData("");
             if (apiVersion >= 3) {
-                d.setAuthorizedOperations(request.includeAuthorizedOperations() ? 0 : Integer.MIN_VALUE);
+                d.setAuthorizedOperations(Integer.MIN_VALUE); // "not provided": Queen has no per-group ACLs
             }
             ClassicGroups.GroupView v = views.get(id);
             if (!validGroupId(id)) {
