@@ -218,6 +218,26 @@ final class ClassicGroups {
     }
 
     /**
+     * Answers every JoinGroup and SyncGroup still waiting with {@code error} (a stopping broker: clients look for
+     * their coordinator again instead of holding the drain until their rebalance timeout).
+     */
+    void releaseWaiters(Errors error) {
+        for (Group g : groups.values()) {
+            List<Runnable> out;
+            synchronized (g) {
+                for (Member m : g.members.values()) {
+                    g.complete(m.joining, JoinResult.error(error, m.memberId));
+                    g.complete(m.syncing, SyncResult.error(error));
+                    m.joining = null;
+                    m.syncing = null;
+                }
+                out = g.drain();
+            }
+            out.forEach(Runnable::run);
+        }
+    }
+
+    /**
      * Runs {@code action} under the group's monitor, then the completions it queued. {@code create}: a missing group
      * is created (Empty); otherwise {@code absent} answers. A group being deleted answers {@code deleting}.
      */

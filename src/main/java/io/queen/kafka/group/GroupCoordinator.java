@@ -4,6 +4,7 @@ import io.queen.admin.ConsumerGroupStore;
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.KafkaCaller;
+import io.queen.shutdown.DrainState;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -77,7 +78,8 @@ import org.apache.kafka.common.protocol.Errors;
  *
  * <p>Thread-safety: safe for concurrent calls from any number of connections; group state transitions are serialized
  * per group inside {@link ClassicGroups}. Session timeouts and rebalance deadlines are applied by one timer thread
- * every {@value #TICK_MS} ms. Methods that touch PostgreSQL block (the listener calls them on virtual threads).
+ * every {@value #TICK_MS} ms; once the broker drains, the same timer answers every waiting JoinGroup and SyncGroup
+ * NOT_COORDINATOR. Methods that touch PostgreSQL block (the listener calls them on virtual threads).
  */
 @ApplicationScoped
 public class GroupCoordinator {
@@ -91,8 +93,11 @@ public class GroupCoordinator {
     private final GroupOffsetStore offsets;
     private final ConsumerGroupStore cursors;
     private final ScheduledExecutorService timer;
+    private final DrainState drain;
 
-    GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors) {
+    GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
+            DrainState drain) {
+        this.drain = drain;
         this.groups = new ClassicGroups(new ClassicGroups.Settings(config.initialRebalanceDelayMs(),
                 config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize()),
                 () -> System.nanoTime() / 1_000_000);
@@ -114,6 +119,10 @@ public class GroupCoordinator {
     private void tick() {
         try {
             groups.expire();
+            if (drain.draining()) {
+                // a stopping broker holds no rebalance open: waiting members look for their coordinator again
+                groups.releaseWaiters(Errors.NOT_COORDINATOR);
+            }
         } catch (RuntimeException e) {
             // a failed round must not end the timer: the next one retries
             org.jboss.logging.Logger.getLogger(GroupCoordinator.class).error("kafka group timer round failed", e);

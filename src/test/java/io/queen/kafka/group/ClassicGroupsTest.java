@@ -308,6 +308,16 @@ class ClassicGroupsTest {
         assertEquals(Errors.MEMBER_ID_REQUIRED, groups.join(key, join("", true, "range")).join().error());
     }
 
+    @Test
+    void aStoppingBrokerAnswersEveryWaitingJoinAndSync() {
+        JoinResult a = newMember("range").join();
+        sync(a, Map.of());
+        CompletableFuture<JoinResult> b = newMember("range");
+        assertFalse(b.isDone());
+        groups.releaseWaiters(Errors.NOT_COORDINATOR);
+        assertEquals(Errors.NOT_COORDINATOR, b.join().error());
+    }
+
     /**
      * Eight members join, sync and heartbeat from eight threads at once, each retrying as a Kafka client does; they
      * must converge on one generation holding all eight, with one leader whose assignment reaches every member.
