@@ -12,9 +12,6 @@ import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
-import io.queen.config.QueenConfig;
-import io.queen.pop.ParkingBudget;
-import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -28,7 +25,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
@@ -55,22 +51,14 @@ public class FetchResource {
     static final int MAX_RECORDS = 10_000;
     static final long MAX_WAIT_MS = 30_000;
 
-    private final ReadStore store;
+    private final OffsetReader reader;
     private final PayloadCipher cipher;
     private final ObjectMapper mapper;
-    private final PopWaiters waiters;
     private final Callers callers;
-    private final ParkingBudget parking;
-    /** A parked fetch re-reads on this interval only if a wake-up was lost (the pops' safety net). */
-    private final long recheckNanos;
 
-    FetchResource(ReadStore store, PayloadCipher cipher, ObjectMapper mapper, PopWaiters waiters, Callers callers,
-            ParkingBudget parking, QueenConfig config) {
-        this.parking = parking;
-        this.recheckNanos = Math.max(1, config.pop().recheckIntervalMs()) * 1_000_000L;
+    FetchResource(OffsetReader reader, PayloadCipher cipher, ObjectMapper mapper, Callers callers) {
+        this.reader = reader;
         this.cipher = cipher;
-        this.waiters = waiters;
-        this.store = store;
         this.mapper = mapper;
         this.callers = callers;
     }
@@ -139,21 +127,9 @@ public class FetchResource {
                 maxBytes[i] = mb.intValue();
             }
         }
-        List<ReadStore.FetchRow> rows;
-        // a fetch that may wait holds a place among the parked long polls, as a pop does; beyond the caps it
-        // answers what there is at once instead of waiting
-        ParkingBudget.Place place = null;
-        if (maxWaitMs > 0 && minBytes > 0) {
-            SocketAddress from = ctx.request().remoteAddress();
-            place = parking.admit(from == null ? null : from.hostAddress());
-        }
-        try {
-            rows = read(queues, partitions, offsets, maxBytes, place == null ? 0 : maxWaitMs, minBytes);
-        } finally {
-            if (place != null) {
-                place.close();
-            }
-        }
+        SocketAddress from = ctx.request().remoteAddress();
+        List<ReadStore.FetchRow> rows = reader.read(callers.tenant(), from == null ? null : from.hostAddress(), queues,
+                partitions, offsets, maxBytes, CALL_BUDGET, MAX_RECORDS, maxWaitMs, minBytes);
         ObjectNode out = mapper.createObjectNode();
         ArrayNode results = out.putArray("entries");
         ObjectNode[] byOrdinal = new ObjectNode[n];
@@ -194,44 +170,6 @@ public class FetchResource {
                 r.putNull("traceId");
             } else {
                 r.put("traceId", f.traceId().toString());
-            }
-        }
-    }
-
-    /**
-     * Reads; with {@code maxWaitMs > 0} and nothing worth returning yet (fewer than {@code minBytes} compressed
-     * bytes, no error), parks without a database connection on the same wake-up signal as a long-polling pop (a
-     * commit to the queue on this broker or, through NOTIFY, on another) and reads again, until the deadline.
-     */
-    private List<ReadStore.FetchRow> read(String[] queues, String[] partitions, Long[] offsets, Integer[] maxBytes,
-            long maxWaitMs, long minBytes) throws SQLException {
-        if (queues.length == 0) {
-            return List.of();
-        }
-        long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
-        boolean oneQueue = java.util.Arrays.stream(queues).distinct().count() == 1;
-        UUID tenant = callers.tenant();
-        PopWaiters.Signal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
-        while (true) {
-            long seen = signal.generation();
-            List<ReadStore.FetchRow> rows = store.fetch(tenant, queues, partitions, offsets, maxBytes, CALL_BUDGET,
-                    MAX_RECORDS);
-            long bytes = 0;
-            boolean error = false;
-            for (ReadStore.FetchRow r : rows) {
-                bytes += r.segment() == null ? 0 : r.segment().blob().length;
-                error |= r.error() != null;
-            }
-            long left = deadline - System.nanoTime();
-            if (maxWaitMs == 0 || minBytes == 0 || bytes >= minBytes || error || left <= 0) {
-                return rows;
-            }
-            try {
-                // bounded: a lost wake-up costs at most one re-check interval
-                signal.awaitChange(seen, Math.min(left, recheckNanos));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return rows;
             }
         }
     }

@@ -9,6 +9,6 @@ public class KafkaEnabled implements QuarkusTestProfile {
     public Map<String, String> getConfigOverrides() {
         return Map.of("queen.kafka.enabled", "true", "queen.kafka.port", "0",
                 "queen.kafka.advertised-host", "127.0.0.1", "queen.kafka.max-frame-bytes", "1M",
-                "queen.kafka.default-partitions", "3");
+                "queen.kafka.default-partitions", "3", "quarkus.log.category.\"org.apache.kafka\".level", "WARN");
     }
 }

@@ -1,0 +1,84 @@
+package io.queen.admin;
+
+import io.queen.config.QueenConfig;
+import io.queen.pop.ParkingBudget;
+import io.queen.pop.PopWaiters;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The batched read by absolute offset ({@code queen.log_fetch_v1}) with its optional wait, shared by
+ * {@code POST /api/v1/fetch} and the Kafka listener's Fetch: a read that found fewer than {@code minBytes} (and no
+ * error) parks, without a database connection, on the same wake-up signal as a long-polling pop (a commit to the
+ * queue on this broker or, through NOTIFY, on another) and reads again, until the deadline. A read that may wait
+ * holds a place among the parked long polls ({@link ParkingBudget}); beyond the caps it answers what there is at
+ * once. Stateless, thread-safe; blocks the calling (virtual) thread.
+ */
+@ApplicationScoped
+public class OffsetReader {
+    private final ReadStore store;
+    private final PopWaiters waiters;
+    private final ParkingBudget parking;
+    /** A parked read re-reads on this interval only if a wake-up was lost (the pops' safety net). */
+    private final long recheckNanos;
+
+    OffsetReader(ReadStore store, PopWaiters waiters, ParkingBudget parking, QueenConfig config) {
+        this.store = store;
+        this.waiters = waiters;
+        this.parking = parking;
+        this.recheckNanos = Math.max(1, config.pop().recheckIntervalMs()) * 1_000_000L;
+    }
+
+    /** Reads the entries; {@code clientAddress} is the address the parking caps count the wait against. */
+    public List<ReadStore.FetchRow> read(UUID tenant, String clientAddress, String[] queues, String[] partitions,
+            Long[] offsets, Integer[] maxBytes, long budget, int maxRecords, long maxWaitMs, long minBytes)
+            throws SQLException {
+        if (queues.length == 0) {
+            return List.of();
+        }
+        ParkingBudget.Place place = null;
+        if (maxWaitMs > 0 && minBytes > 0) {
+            place = parking.admit(clientAddress);
+        }
+        try {
+            return read(tenant, queues, partitions, offsets, maxBytes, budget, maxRecords,
+                    place == null ? 0 : maxWaitMs, minBytes);
+        } finally {
+            if (place != null) {
+                place.close();
+            }
+        }
+    }
+
+    private List<ReadStore.FetchRow> read(UUID tenant, String[] queues, String[] partitions, Long[] offsets,
+            Integer[] maxBytes, long budget, int maxRecords, long maxWaitMs, long minBytes) throws SQLException {
+        long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
+        boolean oneQueue = Arrays.stream(queues).distinct().count() == 1;
+        PopWaiters.Signal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
+        while (true) {
+            long seen = signal.generation();
+            List<ReadStore.FetchRow> rows = store.fetch(tenant, queues, partitions, offsets, maxBytes, budget,
+                    maxRecords);
+            long bytes = 0;
+            boolean error = false;
+            for (ReadStore.FetchRow r : rows) {
+                bytes += r.segment() == null ? 0 : r.segment().blob().length;
+                error |= r.error() != null;
+            }
+            long left = deadline - System.nanoTime();
+            if (maxWaitMs == 0 || minBytes == 0 || bytes >= minBytes || error || left <= 0) {
+                return rows;
+            }
+            try {
+                // bounded: a lost wake-up costs at most one re-check interval
+                signal.awaitChange(seen, Math.min(left, recheckNanos));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return rows;
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.queen.kafka;
+
+import io.queen.admin.ReadStore;
+import io.queen.api.ApiException;
+import io.queen.config.QueenConfig;
+import io.queen.maintenance.MaintenanceSwitches;
+import io.queen.maintenance.PushSpool;
+import io.queen.metrics.OpsMeter;
+import io.queen.push.PushEncryption;
+import io.queen.push.PushFusion;
+import io.queen.push.PushItem;
+import io.queen.segment.TransactionHash;
+import io.queen.segment.Uuid7;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.RecordBatch;
+
+/**
+ * Produce and InitProducerId. Every record of a batch becomes one Queen message ({@link RecordEnvelope}) pushed
+ * through the same {@link PushFusion} as HTTP pushes (read-your-writes: the answer goes out once the segment has
+ * committed, whatever {@code acks} says; {@code acks=0} only suppresses the answer).
+ *
+ * <p>Idempotence: a record of an idempotent producer gets the transaction id
+ * {@code kafka:<producerId>:<epoch>:<sequence>}, so Queen's exact windowed dedup makes a retried batch write
+ * nothing; the retry is answered with success and the offset its first record got the first time, as Apache Kafka
+ * answers a duplicate batch. Sequence gaps are not checked (no OUT_OF_ORDER_SEQUENCE_NUMBER). Producer ids come
+ * from a database sequence, unique across brokers and restarts. Transactions are not served: InitProducerId with a
+ * transactional id is answered UNSUPPORTED_VERSION. Stateless, thread-safe.
+ */
+@ApplicationScoped
+class ProduceApi implements KafkaApiProvider {
+    private final Topics topics;
+    private final KafkaStore store;
+    private final ReadStore reads;
+    private final PushFusion fusion;
+    private final PushEncryption encryption;
+    private final MaintenanceSwitches switches;
+    private final PushSpool spool;
+    private final OpsMeter meter;
+    private final long drainWaitMs;
+
+    ProduceApi(Topics topics, KafkaStore store, ReadStore reads, PushFusion fusion, PushEncryption encryption,
+            MaintenanceSwitches switches, PushSpool spool, OpsMeter meter, QueenConfig config) {
+        this.topics = topics;
+        this.store = store;
+        this.reads = reads;
+        this.fusion = fusion;
+        this.encryption = encryption;
+        this.switches = switches;
+        this.spool = spool;
+        this.meter = meter;
+        this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
+    }
+
+    @Override
+    public void register(KafkaApis apis) {
+        apis.serve(ApiKeys.PRODUCE, 12, (KafkaHandler<ProduceRequestData>) (c, v, r) ->
+                        TopicApis.done(produce(c, r)))
+                .serve(ApiKeys.INIT_PRODUCER_ID, 5, (KafkaHandler<InitProducerIdRequestData>) (c, v, r) ->
+                        TopicApis.done(initProducerId(r)));
+    }
+
+    InitProducerIdResponseData initProducerId(InitProducerIdRequestData request) throws Exception {
+        InitProducerIdResponseData out = new InitProducerIdResponseData();
+        if (request.transactionalId() != null) {
+            return out.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+        }
+        if (request.producerId() >= 0 && request.producerEpoch() >= 0 && request.producerEpoch() < Short.MAX_VALUE - 1) {
+            // an idempotent producer bumping its epoch after an error keeps its id
+            return out.setProducerId(request.producerId()).setProducerEpoch((short) (request.producerEpoch() + 1));
+        }
+        return out.setProducerId(store.nextProducerId()).setProducerEpoch((short) 0);
+    }
+
+    /** One partition of the request: where its answer goes and the items it pushes. */
+    private static final class Lane {
+        final String queue;
+        final String partition;
+        final PartitionProduceResponse answer;
+        final List<PushItem> items = new ArrayList<>();
+        List<CompletableFuture<PushFusion.Verdict>> verdicts;
+
+        Lane(String queue, String partition, PartitionProduceResponse answer) {
+            this.queue = queue;
+            this.partition = partition;
+            this.answer = answer;
+        }
+    }
+
+    ProduceResponseData produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
+        UUID tenant = TopicApis.tenant(caller);
+        ProduceResponseData out = new ProduceResponseData();
+        List<String> names = new ArrayList<>();
+        for (ProduceRequestData.TopicProduceData t : request.topicData()) {
+            names.add(t.name());
+        }
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, true);
+        boolean refused = request.transactionalId() != null || pushPaused();
+        List<Lane> lanes = new ArrayList<>();
+        int index = 0;
+        for (ProduceRequestData.TopicProduceData td : request.topicData()) {
+            TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
+            out.responses().add(tr);
+            KafkaStore.Topic topic = found.get(td.name());
+            for (ProduceRequestData.PartitionProduceData pd : td.partitionData()) {
+                PartitionProduceResponse pr = new PartitionProduceResponse().setIndex(pd.index()).setBaseOffset(-1);
+                tr.partitionResponses().add(pr);
+                if (topic == null || pd.index() < 0 || pd.index() >= topic.partitions()) {
+                    Errors e = Topics.valid(td.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
+                    pr.setErrorCode(e.code());
+                    continue;
+                }
+                if (request.transactionalId() != null) {
+                    pr.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
+                            .setErrorMessage("transactions are not supported");
+                    continue;
+                }
+                if (refused) {
+                    pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage("push maintenance");
+                    continue;
+                }
+                Lane lane = new Lane(td.name(), Integer.toString(pd.index()), pr);
+                try {
+                    index = items(lane, (MemoryRecords) pd.records(), index);
+                } catch (CorruptRecordException e) {
+                    pr.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setErrorMessage(e.getMessage());
+                    continue;
+                } catch (IllegalArgumentException e) {
+                    pr.setErrorCode(Errors.INVALID_RECORD.code()).setErrorMessage(e.getMessage());
+                    continue;
+                }
+                if (!lane.items.isEmpty()) {
+                    lanes.add(lane);
+                }
+            }
+        }
+        submit(tenant, lanes);
+        for (Lane lane : lanes) {
+            answer(tenant, lane);
+        }
+        return out;
+    }
+
+    /** Push maintenance, or buffered pushes still draining after it: a produce must not overtake them. */
+    private boolean pushPaused() throws Exception {
+        switches.awaitKnown();
+        return switches.pushMaintenance() || (spool.pending() > 0 && !spool.awaitDrained(drainWaitMs));
+    }
+
+    private static int items(Lane lane, MemoryRecords records, int index) {
+        if (records == null) {
+            return index;
+        }
+        for (RecordBatch batch : records.batches()) {
+            if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
+                throw new IllegalArgumentException("record batches of magic " + batch.magic()
+                        + " are not accepted (v2 only)");
+            }
+            batch.ensureValid();
+            if (batch.isControlBatch() || batch.isTransactional()) {
+                throw new IllegalArgumentException("transactional and control batches are not accepted");
+            }
+            boolean idempotent = batch.hasProducerId() && batch.baseSequence() >= 0;
+            int i = 0;
+            for (Record r : batch) {
+                UUID messageId = Uuid7.next();
+                String txn = idempotent
+                        ? RecordEnvelope.TXN_PREFIX + batch.producerId() + ":" + batch.producerEpoch() + ":"
+                                + (batch.baseSequence() + i)
+                        : RecordEnvelope.TXN_PREFIX + messageId;
+                byte[] payload = RecordEnvelope.encode(r.timestamp(), r.hasKey() ? r.key() : null,
+                        r.hasValue() ? r.value() : null, r.headers());
+                lane.items.add(new PushItem(index++, lane.queue, lane.partition, txn,
+                        txn.getBytes(StandardCharsets.UTF_8), null, messageId, payload, false));
+                i++;
+            }
+        }
+        return index;
+    }
+
+    private void submit(UUID tenant, List<Lane> lanes) throws Exception {
+        if (lanes.isEmpty()) {
+            return;
+        }
+        List<PushItem> all = new ArrayList<>();
+        for (Lane lane : lanes) {
+            all.addAll(lane.items);
+        }
+        List<PushItem> stored;
+        try {
+            stored = encryption.apply(tenant, all);
+        } catch (ApiException e) {
+            for (Lane lane : lanes) {
+                lane.answer.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(e.getMessage());
+            }
+            lanes.clear();
+            return;
+        }
+        int at = 0;
+        List<Runnable> flushes = new ArrayList<>(2);
+        try {
+            for (Lane lane : lanes) {
+                List<PushItem> items = stored.subList(at, at + lane.items.size());
+                at += lane.items.size();
+                List<byte[]> hashes = new ArrayList<>(items.size());
+                for (PushItem it : items) {
+                    hashes.add(TransactionHash.of(it.transactionIdUtf8()));
+                }
+                lane.verdicts = fusion.submit(tenant, lane.queue, lane.partition, items, hashes, flushes);
+            }
+        } finally {
+            fusion.run(flushes);
+        }
+    }
+
+    /** The lane's answer: its base offset, the original one when the whole batch was a duplicate. */
+    private void answer(UUID tenant, Lane lane) throws Exception {
+        Map<PushFusion.Status, Integer> counts = new LinkedHashMap<>();
+        PushFusion.Verdict first = null;
+        PushFusion.Verdict failed = null;
+        for (CompletableFuture<PushFusion.Verdict> f : lane.verdicts) {
+            PushFusion.Verdict v = f.join();
+            first = first == null ? v : first;
+            counts.merge(v.status(), 1, Integer::sum);
+            if (v.status() == PushFusion.Status.FAILED && failed == null) {
+                failed = v;
+            }
+        }
+        if (failed != null) {
+            Errors e = failed.retryable() ? Errors.KAFKA_STORAGE_ERROR : Errors.UNKNOWN_SERVER_ERROR;
+            lane.answer.setErrorCode(e.code()).setErrorMessage(failed.error());
+            return;
+        }
+        OpsMeter.QueueMeter qm = meter.queue(tenant, lane.queue);
+        qm.increment(OpsMeter.PUSH_REQUESTS);
+        int queued = counts.getOrDefault(PushFusion.Status.QUEUED, 0);
+        qm.add(OpsMeter.PUSH_MESSAGES, queued);
+        long base = first.offset();
+        if (first.status() == PushFusion.Status.DUPLICATE) {
+            Long original = first.partitionId() == null ? null
+                    : reads.locate(first.partitionId(), TransactionHash.of(lane.items.get(0).transactionIdUtf8()));
+            base = original == null ? -1 : original;
+        }
+        lane.answer.setErrorCode(Errors.NONE.code()).setBaseOffset(base);
+    }
+}

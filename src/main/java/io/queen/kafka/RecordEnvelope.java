@@ -1,0 +1,194 @@
+package io.queen.kafka;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.queen.api.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+
+/**
+ * How a Kafka record is kept as a Queen message (docs/kafka.md#records): the message payload is the JSON document
+ * <pre>{"kafka":{"timestamp":T,"key":K,"headers":[{"key":"h","value":V}],"json":true|false},"value":VALUE}</pre>
+ * with {@code "kafka"} first and {@code "value"} last, written without spaces. A value that is one JSON document
+ * is embedded as it is ({@code "json":true}): HTTP pop shows it as JSON, and its bytes are cut back out
+ * unchanged. Any other bytes field (a non-JSON value, the key, header values) is a JSON string when the bytes are
+ * well-formed UTF-8, else {@code {"base64":"..."}}; an absent key, a null value or header value is {@code null}
+ * (the key field is then left out). The message's transaction id starts with {@code kafka:}.
+ *
+ * <p>A message that is not such an envelope (an HTTP push) is read by Kafka clients as a record whose value is the
+ * payload's bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
+ */
+final class RecordEnvelope {
+    /** Transaction ids of messages written by the Kafka listener start with this. */
+    static final String TXN_PREFIX = "kafka:";
+    private static final JsonFactory JSON = Json.MAPPER.getFactory();
+    private static final byte[] VALUE_FIELD = ",\"value\":".getBytes(StandardCharsets.US_ASCII);
+
+    /** A record as Kafka clients see it. {@code key} and {@code value} may be null. */
+    record Kafka(long timestamp, byte[] key, byte[] value, Header[] headers) {
+    }
+
+    private RecordEnvelope() {}
+
+    static byte[] encode(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+        byte[] v = value == null ? null : bytes(value);
+        boolean json = v != null && isJson(v);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + (v == null ? 0 : v.length * (json ? 1 : 2)));
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            // the outer object is closed by hand after the raw value: the generator must not close it again
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT);
+            g.writeStartObject();
+            g.writeObjectFieldStart("kafka");
+            g.writeNumberField("timestamp", timestamp);
+            if (key != null) {
+                g.writeFieldName("key");
+                writeBytes(g, bytes(key));
+            }
+            if (headers != null && headers.length > 0) {
+                g.writeArrayFieldStart("headers");
+                for (Header h : headers) {
+                    g.writeStartObject();
+                    g.writeStringField("key", h.key());
+                    g.writeFieldName("value");
+                    writeBytes(g, h.value());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            g.writeBooleanField("json", json);
+            g.writeEndObject();
+            g.flush();
+            out.write(VALUE_FIELD);
+            if (json) {
+                out.write(v);
+            } else {
+                try (JsonGenerator vg = JSON.createGenerator(out)) {
+                    writeBytes(vg, v);
+                }
+            }
+            out.write('}');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** The record a stored message stands for; {@code commitMillis} stamps a message that is no envelope. */
+    static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
+        if (transactionId.startsWith(TXN_PREFIX)) {
+            Kafka k = envelope(payload);
+            if (k != null) {
+                return k;
+            }
+        }
+        return new Kafka(commitMillis, null, payload, new Header[0]);
+    }
+
+    private static Kafka envelope(byte[] payload) {
+        try (JsonParser p = JSON.createParser(payload)) {
+            if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
+                    || !"kafka".equals(p.currentName()) || p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            JsonNode meta = p.readValueAsTree();
+            if (!(meta instanceof ObjectNode) || p.nextToken() != JsonToken.FIELD_NAME
+                    || !"value".equals(p.currentName())) {
+                return null;
+            }
+            // the value runs from after "value": (written without spaces) to the closing brace, the last byte
+            int start = (int) p.currentTokenLocation().getByteOffset() + VALUE_FIELD.length - 1;
+            if (start > payload.length - 1 || payload[payload.length - 1] != '}') {
+                return null;
+            }
+            byte[] value;
+            if (meta.path("json").asBoolean(false)) {
+                value = Arrays.copyOfRange(payload, start, payload.length - 1);
+            } else {
+                p.nextToken();
+                value = readBytes(p.readValueAsTree());
+            }
+            JsonNode hs = meta.path("headers");
+            List<Header> headers = new ArrayList<>(hs.size());
+            for (JsonNode h : hs) {
+                headers.add(new RecordHeader(h.path("key").asText(), readBytes(h.get("value"))));
+            }
+            return new Kafka(meta.path("timestamp").asLong(-1), readBytes(meta.get("key")), value,
+                    headers.toArray(new Header[0]));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void writeBytes(JsonGenerator g, byte[] b) throws IOException {
+        if (b == null) {
+            g.writeNull();
+            return;
+        }
+        String text = utf8(b);
+        if (text != null) {
+            g.writeString(text);
+        } else {
+            g.writeStartObject();
+            g.writeStringField("base64", Base64.getEncoder().encodeToString(b));
+            g.writeEndObject();
+        }
+    }
+
+    private static byte[] readBytes(JsonNode n) {
+        if (n == null || n.isNull() || n.isMissingNode()) {
+            return null;
+        }
+        if (n.isTextual()) {
+            return n.textValue().getBytes(StandardCharsets.UTF_8);
+        }
+        return Base64.getDecoder().decode(n.path("base64").asText());
+    }
+
+    /** The text of well-formed UTF-8 bytes (which encodes back to the same bytes), else null. */
+    private static String utf8(byte[] b) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    /** True when the bytes are exactly one JSON document in well-formed UTF-8 (surrounding whitespace allowed). */
+    static boolean isJson(byte[] b) {
+        if (b.length == 0 || utf8(b) == null) {
+            return false;
+        }
+        try (JsonParser p = JSON.createParser(b)) {
+            if (p.nextToken() == null) {
+                return false;
+            }
+            p.skipChildren();
+            return p.nextToken() == null;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+}

@@ -1,0 +1,200 @@
+package io.queen.kafka;
+
+import io.queen.config.QueenConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Metadata, CreateTopics, DeleteTopics and FindCoordinator. This broker is the whole cluster as its clients see
+ * it: the leader of every partition and the coordinator of every group (every broker of a Queen cluster can serve
+ * any partition, so each announces itself). Stateless, thread-safe.
+ */
+@ApplicationScoped
+class TopicApis implements KafkaApiProvider {
+    static final String CLUSTER_ID = "queen";
+
+    private final Topics topics;
+    private final KafkaListener listener;
+    private final int nodeId;
+
+    TopicApis(Topics topics, KafkaListener listener, QueenConfig config) {
+        this.topics = topics;
+        this.listener = listener;
+        this.nodeId = config.workerId();
+    }
+
+    @Override
+    public void register(KafkaApis apis) {
+        apis.serve(ApiKeys.METADATA, 13, (KafkaHandler<MetadataRequestData>) (c, v, r) -> done(metadata(c, v, r)))
+                .serve(ApiKeys.CREATE_TOPICS, 7, (KafkaHandler<CreateTopicsRequestData>) (c, v, r) ->
+                        done(createTopics(c, r)))
+                .serve(ApiKeys.DELETE_TOPICS, 6, (KafkaHandler<DeleteTopicsRequestData>) (c, v, r) ->
+                        done(deleteTopics(c, r)))
+                .serve(ApiKeys.FIND_COORDINATOR, 6, (KafkaHandler<FindCoordinatorRequestData>) (c, v, r) ->
+                        done(findCoordinator(v, r)));
+    }
+
+    static <T> CompletableFuture<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
+
+    static UUID tenant(KafkaCaller caller) {
+        return UUID.fromString(caller.tenant());
+    }
+
+    /** A topic's id is its queue's id. */
+    static Uuid topicId(KafkaStore.Topic t) {
+        return new Uuid(t.id().getMostSignificantBits(), t.id().getLeastSignificantBits());
+    }
+
+    MetadataResponseData metadata(KafkaCaller caller, short version, MetadataRequestData request) throws Exception {
+        UUID tenant = tenant(caller);
+        MetadataResponseData out = new MetadataResponseData().setClusterId(CLUSTER_ID).setControllerId(nodeId);
+        out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(nodeId)
+                .setHost(listener.advertisedHost()).setPort(listener.advertisedPort()));
+        boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
+        if (all) {
+            for (KafkaStore.Topic t : topics.all(tenant).values()) {
+                out.topics().add(topic(t));
+            }
+            return out;
+        }
+        List<String> names = new ArrayList<>();
+        for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
+            if (t.name() != null) {
+                names.add(t.name());
+            }
+        }
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, version < 4 || request.allowAutoTopicCreation());
+        for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
+            if (rt.name() == null) {
+                out.topics().add(new MetadataResponseTopic().setTopicId(rt.topicId())
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                continue;
+            }
+            KafkaStore.Topic t = found.get(rt.name());
+            if (t != null) {
+                out.topics().add(topic(t));
+            } else {
+                Errors e = Topics.valid(rt.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
+                out.topics().add(new MetadataResponseTopic().setName(rt.name()).setErrorCode(e.code()));
+            }
+        }
+        return out;
+    }
+
+    private MetadataResponseTopic topic(KafkaStore.Topic t) {
+        MetadataResponseTopic mt = new MetadataResponseTopic().setName(t.name()).setTopicId(topicId(t))
+                .setErrorCode(Errors.NONE.code());
+        for (int p = 0; p < t.partitions(); p++) {
+            mt.partitions().add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(nodeId)
+                    .setLeaderEpoch(0).setReplicaNodes(List.of(nodeId)).setIsrNodes(List.of(nodeId)));
+        }
+        return mt;
+    }
+
+    CreateTopicsResponseData createTopics(KafkaCaller caller, CreateTopicsRequestData request) throws Exception {
+        UUID tenant = tenant(caller);
+        CreateTopicsResponseData out = new CreateTopicsResponseData();
+        for (CreateTopicsRequestData.CreatableTopic ct : request.topics()) {
+            CreatableTopicResult r = new CreatableTopicResult().setName(ct.name());
+            out.topics().add(r);
+            try {
+                Topics.validate(ct.name());
+                int partitions = ct.numPartitions() == -1 ? topics.defaultPartitions() : ct.numPartitions();
+                if (!ct.assignments().isEmpty()) {
+                    partitions = ct.assignments().size();
+                }
+                if (partitions < 1) {
+                    throw new InvalidPartitionsException("the number of partitions must be at least 1");
+                }
+                int retentionSeconds = TopicConfigs.retentionSeconds(ct.configs());
+                if (!request.validateOnly() && !topics.create(tenant, ct.name(), partitions, retentionSeconds)) {
+                    r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code())
+                            .setErrorMessage("Topic '" + ct.name() + "' already exists.");
+                    continue;
+                }
+                r.setNumPartitions(partitions).setReplicationFactor((short) 1);
+                if (!request.validateOnly()) {
+                    KafkaStore.Topic t = topics.lookup(tenant, List.of(ct.name()), false).get(ct.name());
+                    if (t != null) {
+                        r.setTopicId(topicId(t));
+                    }
+                }
+            } catch (InvalidPartitionsException | InvalidConfigurationException e) {
+                r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    DeleteTopicsResponseData deleteTopics(KafkaCaller caller, DeleteTopicsRequestData request) throws Exception {
+        UUID tenant = tenant(caller);
+        DeleteTopicsResponseData out = new DeleteTopicsResponseData();
+        List<String> names = new ArrayList<>(request.topicNames());
+        List<Uuid> ids = new ArrayList<>();
+        for (DeleteTopicsRequestData.DeleteTopicState s : request.topics()) {
+            if (s.name() != null) {
+                names.add(s.name());
+            } else {
+                ids.add(s.topicId());
+            }
+        }
+        if (!ids.isEmpty()) {
+            Map<String, KafkaStore.Topic> all = topics.all(tenant);
+            for (Uuid id : ids) {
+                KafkaStore.Topic t = all.values().stream().filter(x -> topicId(x).equals(id)).findFirst().orElse(null);
+                if (t == null) {
+                    out.responses().add(new DeletableTopicResult().setTopicId(id)
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                } else {
+                    topics.delete(tenant, t.name());
+                    out.responses().add(new DeletableTopicResult().setName(t.name()).setTopicId(id));
+                }
+            }
+        }
+        for (String name : names) {
+            DeletableTopicResult r = new DeletableTopicResult().setName(name);
+            if (!Topics.valid(name) || !topics.delete(tenant, name)) {
+                r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+            }
+            out.responses().add(r);
+        }
+        return out;
+    }
+
+    FindCoordinatorResponseData findCoordinator(short version, FindCoordinatorRequestData request) {
+        FindCoordinatorResponseData out = new FindCoordinatorResponseData();
+        String host = listener.advertisedHost();
+        int port = listener.advertisedPort();
+        if (version < 4) {
+            return out.setNodeId(nodeId).setHost(host).setPort(port);
+        }
+        for (String key : request.coordinatorKeys()) {
+            out.coordinators().add(new FindCoordinatorResponseData.Coordinator().setKey(key).setNodeId(nodeId)
+                    .setHost(host).setPort(port));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,122 @@
+package io.queen.kafka;
+
+import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
+import io.queen.push.PushFusion;
+import io.queen.queue.Names;
+import io.queen.queue.QueueStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
+import org.jboss.logging.Logger;
+
+/**
+ * Topics as Queen sees them: a topic is a queue of the caller's tenant, Kafka partition n its partition named
+ * {@code n}. Looks topics up, creates them (explicitly, or on first mention when auto-creation is on) and deletes
+ * them. Thread-safe (stateless).
+ */
+@ApplicationScoped
+public class Topics {
+    private static final Logger LOG = Logger.getLogger(Topics.class);
+
+    private final KafkaStore store;
+    private final QueueStore queues;
+    private final PushFusion fusion;
+    private final OpsMeter meter;
+    private final boolean autoCreate;
+    private final int defaultPartitions;
+
+    Topics(KafkaStore store, QueueStore queues, PushFusion fusion, OpsMeter meter, QueenConfig config) {
+        this.store = store;
+        this.queues = queues;
+        this.fusion = fusion;
+        this.meter = meter;
+        this.autoCreate = config.kafka().autoCreateTopics();
+        this.defaultPartitions = Math.max(1, config.kafka().defaultPartitions());
+    }
+
+    int defaultPartitions() {
+        return defaultPartitions;
+    }
+
+    /** Throws {@link InvalidTopicException} unless {@code name} is both a legal Kafka topic and queue name. */
+    static void validate(String name) {
+        if (name == null) {
+            throw new InvalidTopicException("a topic name is required");
+        }
+        Topic.validate(name);
+        if (!Names.isValidName(name)) {
+            throw new InvalidTopicException("topic name " + name + " is not a valid queue name");
+        }
+    }
+
+    /** Every topic of the tenant, by name. */
+    Map<String, KafkaStore.Topic> all(UUID tenant) throws SQLException {
+        return byName(store.topics(tenant, null));
+    }
+
+    /**
+     * The named topics that exist; with {@code create} (and auto-creation on) the valid missing ones are created
+     * first with the default partition count.
+     */
+    Map<String, KafkaStore.Topic> lookup(UUID tenant, List<String> names, boolean create) throws SQLException {
+        Map<String, KafkaStore.Topic> found = byName(store.topics(tenant, names));
+        if (create && autoCreate) {
+            List<String> missing = new ArrayList<>();
+            for (String n : names) {
+                if (!found.containsKey(n) && valid(n)) {
+                    store.create(tenant, n, defaultPartitions, 0);
+                    missing.add(n);
+                }
+            }
+            if (!missing.isEmpty()) {
+                LOG.infof("kafka topics auto-created: tenant=%s topics=%s", tenant, missing);
+                found.putAll(byName(store.topics(tenant, missing)));
+            }
+        }
+        return found;
+    }
+
+    /** Creates a topic; false when it exists. */
+    boolean create(UUID tenant, String name, int partitions, int retentionSeconds) throws SQLException {
+        boolean created = store.create(tenant, name, partitions, retentionSeconds);
+        if (created) {
+            LOG.infof("kafka topic created: tenant=%s topic=%s partitions=%d", tenant, name, partitions);
+        }
+        return created;
+    }
+
+    /** Deletes a topic's queue with everything it holds, as the HTTP queue delete does; false when unknown. */
+    boolean delete(UUID tenant, String name) throws SQLException {
+        boolean existed = queues.delete(tenant, name);
+        fusion.forgetQueue(tenant, name);
+        if (existed) {
+            meter.forget(tenant, name);
+            LOG.infof("queue deleted: tenant=%s queue=%s (kafka DeleteTopics)", tenant, name);
+        }
+        return existed;
+    }
+
+    static boolean valid(String name) {
+        try {
+            validate(name);
+            return true;
+        } catch (InvalidTopicException e) {
+            return false;
+        }
+    }
+
+    private static Map<String, KafkaStore.Topic> byName(List<KafkaStore.Topic> topics) {
+        Map<String, KafkaStore.Topic> out = new LinkedHashMap<>();
+        for (KafkaStore.Topic t : topics) {
+            out.put(t.name(), t);
+        }
+        return out;
+    }
+}

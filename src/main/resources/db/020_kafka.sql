@@ -1,0 +1,75 @@
+-- 020_kafka.sql: what the Kafka listener (io.queen.kafka, docs/kafka.md) keeps beside the queues. A topic is a
+-- queue; Kafka partition n is the queue's partition named 'n'. Applied at every boot, idempotently.
+
+-- A topic's partition count (a queue has no such notion: its partitions appear on first push). A queue without a
+-- row (created over HTTP) counts as many partitions as its highest numeric partition name + 1, at least 1.
+CREATE TABLE IF NOT EXISTS queen.kafka_topics (
+    queue_id   UUID PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
+    partitions INTEGER NOT NULL CHECK (partitions >= 1)
+);
+
+-- Producer ids handed out by InitProducerId: unique across brokers and restarts.
+CREATE SEQUENCE IF NOT EXISTS queen.kafka_producer_ids;
+
+-- The tenant's topics: all (p_names NULL) or the named ones that exist.
+CREATE OR REPLACE FUNCTION queen.kafka_topics_v1(p_tenant UUID, p_names TEXT[])
+RETURNS TABLE (name TEXT, queue_id UUID, partitions INT, retention_seconds INT, retention_enabled BOOLEAN)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name, q.id,
+           COALESCE(kt.partitions,
+                    (SELECT GREATEST(1, COALESCE(max(lp.name::int) + 1, 1)) FROM queen.log_partitions lp
+                      WHERE lp.queue_id = q.id AND lp.name ~ '^[0-9]{1,6}$')),
+           q.retention_seconds, q.retention_enabled
+      FROM queen.queues q LEFT JOIN queen.kafka_topics kt ON kt.queue_id = q.id
+     WHERE q.tenant_id = p_tenant AND (p_names IS NULL OR q.name = ANY (p_names))
+     ORDER BY q.name
+$$;
+
+-- Creates a topic: its queue (with the defaults of a queue a push provisions) and its partition count. False when
+-- the queue exists already (nothing changes then). p_retention_seconds > 0 turns the queue's retention on.
+CREATE OR REPLACE FUNCTION queen.kafka_create_topic_v1(p_tenant UUID, p_name TEXT, p_partitions INT,
+                                                       p_retention_seconds INT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id UUID;
+BEGIN
+    INSERT INTO queen.queues AS q (tenant_id, name, retention_seconds, retention_enabled)
+    VALUES (p_tenant, p_name, GREATEST(COALESCE(p_retention_seconds, 0), 0), COALESCE(p_retention_seconds, 0) > 0)
+    ON CONFLICT (tenant_id, name) DO NOTHING
+    RETURNING q.id INTO v_id;
+    IF v_id IS NULL THEN
+        RETURN FALSE;
+    END IF;
+    INSERT INTO queen.kafka_topics (queue_id, partitions) VALUES (v_id, p_partitions);
+    RETURN TRUE;
+END $$;
+
+-- Watermarks of (queue, partition) entries, in order: the first offset kept and the next offset to be written
+-- (0 and 0 for a partition never written); -1, -1 for an unknown queue.
+CREATE OR REPLACE FUNCTION queen.kafka_watermarks_v1(p_tenant UUID, p_queues TEXT[], p_partitions TEXT[])
+RETURNS TABLE (ord INT, log_start BIGINT, high_watermark BIGINT)
+LANGUAGE sql STABLE AS $$
+    SELECT e.ord::int,
+           CASE WHEN q.id IS NULL THEN -1 ELSE COALESCE(lp.log_start, 0) END,
+           CASE WHEN q.id IS NULL THEN -1 ELSE COALESCE(lp.last_offset + 1, 0) END
+      FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS e (queue, part, ord)
+      LEFT JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = e.queue
+      LEFT JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = e.part
+     ORDER BY e.ord
+$$;
+
+-- The first offset of the first segment committed at or after p_at in a partition, or NULL when none is (Kafka's
+-- ListOffsets by timestamp, at segment granularity: a segment's commit time stands for its records').
+CREATE OR REPLACE FUNCTION queen.kafka_offset_for_time_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
+                                                          p_at TIMESTAMPTZ)
+RETURNS TABLE (base_offset BIGINT, created_at TIMESTAMPTZ)
+LANGUAGE sql STABLE AS $$
+    SELECT GREATEST(s.base_offset, lp.log_start), s.created_at
+      FROM queen.queues q
+      JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
+      JOIN queen.log_segments s ON s.partition_id = lp.id
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue AND s.created_at >= p_at AND s.end_offset >= lp.log_start
+     ORDER BY s.base_offset
+     LIMIT 1
+$$;

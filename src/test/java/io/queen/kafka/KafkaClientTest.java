@@ -1,0 +1,254 @@
+package io.queen.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Api;
+import io.queen.testing.FreshDatabase;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Java {@code kafka-clients} producer, consumer and admin client against the listener, with their default
+ * settings (the producer is idempotent by default): values, keys, headers and timestamps come back byte-identical
+ * and in order per partition, whatever the codec; an HTTP push is fetched by a Kafka consumer and a Kafka record
+ * is popped over HTTP with its key, headers and timestamp.
+ */
+@QuarkusTest
+@TestProfile(KafkaEnabled.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class KafkaClientTest {
+    @Inject
+    KafkaListener listener;
+
+    String bootstrap() {
+        return "127.0.0.1:" + listener.port();
+    }
+
+    Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        return Admin.create(p);
+    }
+
+    KafkaProducer<byte[], byte[]> producer(String compression) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    KafkaConsumer<byte[], byte[]> consumer() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Everything in the topic's partitions from the beginning, until {@code expected} records arrived. */
+    List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions, int expected) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                tps.add(new TopicPartition(topic, i));
+            }
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (out.size() < expected && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(500)).forEach(out::add);
+            }
+            assertEquals(expected, out.size(), "records read back");
+            return out;
+        }
+    }
+
+    @Test
+    void recordsRoundTripByteIdenticalWithEveryCodec() throws Exception {
+        String topic = "roundtrip";
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
+        long ts = 1_700_000_000_000L;
+        int n = 0;
+        for (String codec : List.of("none", "gzip", "snappy", "lz4", "zstd")) {
+            try (KafkaProducer<byte[], byte[]> p = producer(codec)) {
+                for (int i = 0; i < 40; i++, n++) {
+                    byte[] value = switch (i % 5) {
+                        case 0 -> ("{\"n\": " + n + ", \"codec\": \"" + codec + "\"}").getBytes(StandardCharsets.UTF_8);
+                        case 1 -> new byte[] {(byte) 0xff, 0, (byte) n, (byte) 0xc3};  // not UTF-8
+                        case 2 -> ("plain text " + n).getBytes(StandardCharsets.UTF_8);
+                        case 3 -> " [1, 2]\n".getBytes(StandardCharsets.UTF_8);  // JSON with spaces around
+                        default -> null;  // a tombstone
+                    };
+                    byte[] key = i % 4 == 0 ? null : ("k" + n).getBytes(StandardCharsets.UTF_8);
+                    List<Header> headers = i % 3 == 0 ? List.of()
+                            : List.of(new RecordHeader("h", ("v" + n).getBytes(StandardCharsets.UTF_8)),
+                                    new RecordHeader("bin", new byte[] {(byte) 0x80, 1}),
+                                    new RecordHeader("nul", (byte[]) null));
+                    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, n % 3, ts + n, key, value, headers);
+                    sent.add(r);
+                    p.send(r);
+                }
+                p.flush();
+            }
+        }
+        List<ConsumerRecord<byte[], byte[]>> got = readAll(topic, 3, sent.size());
+        Map<Integer, List<ConsumerRecord<byte[], byte[]>>> byPartition = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : got) {
+            byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);
+        }
+        for (int part = 0; part < 3; part++) {
+            List<ProducerRecord<byte[], byte[]>> expected = new ArrayList<>();
+            for (ProducerRecord<byte[], byte[]> s : sent) {
+                if (s.partition() == part) {
+                    expected.add(s);
+                }
+            }
+            List<ConsumerRecord<byte[], byte[]>> actual = byPartition.get(part);
+            assertEquals(expected.size(), actual.size());
+            for (int i = 0; i < expected.size(); i++) {
+                ProducerRecord<byte[], byte[]> s = expected.get(i);
+                ConsumerRecord<byte[], byte[]> r = actual.get(i);
+                assertEquals(i, r.offset(), "offsets count from 0 per partition, in produce order");
+                assertArrayEquals(s.value(), r.value(), "value of record " + i + " of partition " + part);
+                assertArrayEquals(s.key(), r.key());
+                assertEquals(s.timestamp(), r.timestamp());
+                Header[] sh = s.headers().toArray();
+                Header[] rh = r.headers().toArray();
+                assertEquals(sh.length, rh.length);
+                for (int h = 0; h < sh.length; h++) {
+                    assertEquals(sh[h].key(), rh[h].key());
+                    assertArrayEquals(sh[h].value(), rh[h].value());
+                }
+            }
+        }
+    }
+
+    @Test
+    void adminCreatesDescribesAndDeletesTopics() throws Exception {
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic("admin-a", 4, (short) 1),
+                    new NewTopic("admin-b", java.util.Optional.empty(), java.util.Optional.empty())))
+                    .all().get(30, TimeUnit.SECONDS);
+            ExecutionException dup = assertThrows(ExecutionException.class, () -> a.createTopics(
+                    List.of(new NewTopic("admin-a", 1, (short) 1))).all().get(30, TimeUnit.SECONDS));
+            assertTrue(dup.getCause() instanceof TopicExistsException, dup.toString());
+            Set<String> names = a.listTopics().names().get(30, TimeUnit.SECONDS);
+            assertTrue(names.containsAll(Set.of("admin-a", "admin-b")), names.toString());
+            Map<String, TopicDescription> d = a.describeTopics(List.of("admin-a", "admin-b")).allTopicNames()
+                    .get(30, TimeUnit.SECONDS);
+            assertEquals(4, d.get("admin-a").partitions().size());
+            assertEquals(3, d.get("admin-b").partitions().size(), "the default partition count");
+            a.deleteTopics(List.of("admin-a")).all().get(30, TimeUnit.SECONDS);
+            assertFalse(a.listTopics().names().get(30, TimeUnit.SECONDS).contains("admin-a"));
+            ExecutionException gone = assertThrows(ExecutionException.class,
+                    () -> a.deleteTopics(List.of("admin-a")).all().get(30, TimeUnit.SECONDS));
+            assertTrue(gone.getCause() instanceof UnknownTopicOrPartitionException, gone.toString());
+        }
+        // the queue went with the topic
+        assertEquals(404, io.queen.testing.Http.get("/api/v1/resources/queues/admin-a").status());
+    }
+
+    @Test
+    void anHttpPushIsFetchedAndAKafkaRecordIsPoppedOverHttp() throws Exception {
+        Api.pushN("interop", "0", "http", 0, 3);
+        List<ConsumerRecord<byte[], byte[]>> got = readAll("interop", 1, 3);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i, Api.json(new String(got.get(i).value(), StandardCharsets.UTF_8)).get("n").asInt());
+            assertNull(got.get(i).key());
+        }
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            RecordMetadata m = p.send(new ProducerRecord<>("kafka-to-http", 0, 1_690_000_000_000L,
+                    "key-1".getBytes(StandardCharsets.UTF_8), "{\"a\":[1,2]}".getBytes(StandardCharsets.UTF_8),
+                    List.of(new RecordHeader("trace", "t-1".getBytes(StandardCharsets.UTF_8))))).get();
+            assertEquals(0, m.offset());
+            p.send(new ProducerRecord<>("kafka-to-http", 0, 1_690_000_000_001L, null, new byte[] {1, 2, (byte) 0xff}))
+                    .get();
+        }
+        List<JsonNode> msgs = Api.messages(Api.pop("/api/v1/pop/queue/kafka-to-http/partition/0?batch=10"));
+        assertEquals(2, msgs.size());
+        JsonNode first = msgs.get(0).get("data");
+        assertEquals(Api.json("{\"a\":[1,2]}"), first.get("value"), "a JSON value is JSON");
+        assertEquals("key-1", first.get("kafka").get("key").asText());
+        assertEquals(1_690_000_000_000L, first.get("kafka").get("timestamp").asLong());
+        assertEquals("trace", first.get("kafka").get("headers").get(0).get("key").asText());
+        assertEquals("t-1", first.get("kafka").get("headers").get(0).get("value").asText());
+        JsonNode second = msgs.get(1).get("data");
+        assertEquals(Base64.getEncoder().encodeToString(new byte[] {1, 2, (byte) 0xff}),
+                second.get("value").get("base64").asText(), "other bytes are base64");
+    }
+
+    @Test
+    void listOffsetsAnswersEarliestLatestAndByTime() throws Exception {
+        long before = System.currentTimeMillis() - 1000;
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            for (int i = 0; i < 5; i++) {
+                p.send(new ProducerRecord<>("offsets", 0, null, ("v" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            p.flush();
+        }
+        TopicPartition tp = new TopicPartition("offsets", 0);
+        try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+            assertEquals(0L, c.beginningOffsets(List.of(tp)).get(tp));
+            assertEquals(5L, c.endOffsets(List.of(tp)).get(tp));
+            Map<TopicPartition, OffsetAndTimestamp> at = c.offsetsForTimes(Map.of(tp, before));
+            assertEquals(0L, at.get(tp).offset());
+            Map<TopicPartition, OffsetAndTimestamp> future = c.offsetsForTimes(
+                    Map.of(tp, System.currentTimeMillis() + 3_600_000));
+            assertNull(future.get(tp));
+        }
+    }
+
+    @Test
+    void aProduceToAnUnknownTopicCreatesItWithTheDefaultPartitions() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            assertEquals(3, p.partitionsFor("auto-created").size());
+            RecordMetadata m = p.send(new ProducerRecord<>("auto-created", 2, null, new byte[] {7})).get();
+            assertEquals(2, m.partition());
+            assertEquals(0, m.offset());
+        }
+    }
+}
