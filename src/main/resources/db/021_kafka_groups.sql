@@ -3,8 +3,9 @@
 -- read" N, the cursor holds "the last offset consumed", so committed = N - 1 and an OffsetFetch answers committed + 1.
 -- Topic = queue, Kafka partition n = the Queen partition named n. Applied at every boot, idempotently.
 
--- Stores the offsets of one OffsetCommit: entry i commits p_offsets[i] on (p_queues[i], p_partitions[i]). Entries
--- naming a partition that does not exist are left out of the answer (the caller reports them unknown); of two
+-- Stores the offsets of one OffsetCommit: entry i commits p_offsets[i] on (p_queues[i], p_partitions[i]). A partition
+-- within the topic's partition count (queen.kafka_topics_v1) that was never written is created; entries naming a
+-- topic or partition that does not exist are left out of the answer (the caller reports them unknown); of two
 -- entries for one partition the later wins, as two commits in that order would. A commit is a seek: it may move the
 -- cursor backward or forward, and it drops any lease an HTTP pop holds on that cursor with its retry state, exactly
 -- as POST .../seek does. total_consumed grows by what the cursor moved forward. Takes the queue-membership locks
@@ -16,8 +17,21 @@ CREATE FUNCTION queen.kafka_offset_commit_v1(p_tenant UUID, p_group TEXT, p_queu
 RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
+DECLARE
+    v_queues TEXT[];
+    v_parts  TEXT[];
 BEGIN
     PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(p_queues)]), p_queues);
+    -- a partition of the topic that was never written has no row yet: it gets one, as a push would, so a consumer
+    -- assigned an empty partition can commit its position there
+    SELECT array_agg(u.q), array_agg(u.p) INTO v_queues, v_parts
+      FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u
+      JOIN queen.kafka_topics_v1(p_tenant, p_queues) t ON t.name = u.q
+     WHERE u.p ~ '^(0|[1-9][0-9]{0,9})$' AND u.p::bigint < t.partitions
+       AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = t.queue_id AND lp.name = u.p);
+    IF v_queues IS NOT NULL THEN
+        PERFORM queen.provision_partitions_v1(array_fill(p_tenant, ARRAY[cardinality(v_queues)]), v_queues, v_parts);
+    END IF;
     PERFORM 1 FROM queen.log_consumers c
       JOIN (SELECT DISTINCT lp.id FROM unnest(p_queues, p_partitions) AS u(q, p)
               JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q

@@ -172,6 +172,17 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aNeverWrittenPartitionOfATopicTakesACommitAndOneBeyondItsCountDoesNot() throws Exception {
+        Sql.one(ds, "SELECT queen.kafka_create_topic_v1('" + CALLER.tenant() + "', 'kg-empty', 3, 0)");
+        OffsetCommitRequestData req = commit("empty-parts", -1, "", "kg-empty", 0, 0, 0, 0);
+        assertEquals(List.of(Errors.NONE.code(), Errors.NONE.code(), Errors.NONE.code(),
+                Errors.UNKNOWN_TOPIC_OR_PARTITION.code()), errors(coordinator.offsetCommit(CALLER, (short) 8, req)
+                        .toCompletableFuture().get()));
+        assertEquals(Map.of("kg-empty/0", 0L, "kg-empty/1", 0L, "kg-empty/2", 0L),
+                fetch((short) 8, "empty-parts", null));
+    }
+
+    @Test
     void aMembersCommitNeedsItsCurrentGenerationAndAnAnonymousOneAnEmptyGroup() throws Exception {
         Api.pushN("kg-member", "0", "m", 0, 3);
         JoinGroupResponseData first = coordinator.joinGroup(CALLER, (short) 9, joinRequest("members", ""))
