@@ -1,0 +1,337 @@
+package io.queen.kafka.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.queen.kafka.KafkaEnabled;
+import io.queen.kafka.KafkaListener;
+import io.queen.testing.Api;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The real Java client against the listener: a group of three {@code KafkaConsumer}s subscribed to a six-partition
+ * topic, with each of the client-side assignors. One member is killed (closed without leaving: only the session
+ * timeout can evict it), then one leaves cleanly; the survivor ends up with every partition. Every record is
+ * delivered, each consumer reads each partition it holds in order and without gaps, and the committed offsets are
+ * exact, read back through the AdminClient (OffsetFetch) and through Queen's consumer-group route (lag).
+ */
+@QuarkusTest
+@TestProfile(KafkaEnabled.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class KafkaConsumerGroupTest {
+    static final int PARTITIONS = 6;
+    static final int FIRST = 30;
+    static final int SECOND = 20;
+    static final int SESSION_MS = 3000;
+
+    @Inject
+    KafkaListener listener;
+
+    String bootstrap() {
+        return "127.0.0.1:" + listener.port();
+    }
+
+    Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        return Admin.create(p);
+    }
+
+    void produce(String topic, int from, int count) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (int part = 0; part < PARTITIONS; part++) {
+                for (int i = from; i < from + count; i++) {
+                    producer.send(new ProducerRecord<>(topic, part, "k", part + ":" + i));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** What a consumer saw: its name, the assignment round the partition was received in, the record. */
+    record Delivery(String consumer, int round, int partition, long offset, String value) {
+    }
+
+    /** A consumer on its own thread: polls, records, commits what it consumed after every poll. */
+    final class Member extends Thread {
+        final KafkaConsumer<String, String> consumer;
+        final Collection<Delivery> deliveries;
+        final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
+        final AtomicInteger rounds = new AtomicInteger();
+        final String topic;
+        volatile CloseOptions.GroupMembershipOperation closeWith;
+        volatile Throwable failure;
+
+        Member(String name, String group, String assignor, String topic, Collection<Delivery> deliveries) {
+            super(name);
+            this.topic = topic;
+            this.deliveries = deliveries;
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
+            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
+            p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20_000);
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 7);
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            consumer = new KafkaConsumer<>(p);
+        }
+
+        @Override
+        public void run() {
+            try {
+                consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        partitions.forEach(tp -> roundOf.remove(tp.partition()));
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        int round = rounds.incrementAndGet();
+                        partitions.forEach(tp -> roundOf.put(tp.partition(), round));
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        onPartitionsRevoked(partitions);
+                    }
+                });
+                while (closeWith == null) {
+                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
+                    for (ConsumerRecord<String, String> r : records) {
+                        deliveries.add(new Delivery(getName(), roundOf.getOrDefault(r.partition(), -1),
+                                r.partition(), r.offset(), r.value()));
+                    }
+                    if (!records.isEmpty()) {
+                        try {
+                            consumer.commitSync();
+                        } catch (KafkaException rebalancing) {
+                            // a rebalance took partitions away before the commit: the new owner re-reads them
+                        }
+                    }
+                }
+                consumer.close(CloseOptions.groupMembershipOperation(closeWith));
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+
+        void stopAndJoin(CloseOptions.GroupMembershipOperation how) throws InterruptedException {
+            closeWith = how;
+            join(30_000);
+        }
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    ConsumerGroupDescription describe(Admin admin, String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    Map<Integer, Long> committed(Admin admin, String group) {
+        try {
+            Map<Integer, Long> out = new HashMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+                    .forEach((tp, o) -> out.put(tp.partition(), o == null ? -1 : o.offset()));
+            return out;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Map<Integer, Long> all(long offset) {
+        Map<Integer, Long> out = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            out.put(p, offset);
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"range", "roundrobin", "cooperative-sticky"})
+    void aGroupOfThreeSurvivesAKilledMemberAndALeavingOneWithEveryRecordOnceCommitted(String assignor)
+            throws Exception {
+        String topic = "kg-e2e-" + assignor;
+        String group = "e2e-" + assignor;
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+            produce(topic, 0, FIRST);
+
+            Collection<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+            String strategy = switch (assignor) {
+                case "range" -> "org.apache.kafka.clients.consumer.RangeAssignor";
+                case "roundrobin" -> "org.apache.kafka.clients.consumer.RoundRobinAssignor";
+                default -> "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
+            };
+            Member a = new Member("a", group, strategy, topic, deliveries);
+            Member b = new Member("b", group, strategy, topic, deliveries);
+            Member c = new Member("c", group, strategy, topic, deliveries);
+            a.start();
+            b.start();
+            c.start();
+            await("three members sharing the partitions", () -> {
+                ConsumerGroupDescription d = describe(admin, group);
+                return d.groupState() == GroupState.STABLE && d.members().size() == 3
+                        && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+            });
+            assertEquals(assignor, describe(admin, group).partitionAssignor());
+            await("c consuming", () -> deliveries.stream().anyMatch(d -> d.consumer().equals("c")));
+
+            // c dies: no LeaveGroup, so it stays a member until its session times out
+            long killedAt = System.nanoTime();
+            c.stopAndJoin(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP);
+            assertEquals(3, describe(admin, group).members().size(), "a killed member is still in the group");
+            await("c evicted", () -> describe(admin, group).members().size() == 2);
+            assertTrue(System.nanoTime() - killedAt >= TimeUnit.MILLISECONDS.toNanos(SESSION_MS - 500),
+                    "evicted by its session timeout");
+            produce(topic, FIRST, SECOND);
+
+            // b leaves cleanly: a takes everything at once, no session timeout involved
+            await("b consuming", () -> deliveries.stream().anyMatch(d -> d.consumer().equals("b")));
+            b.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+            await("a alone with every partition", () -> {
+                ConsumerGroupDescription d = describe(admin, group);
+                return d.groupState() == GroupState.STABLE && d.members().size() == 1
+                        && d.members().iterator().next().assignment().topicPartitions().size() == PARTITIONS;
+            });
+            await("every record committed", () -> committed(admin, group).equals(all(FIRST + SECOND)));
+            a.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+            for (Member m : List.of(a, b, c)) {
+                assertEquals(null, m.failure, m.getName() + " failed: " + m.failure);
+            }
+            assertEquals(GroupState.EMPTY, describe(admin, group).groupState());
+
+            // every record delivered; within one assignment a consumer reads a partition in order, without gaps
+            Map<Integer, TreeSet<Long>> seen = new HashMap<>();
+            Map<String, List<Delivery>> runs = new HashMap<>();
+            for (Delivery d : deliveries) {
+                seen.computeIfAbsent(d.partition(), k -> new TreeSet<>()).add(d.offset());
+                assertEquals(d.partition() + ":" + d.offset(), d.value(), "offset n holds the n-th record");
+                runs.computeIfAbsent(d.consumer() + "/" + d.round() + "/" + d.partition(), k -> new ArrayList<>())
+                        .add(d);
+            }
+            for (int p = 0; p < PARTITIONS; p++) {
+                assertEquals(FIRST + SECOND, seen.get(p).size(), "partition " + p);
+                assertEquals(FIRST + SECOND - 1, seen.get(p).last());
+            }
+            runs.forEach((run, list) -> {
+                for (int i = 1; i < list.size(); i++) {
+                    assertEquals(list.get(i - 1).offset() + 1, list.get(i).offset(), run);
+                }
+            });
+
+            // the committed offsets are the Queen cursors: offset n committed = cursor n - 1, lag 0
+            JsonNode view = Api.json(Http.get("/api/v1/consumer-groups/" + group).body());
+            JsonNode parts = view.get(topic).get("partitions");
+            assertEquals(PARTITIONS, parts.size());
+            for (JsonNode p : parts) {
+                assertEquals(FIRST + SECOND - 1, p.get("committedOffset").asLong(), p.toString());
+                assertEquals(0, p.get("offsetLag").asLong(), p.toString());
+            }
+        }
+    }
+
+    /** Offsets set by the AdminClient (commits without membership) read back exactly, as lag over HTTP too. */
+    @Test
+    void adminCommittedOffsetsReadBackExactlyAndShowAsQueenLag() throws Exception {
+        String topic = "kg-admin";
+        String group = "admin-set";
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+            produce3(topic);
+            admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(7),
+                    new TopicPartition(topic, 1), new OffsetAndMetadata(0, "metadata is dropped"),
+                    new TopicPartition(topic, 2), new OffsetAndMetadata(10))).all().get();
+            assertEquals(Map.of(0, 7L, 1, 0L, 2, 10L), committed(admin, group));
+            Map<String, Long> lag = new HashMap<>();
+            Api.json(Http.get("/api/v1/consumer-groups/" + group).body()).get(topic).get("partitions")
+                    .forEach(p -> lag.put(p.get("partition").asText(), p.get("offsetLag").asLong()));
+            assertEquals(Map.of("0", 3L, "1", 10L, "2", 0L), lag);
+            assertTrue(admin.listGroups().all().get().stream().anyMatch(g -> g.groupId().equals(group)));
+
+            admin.deleteConsumerGroups(List.of(group)).all().get();
+            assertEquals(Map.of(), committed(admin, group));
+            assertEquals("{}", Http.get("/api/v1/consumer-groups/" + group).body());
+        }
+    }
+
+    void produce3(String topic) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (int part = 0; part < 3; part++) {
+                for (int i = 0; i < 10; i++) {
+                    producer.send(new ProducerRecord<>(topic, part, "k", "v" + i));
+                }
+            }
+            producer.flush();
+        }
+    }
+}
