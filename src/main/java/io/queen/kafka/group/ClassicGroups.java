@@ -425,9 +425,14 @@ final class ClassicGroups {
         /** A known member joins again: it waits for the rebalance (started now unless under way). */
         private CompletableFuture<JoinResult> rejoin(Member m, JoinRequest r, long now) {
             m.update(r, now);
-            CompletableFuture<JoinResult> f = new CompletableFuture<>();
             // a second JoinGroup replaces the first one's wait (the client gave up on it)
             complete(m.joining, JoinResult.error(Errors.REBALANCE_IN_PROGRESS, m.memberId));
+            return awaitJoin(m, now);
+        }
+
+        /** {@code m} waits for the current join phase to complete, started now unless one is under way. */
+        private CompletableFuture<JoinResult> awaitJoin(Member m, long now) {
+            CompletableFuture<JoinResult> f = new CompletableFuture<>();
             m.joining = f;
             if (state == State.PREPARING_REBALANCE) {
                 maybeCompleteJoin(now);
@@ -439,8 +444,6 @@ final class ClassicGroups {
 
         private CompletableFuture<JoinResult> addMember(String memberId, JoinRequest r, long now) {
             Member m = new Member(memberId, r, now);
-            CompletableFuture<JoinResult> f = new CompletableFuture<>();
-            m.joining = f;
             members.put(memberId, m);
             if (m.instanceId != null) {
                 staticMembers.put(m.instanceId, memberId);
@@ -451,15 +454,11 @@ final class ClassicGroups {
             if (protocolType == null) {
                 protocolType = r.protocolType();
             }
-            if (state == State.PREPARING_REBALANCE) {
-                if (initialDelay) {
-                    rebalanceDeadlineMs = Math.min(now + settings.initialRebalanceDelayMs(), initialDelayCapMs);
-                }
-                maybeCompleteJoin(now);
-            } else {
-                prepareRebalance(now);
+            if (state == State.PREPARING_REBALANCE && initialDelay) {
+                // each newcomer during the initial delay extends it, up to the rebalance timeout
+                rebalanceDeadlineMs = Math.min(now + settings.initialRebalanceDelayMs(), initialDelayCapMs);
             }
-            return f;
+            return awaitJoin(m, now);
         }
 
         /**
@@ -481,14 +480,7 @@ final class ClassicGroups {
             if (oldId.equals(leaderId) || leaderId == null) {
                 leaderId = newId;
             }
-            CompletableFuture<JoinResult> f = new CompletableFuture<>();
-            m.joining = f;
-            if (state == State.PREPARING_REBALANCE) {
-                maybeCompleteJoin(now);
-            } else {
-                prepareRebalance(now);
-            }
-            return f;
+            return awaitJoin(m, now);
         }
 
         /** Whether a member with these protocols can be in this group (Kafka's supportsProtocols). */

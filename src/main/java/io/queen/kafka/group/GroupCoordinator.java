@@ -52,7 +52,6 @@ import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResp
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
-import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopic;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
@@ -402,68 +401,64 @@ public class GroupCoordinator {
             OffsetFetchRequestData request) throws SQLException {
         UUID tenant = Tenants.of(caller.tenant());
         OffsetFetchResponseData out = new OffsetFetchResponseData();
-        if (apiVersion < 8) {
-            List<String> topicNames = null;
-            Map<String, List<Integer>> asked = null;
-            if (request.topics() != null) {
-                asked = new LinkedHashMap<>();
-                for (OffsetFetchRequestTopic t : request.topics()) {
-                    asked.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
-                }
-                topicNames = new ArrayList<>(asked.keySet());
-            }
-            if (!validGroupId(request.groupId())) {
-                return CompletableFuture.completedFuture(out.setErrorCode(Errors.INVALID_GROUP_ID.code()));
-            }
-            Map<String, Map<Integer, Long>> found = fetch(tenant, request.groupId(), topicNames);
-            for (Map.Entry<String, List<Integer>> t : answerShape(asked, found).entrySet()) {
-                OffsetFetchResponseTopic rt = new OffsetFetchResponseTopic().setName(t.getKey());
-                Map<Integer, Long> have = found.getOrDefault(t.getKey(), Map.of());
-                for (int p : t.getValue()) {
-                    rt.partitions().add(new OffsetFetchResponsePartition().setPartitionIndex(p)
-                            .setCommittedOffset(have.getOrDefault(p, -1L)).setMetadata("")
-                            .setCommittedLeaderEpoch(-1));
-                }
-                out.topics().add(rt);
+        if (apiVersion >= 8) {
+            for (OffsetFetchRequestGroup g : request.groups()) {
+                out.groups().add(fetchGroup(tenant, apiVersion, g));
             }
             return CompletableFuture.completedFuture(out);
         }
-        for (OffsetFetchRequestGroup g : request.groups()) {
-            OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
-            out.groups().add(rg);
-            if (!validGroupId(g.groupId())) {
-                rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
-                continue;
+        // before version 8 a request names one group: asked and answered in the shape of version 8's
+        OffsetFetchRequestGroup one = new OffsetFetchRequestGroup().setGroupId(request.groupId()).setTopics(
+                request.topics() == null ? null : request.topics().stream().map(t -> new OffsetFetchRequestTopics()
+                        .setName(t.name()).setPartitionIndexes(t.partitionIndexes())).toList());
+        OffsetFetchResponseGroup g = fetchGroup(tenant, apiVersion, one);
+        out.setErrorCode(g.errorCode());
+        for (OffsetFetchResponseTopics t : g.topics()) {
+            OffsetFetchResponseTopic rt = new OffsetFetchResponseTopic().setName(t.name());
+            for (OffsetFetchResponsePartitions p : t.partitions()) {
+                rt.partitions().add(new OffsetFetchResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setCommittedOffset(p.committedOffset()).setCommittedLeaderEpoch(p.committedLeaderEpoch())
+                        .setMetadata(p.metadata()).setErrorCode(p.errorCode()));
             }
-            Map<String, List<Integer>> asked = null;
-            Map<String, Uuid> ids = new HashMap<>();
-            List<String> topicNames = null;
-            if (g.topics() != null) {
-                asked = new LinkedHashMap<>();
-                for (OffsetFetchRequestTopics t : g.topics()) {
-                    asked.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
-                    ids.put(t.name(), t.topicId());
-                }
-                topicNames = new ArrayList<>(asked.keySet());
-            }
-            Map<String, Map<Integer, Long>> found = fetch(tenant, g.groupId(), topicNames);
-            for (Map.Entry<String, List<Integer>> t : answerShape(asked, found).entrySet()) {
-                OffsetFetchResponseTopics rt = new OffsetFetchResponseTopics().setName(t.getKey());
-                if (apiVersion >= 10 && ids.containsKey(t.getKey())) {
-                    rt.setTopicId(ids.get(t.getKey()));
-                }
-                boolean unknownId = !byName(t.getKey());
-                Map<Integer, Long> have = found.getOrDefault(t.getKey(), Map.of());
-                for (int p : t.getValue()) {
-                    rt.partitions().add(new OffsetFetchResponsePartitions().setPartitionIndex(p)
-                            .setCommittedOffset(have.getOrDefault(p, -1L)).setMetadata("")
-                            .setCommittedLeaderEpoch(-1)
-                            .setErrorCode(unknownId ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.NONE.code()));
-                }
-                rg.topics().add(rt);
-            }
+            out.topics().add(rt);
         }
         return CompletableFuture.completedFuture(out);
+    }
+
+    /** One group's offsets: of the partitions asked for, or (topics null) every partition it has an offset on. */
+    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g)
+            throws SQLException {
+        OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
+        if (!validGroupId(g.groupId())) {
+            return rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
+        }
+        Map<String, List<Integer>> asked = null;
+        Map<String, Uuid> ids = new HashMap<>();
+        List<String> topicNames = null;
+        if (g.topics() != null) {
+            asked = new LinkedHashMap<>();
+            for (OffsetFetchRequestTopics t : g.topics()) {
+                asked.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
+                ids.put(t.name(), t.topicId());
+            }
+            topicNames = new ArrayList<>(asked.keySet());
+        }
+        Map<String, Map<Integer, Long>> found = fetch(tenant, g.groupId(), topicNames);
+        for (Map.Entry<String, List<Integer>> t : answerShape(asked, found).entrySet()) {
+            OffsetFetchResponseTopics rt = new OffsetFetchResponseTopics().setName(t.getKey());
+            if (apiVersion >= 10 && ids.containsKey(t.getKey())) {
+                rt.setTopicId(ids.get(t.getKey()));
+            }
+            boolean unknownId = apiVersion >= 10 && !byName(t.getKey());
+            Map<Integer, Long> have = found.getOrDefault(t.getKey(), Map.of());
+            for (int p : t.getValue()) {
+                rt.partitions().add(new OffsetFetchResponsePartitions().setPartitionIndex(p)
+                        .setCommittedOffset(have.getOrDefault(p, -1L)).setMetadata("").setCommittedLeaderEpoch(-1)
+                        .setErrorCode(unknownId ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.NONE.code()));
+            }
+            rg.topics().add(rt);
+        }
+        return rg;
     }
 
     /** The group's stored offsets by topic and partition. */
