@@ -18,7 +18,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class KafkaApis {
     /** One served API: its version range and handler. */
-    public record Entry(ApiKeys key, short minVersion, short maxVersion, KafkaHandler<ApiMessage> handler) {
+    public record Entry(ApiKeys key, short minVersion, short maxVersion, boolean ordered,
+            KafkaHandler<ApiMessage> handler) {
         boolean supports(short version) {
             return version >= minVersion && version <= maxVersion;
         }
@@ -30,10 +31,25 @@ public final class KafkaApis {
      * Serves {@code key} from its oldest version up to {@code maxVersion} (capped at the newest version the
      * kafka-clients classes know).
      */
-    @SuppressWarnings("unchecked")
     public <Q extends ApiMessage> KafkaApis serve(ApiKeys key, int maxVersion, KafkaHandler<Q> handler) {
+        return put(key, maxVersion, false, handler);
+    }
+
+    /**
+     * Like {@link #serve}, but the handler is called for one connection's requests of such keys one after the
+     * other, in request order: each call starts once the previous one has returned its stage (not once that stage
+     * has completed). A handler that orders its effects before returning (Produce: the records are queued for
+     * their segments) keeps a pipelining client's order without waiting for the previous answer.
+     */
+    public <Q extends ApiMessage> KafkaApis serveInOrder(ApiKeys key, int maxVersion, KafkaHandler<Q> handler) {
+        return put(key, maxVersion, true, handler);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <Q extends ApiMessage> KafkaApis put(ApiKeys key, int maxVersion, boolean ordered,
+            KafkaHandler<Q> handler) {
         short max = (short) Math.min(maxVersion, key.latestVersion());
-        entries.put(key, new Entry(key, key.oldestVersion(), max, (KafkaHandler<ApiMessage>) handler));
+        entries.put(key, new Entry(key, key.oldestVersion(), max, ordered, (KafkaHandler<ApiMessage>) handler));
         return this;
     }
 

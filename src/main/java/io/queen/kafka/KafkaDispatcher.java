@@ -80,8 +80,16 @@ final class KafkaDispatcher {
                     new UnsupportedVersionException(key + " v" + version + " is not served")).data());
         } else {
             KafkaCaller caller = session.caller(header.clientId());
-            body = CompletableFuture.supplyAsync(() -> run(entry, caller, version, request), workers)
-                    .thenCompose(s -> s);
+            CompletableFuture<CompletionStage<ApiMessage>> called;
+            if (entry.ordered()) {
+                CompletableFuture<CompletionStage<ApiMessage>> next = new CompletableFuture<>();
+                session.chainOrdered(next).whenComplete((x, e) -> workers.execute(() ->
+                        next.complete(run(entry, caller, version, request))));
+                called = next;
+            } else {
+                called = CompletableFuture.supplyAsync(() -> run(entry, caller, version, request), workers);
+            }
+            body = called.thenCompose(s -> s);
         }
         return body.handle((data, failure) -> {
             try {

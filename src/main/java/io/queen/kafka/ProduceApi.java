@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -55,6 +58,8 @@ class ProduceApi implements KafkaApiProvider {
     private final PushSpool spool;
     private final OpsMeter meter;
     private final long drainWaitMs;
+    private final ExecutorService answers = Executors
+            .newThreadPerTaskExecutor(Thread.ofVirtual().name("queen-kafka-produce-", 0).factory());
 
     ProduceApi(Topics topics, KafkaStore store, ReadStore reads, PushFusion fusion, PushEncryption encryption,
             MaintenanceSwitches switches, PushSpool spool, OpsMeter meter, QueenConfig config) {
@@ -71,8 +76,8 @@ class ProduceApi implements KafkaApiProvider {
 
     @Override
     public void register(KafkaApis apis) {
-        apis.serve(ApiKeys.PRODUCE, 12, (KafkaHandler<ProduceRequestData>) (c, v, r) ->
-                        TopicApis.done(produce(c, r)))
+        // in order: a pipelining producer's batches of one partition must reach their lane in send order
+        apis.serveInOrder(ApiKeys.PRODUCE, 12, (KafkaHandler<ProduceRequestData>) (c, v, r) -> produce(c, r))
                 .serve(ApiKeys.INIT_PRODUCER_ID, 5, (KafkaHandler<InitProducerIdRequestData>) (c, v, r) ->
                         TopicApis.done(initProducerId(r)));
     }
@@ -104,7 +109,11 @@ class ProduceApi implements KafkaApiProvider {
         }
     }
 
-    ProduceResponseData produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
+    /**
+     * Queues the request's records for their segments before it returns (so the next request of the connection
+     * queues after it); the stage completes once every segment has committed.
+     */
+    CompletableFuture<ProduceResponseData> produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         ProduceResponseData out = new ProduceResponseData();
         List<String> names = new ArrayList<>();
@@ -152,10 +161,20 @@ class ProduceApi implements KafkaApiProvider {
             }
         }
         submit(tenant, lanes);
+        List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
         for (Lane lane : lanes) {
-            answer(tenant, lane);
+            all.addAll(lane.verdicts);
         }
-        return out;
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).thenApplyAsync(x -> {
+            try {
+                for (Lane lane : lanes) {
+                    answer(tenant, lane);
+                }
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+            return out;
+        }, answers);
     }
 
     /** Push maintenance, or buffered pushes still draining after it: a produce must not overtake them. */
@@ -226,7 +245,10 @@ class ProduceApi implements KafkaApiProvider {
                 lane.verdicts = fusion.submit(tenant, lane.queue, lane.partition, items, hashes, flushes);
             }
         } finally {
-            fusion.run(flushes);
+            // the commits run on threads of their own: this request's order is fixed once its items are queued
+            if (!flushes.isEmpty()) {
+                answers.execute(() -> fusion.run(flushes));
+            }
         }
     }
 

@@ -1,0 +1,159 @@
+package io.queen.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.queen.testing.BrokerProcess;
+import io.queen.testing.StorageInvariants;
+import io.queen.testing.TestPostgres;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Java producer with its default settings (idempotence on) writes 100,000 records over 12 partitions to a
+ * broker process that is killed with -9 part-way and restarted on the same Kafka port: the producer retries the
+ * batches that were in flight, and the topic ends up holding every record exactly once, in send order per
+ * partition (a retried batch that had committed before the kill is answered as a duplicate and writes nothing).
+ */
+class KafkaCrashIT {
+    static final int RECORDS = 100_000;
+    static final int PARTITIONS = 12;
+    static final String TOPIC = "crash";
+
+    static TestPostgres.Server pg;
+    static String db;
+    static BrokerProcess broker;
+    static int kafkaPort;
+
+    static Map<String, String> env() {
+        return Map.of("QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
+                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1");
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        pg = TestPostgres.server();
+        db = TestPostgres.createDatabase("kafkacrash");
+        kafkaPort = BrokerProcess.freePort();
+        broker = BrokerProcess.start("kafka-crash", pg, db, env());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        StorageInvariants.assertHold(pg.jdbcUrl(db), pg.user(), pg.password());
+        if (broker != null) {
+            broker.close();
+        }
+        TestPostgres.dropDatabase(db);
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + kafkaPort;
+    }
+
+    @Test
+    void aKillMidProduceLeavesEveryRecordExactlyOnce() throws Exception {
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        try (Admin admin = Admin.create(ap)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        pp.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        AtomicInteger acked = new AtomicInteger();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Map<Integer, Integer> sentPerPartition = new ConcurrentHashMap<>();
+        boolean killed = false;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                int partition = i % PARTITIONS;
+                int seq = sentPerPartition.merge(partition, 1, Integer::sum) - 1;
+                byte[] value = (partition + ":" + seq).getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(TOPIC, partition, null, value), (m, e) -> {
+                    if (e != null) {
+                        failure.compareAndSet(null, e);
+                    } else {
+                        acked.incrementAndGet();
+                    }
+                });
+            }
+            // the sends are buffered; kill once a quarter is acknowledged: batches are in flight then, some
+            // committed but not yet answered
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (acked.get() < RECORDS / 4 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            int ackedAtKill = acked.get();
+            broker.kill();
+            killed = ackedAtKill >= RECORDS / 4 && ackedAtKill < RECORDS;
+            broker = BrokerProcess.start("kafka-crash", pg, db, env());
+            producer.flush();
+        }
+        assertTrue(killed, "the broker was killed while the producer ran");
+        assertNull(failure.get(), "every send succeeded (retried across the restart)");
+        assertEquals(RECORDS, acked.get());
+
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        Map<Integer, List<String>> values = new HashMap<>();
+        int read = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                tps.add(new TopicPartition(TOPIC, p));
+            }
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = consumer.endOffsets(tps);
+            long total = end.values().stream().mapToLong(Long::longValue).sum();
+            assertEquals(RECORDS, total, "records stored: none lost, none written twice");
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (read < total && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    values.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                            .add(new String(r.value(), StandardCharsets.UTF_8));
+                    read++;
+                }
+            }
+        }
+        assertEquals(RECORDS, read);
+        for (int p = 0; p < PARTITIONS; p++) {
+            List<String> got = values.get(p);
+            int expected = sentPerPartition.get(p);
+            assertEquals(expected, got.size(), "partition " + p);
+            for (int s = 0; s < expected; s++) {
+                assertEquals(p + ":" + s, got.get(s), "partition " + p + " offset " + s);
+            }
+        }
+    }
+}
