@@ -109,6 +109,11 @@ class KafkaConsumerGroupTest {
         volatile Throwable failure;
 
         Member(String name, String group, String assignor, String topic, Collection<Delivery> deliveries) {
+            this(name, group, assignor, topic, deliveries, null);
+        }
+
+        Member(String name, String group, String assignor, String topic, Collection<Delivery> deliveries,
+                String instanceId) {
             super(name);
             this.topic = topic;
             this.deliveries = deliveries;
@@ -117,6 +122,9 @@ class KafkaConsumerGroupTest {
             p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
             p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
             p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            if (instanceId != null) {
+                p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+            }
             p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
             p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
             p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
@@ -292,6 +300,44 @@ class KafkaConsumerGroupTest {
             for (JsonNode p : parts) {
                 assertEquals(FIRST + SECOND - 1, p.get("committedOffset").asLong(), p.toString());
                 assertEquals(0, p.get("offsetLag").asLong(), p.toString());
+            }
+        }
+    }
+
+    /**
+     * A static member (group.instance.id) stopped without leaving and started again under the same instance id takes
+     * its own place: the group never holds two members, and the new process consumes from the old one's commits.
+     */
+    @Test
+    void aRestartedStaticMemberTakesItsOwnPlaceAndContinuesFromItsCommits() throws Exception {
+        String topic = "kg-static";
+        String group = "static";
+        String range = "org.apache.kafka.clients.consumer.RangeAssignor";
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+            produce3(topic);
+            Collection<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+            Member first = new Member("first", group, range, topic, deliveries, "s-1");
+            first.start();
+            await("first consuming", () -> !deliveries.isEmpty());
+            first.stopAndJoin(CloseOptions.GroupMembershipOperation.DEFAULT); // static: stays in the group
+            assertEquals(1, describe(admin, group).members().size());
+
+            Member second = new Member("second", group, range, topic, deliveries, "s-1");
+            second.start();
+            await("every record committed", () -> committed(admin, group).equals(Map.of(0, 10L, 1, 10L, 2, 10L)));
+            ConsumerGroupDescription d = describe(admin, group);
+            assertEquals(1, d.members().size());
+            assertEquals("s-1", d.members().iterator().next().groupInstanceId().orElseThrow());
+            assertEquals("second", d.members().iterator().next().clientId());
+            second.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+            assertEquals(null, first.failure);
+            assertEquals(null, second.failure);
+            assertEquals(GroupState.EMPTY, describe(admin, group).groupState());
+            Map<Integer, TreeSet<Long>> seen = new HashMap<>();
+            deliveries.forEach(x -> seen.computeIfAbsent(x.partition(), k -> new TreeSet<>()).add(x.offset()));
+            for (int p = 0; p < 3; p++) {
+                assertEquals(10, seen.get(p).size(), "partition " + p);
             }
         }
     }
