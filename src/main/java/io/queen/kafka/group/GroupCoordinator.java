@@ -62,7 +62,9 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.protocol.Errors;
+import org.jboss.logging.Logger;
 
 /**
  * The Kafka group coordinator of this broker: the classic consumer-group protocol (JoinGroup, SyncGroup, Heartbeat,
@@ -84,6 +86,7 @@ import org.apache.kafka.common.protocol.Errors;
 public class GroupCoordinator {
     /** How often timers are checked: a dead member is evicted at most this much after its session timeout. */
     static final long TICK_MS = 100;
+    private static final Logger LOG = Logger.getLogger(GroupCoordinator.class);
     /** Queue mode's cursors: never a Kafka group. */
     static final String QUEUE_MODE = "__QUEUE_MODE__";
     private static final String CLASSIC = "classic";
@@ -124,7 +127,7 @@ public class GroupCoordinator {
             }
         } catch (RuntimeException e) {
             // a failed round must not end the timer: the next one retries
-            org.jboss.logging.Logger.getLogger(GroupCoordinator.class).error("kafka group timer round failed", e);
+            LOG.error("kafka group timer round failed", e);
         }
     }
 
@@ -231,7 +234,7 @@ public class GroupCoordinator {
     // ---- administration ----
 
     public CompletionStage<ListGroupsResponseData> listGroups(KafkaCaller caller, short apiVersion,
-            ListGroupsRequestData request) throws SQLException {
+            ListGroupsRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         Set<String> states = new java.util.HashSet<>();
         if (apiVersion >= 4) {
@@ -247,7 +250,7 @@ public class GroupCoordinator {
             shown.put(g.groupId(), g);
         }
         // groups known only by their offsets (Kafka lists them as Empty groups without a protocol type)
-        for (String name : offsets.groupsWithOffsets(tenant, null)) {
+        for (String name : sql(() -> offsets.groupsWithOffsets(tenant, null))) {
             shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroups.State.EMPTY, "", "", List.of()));
         }
         for (ClassicGroups.GroupView g : shown.values()) {
@@ -267,7 +270,7 @@ public class GroupCoordinator {
     }
 
     public CompletionStage<DescribeGroupsResponseData> describeGroups(KafkaCaller caller, short apiVersion,
-            DescribeGroupsRequestData request) throws SQLException {
+            DescribeGroupsRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         List<String> unknown = new ArrayList<>();
         Map<String, ClassicGroups.GroupView> views = new HashMap<>();
@@ -279,7 +282,7 @@ public class GroupCoordinator {
                 unknown.add(id);
             }
         }
-        Set<String> withOffsets = unknown.isEmpty() ? Set.of() : offsets.groupsWithOffsets(tenant, unknown);
+        Set<String> withOffsets = unknown.isEmpty() ? Set.of() : sql(() -> offsets.groupsWithOffsets(tenant, unknown));
         DescribeGroupsResponseData out = new DescribeGroupsResponseData();
         for (String id : request.groups()) {
             DescribedGroup d = new DescribedGroup().setGroupId(id).setProtocolType("").setProtocolData("");
@@ -315,7 +318,7 @@ public class GroupCoordinator {
     }
 
     public CompletionStage<DeleteGroupsResponseData> deleteGroups(KafkaCaller caller, short apiVersion,
-            DeleteGroupsRequestData request) throws SQLException {
+            DeleteGroupsRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         DeletableGroupResultCollection results = new DeletableGroupResultCollection();
         for (String id : request.groupsNames()) {
@@ -335,7 +338,7 @@ public class GroupCoordinator {
                 continue;
             }
             try {
-                ConsumerGroupStore.Deleted d = cursors.delete(tenant, id, null, true);
+                ConsumerGroupStore.Deleted d = sql(() -> cursors.delete(tenant, id, null, true));
                 if (d.partitions() == 0 && d.metadata() == 0) {
                     r.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
                 }
@@ -349,7 +352,7 @@ public class GroupCoordinator {
     // ---- offsets ----
 
     public CompletionStage<OffsetCommitResponseData> offsetCommit(KafkaCaller caller, short apiVersion,
-            OffsetCommitRequestData request) throws SQLException {
+            OffsetCommitRequestData request) {
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         Errors groupError = Errors.NONE;
         if (!validGroupId(request.groupId())) {
@@ -370,7 +373,7 @@ public class GroupCoordinator {
             }
         }
         Set<TopicPartition> stored = wanted.isEmpty() ? Set.of()
-                : offsets.commit(Tenants.of(caller.tenant()), request.groupId(), wanted);
+                : sql(() -> offsets.commit(Tenants.of(caller.tenant()), request.groupId(), wanted));
         for (OffsetCommitRequestTopic t : request.topics()) {
             OffsetCommitResponseTopic rt = new OffsetCommitResponseTopic().setName(t.name());
             if (apiVersion >= 10) {
@@ -398,7 +401,7 @@ public class GroupCoordinator {
     }
 
     public CompletionStage<OffsetFetchResponseData> offsetFetch(KafkaCaller caller, short apiVersion,
-            OffsetFetchRequestData request) throws SQLException {
+            OffsetFetchRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         OffsetFetchResponseData out = new OffsetFetchResponseData();
         if (apiVersion >= 8) {
@@ -426,8 +429,7 @@ public class GroupCoordinator {
     }
 
     /** One group's offsets: of the partitions asked for, or (topics null) every partition it has an offset on. */
-    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g)
-            throws SQLException {
+    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g) {
         OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
         if (!validGroupId(g.groupId())) {
             return rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
@@ -462,14 +464,13 @@ public class GroupCoordinator {
     }
 
     /** The group's stored offsets by topic and partition. */
-    private Map<String, Map<Integer, Long>> fetch(UUID tenant, String group, List<String> topics)
-            throws SQLException {
+    private Map<String, Map<Integer, Long>> fetch(UUID tenant, String group, List<String> topics) {
         Map<String, Map<Integer, Long>> found = new LinkedHashMap<>();
         List<String> valid = topics == null ? null : topics.stream().filter(GroupCoordinator::validTopic).toList();
         if (valid != null && valid.isEmpty()) {
             return found;
         }
-        for (GroupOffsetStore.PartitionOffset o : offsets.fetch(tenant, group, valid)) {
+        for (GroupOffsetStore.PartitionOffset o : sql(() -> offsets.fetch(tenant, group, valid))) {
             found.computeIfAbsent(o.topic(), k -> new HashMap<>()).put(o.partition(), o.offset());
         }
         return found;
@@ -484,6 +485,23 @@ public class GroupCoordinator {
         Map<String, List<Integer>> out = new LinkedHashMap<>();
         found.forEach((t, parts) -> out.put(t, parts.keySet().stream().sorted().toList()));
         return out;
+    }
+
+    /** A database call whose failure the client should retry: COORDINATOR_NOT_AVAILABLE, the cause in the log. */
+    @FunctionalInterface
+    private interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    private static <T> T sql(SqlCall<T> call) {
+        try {
+            return call.call();
+        } catch (SQLException e) {
+            LOG.warnf("kafka group offsets: database call failed (%s); answered COORDINATOR_NOT_AVAILABLE",
+                    e.getSQLState());
+            LOG.debug("database failure", e);
+            throw new CoordinatorNotAvailableException("the offsets store is unavailable, retry");
+        }
     }
 
     // ---- input ----
