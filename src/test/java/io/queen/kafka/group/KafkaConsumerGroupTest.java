@@ -14,37 +14,27 @@ import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import jakarta.inject.Inject;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -64,7 +54,7 @@ class KafkaConsumerGroupTest {
     static final int PARTITIONS = 6;
     static final int FIRST = 30;
     static final int SECOND = 20;
-    static final int SESSION_MS = 3000;
+    static final int SESSION_MS = GroupConsumer.SESSION_MS;
 
     @Inject
     KafkaListener listener;
@@ -91,95 +81,6 @@ class KafkaConsumerGroupTest {
                 }
             }
             producer.flush();
-        }
-    }
-
-    /** What a consumer saw: its name, the assignment round the partition was received in, the record. */
-    record Delivery(String consumer, int round, int partition, long offset, String value) {
-    }
-
-    /** A consumer on its own thread: polls, records, commits what it consumed after every poll. */
-    final class Member extends Thread {
-        final KafkaConsumer<String, String> consumer;
-        final Collection<Delivery> deliveries;
-        final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
-        final AtomicInteger rounds = new AtomicInteger();
-        final String topic;
-        volatile CloseOptions.GroupMembershipOperation closeWith;
-        volatile Throwable failure;
-
-        Member(String name, String group, String assignor, String topic, Collection<Delivery> deliveries) {
-            this(name, group, assignor, topic, deliveries, null);
-        }
-
-        Member(String name, String group, String assignor, String topic, Collection<Delivery> deliveries,
-                String instanceId) {
-            super(name);
-            this.topic = topic;
-            this.deliveries = deliveries;
-            Properties p = new Properties();
-            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-            p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-            if (instanceId != null) {
-                p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
-            }
-            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
-            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
-            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
-            p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20_000);
-            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 7);
-            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            consumer = new KafkaConsumer<>(p);
-        }
-
-        @Override
-        public void run() {
-            try {
-                consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                        partitions.forEach(tp -> roundOf.remove(tp.partition()));
-                    }
-
-                    @Override
-                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        int round = rounds.incrementAndGet();
-                        partitions.forEach(tp -> roundOf.put(tp.partition(), round));
-                    }
-
-                    @Override
-                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                        onPartitionsRevoked(partitions);
-                    }
-                });
-                while (closeWith == null) {
-                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
-                    for (ConsumerRecord<String, String> r : records) {
-                        deliveries.add(new Delivery(getName(), roundOf.getOrDefault(r.partition(), -1),
-                                r.partition(), r.offset(), r.value()));
-                    }
-                    if (!records.isEmpty()) {
-                        try {
-                            consumer.commitSync();
-                        } catch (KafkaException rebalancing) {
-                            // a rebalance took partitions away before the commit: the new owner re-reads them
-                        }
-                    }
-                }
-                consumer.close(CloseOptions.groupMembershipOperation(closeWith));
-            } catch (Throwable t) {
-                failure = t;
-            }
-        }
-
-        void stopAndJoin(CloseOptions.GroupMembershipOperation how) throws InterruptedException {
-            closeWith = how;
-            join(30_000);
         }
     }
 
@@ -230,15 +131,15 @@ class KafkaConsumerGroupTest {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
             produce(topic, 0, FIRST);
 
-            Collection<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+            Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
             String strategy = switch (assignor) {
                 case "range" -> "org.apache.kafka.clients.consumer.RangeAssignor";
                 case "roundrobin" -> "org.apache.kafka.clients.consumer.RoundRobinAssignor";
                 default -> "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
             };
-            Member a = new Member("a", group, strategy, topic, deliveries);
-            Member b = new Member("b", group, strategy, topic, deliveries);
-            Member c = new Member("c", group, strategy, topic, deliveries);
+            GroupConsumer a = new GroupConsumer(bootstrap(), "a", group, strategy, topic, deliveries, null);
+            GroupConsumer b = new GroupConsumer(bootstrap(), "b", group, strategy, topic, deliveries, null);
+            GroupConsumer c = new GroupConsumer(bootstrap(), "c", group, strategy, topic, deliveries, null);
             a.start();
             b.start();
             c.start();
@@ -269,29 +170,13 @@ class KafkaConsumerGroupTest {
             });
             await("every record committed", () -> committed(admin, group).equals(all(FIRST + SECOND)));
             a.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
-            for (Member m : List.of(a, b, c)) {
+            for (GroupConsumer m : List.of(a, b, c)) {
                 assertEquals(null, m.failure, m.getName() + " failed: " + m.failure);
             }
             assertEquals(GroupState.EMPTY, describe(admin, group).groupState());
 
             // every record delivered; within one assignment a consumer reads a partition in order, without gaps
-            Map<Integer, TreeSet<Long>> seen = new HashMap<>();
-            Map<String, List<Delivery>> runs = new HashMap<>();
-            for (Delivery d : deliveries) {
-                seen.computeIfAbsent(d.partition(), k -> new TreeSet<>()).add(d.offset());
-                assertEquals(d.partition() + ":" + d.offset(), d.value(), "offset n holds the n-th record");
-                runs.computeIfAbsent(d.consumer() + "/" + d.round() + "/" + d.partition(), k -> new ArrayList<>())
-                        .add(d);
-            }
-            for (int p = 0; p < PARTITIONS; p++) {
-                assertEquals(FIRST + SECOND, seen.get(p).size(), "partition " + p);
-                assertEquals(FIRST + SECOND - 1, seen.get(p).last());
-            }
-            runs.forEach((run, list) -> {
-                for (int i = 1; i < list.size(); i++) {
-                    assertEquals(list.get(i - 1).offset() + 1, list.get(i).offset(), run);
-                }
-            });
+            GroupConsumer.assertEveryRecordInOrder(deliveries, PARTITIONS, FIRST + SECOND);
 
             // the committed offsets are the Queen cursors: offset n committed = cursor n - 1, lag 0
             JsonNode view = Api.json(Http.get("/api/v1/consumer-groups/" + group).body());
@@ -316,14 +201,14 @@ class KafkaConsumerGroupTest {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
             produce3(topic);
-            Collection<Delivery> deliveries = new ConcurrentLinkedQueue<>();
-            Member first = new Member("first", group, range, topic, deliveries, "s-1");
+            Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
+            GroupConsumer first = new GroupConsumer(bootstrap(), "first", group, range, topic, deliveries, "s-1");
             first.start();
             await("first consuming", () -> !deliveries.isEmpty());
             first.stopAndJoin(CloseOptions.GroupMembershipOperation.DEFAULT); // static: stays in the group
             assertEquals(1, describe(admin, group).members().size());
 
-            Member second = new Member("second", group, range, topic, deliveries, "s-1");
+            GroupConsumer second = new GroupConsumer(bootstrap(), "second", group, range, topic, deliveries, "s-1");
             second.start();
             await("every record committed", () -> committed(admin, group).equals(Map.of(0, 10L, 1, 10L, 2, 10L)));
             ConsumerGroupDescription d = describe(admin, group);
