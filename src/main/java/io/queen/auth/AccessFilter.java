@@ -12,6 +12,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
@@ -68,9 +69,7 @@ public class AccessFilter {
                     } catch (ParseException e) {
                         return level == Access.Level.PUBLIC ? null : error(401, INVALID);
                     }
-                    String tenant = text(jwt.getClaim(config.tenantClaim()));
-                    known = new Caller(tenant == null || tenant.isEmpty() ? anonymous.tenant() : Tenants.of(tenant),
-                            jwt.getSubject(), role(jwt));
+                    known = caller(jwt, config, anonymous.tenant());
                     verified.put(token, known, jwt.getExpirationTime(), now);
                 }
                 Role role = known.role();
@@ -94,6 +93,13 @@ public class AccessFilter {
         }
         callers.set(caller);
         return null;
+    }
+
+    /** The caller a verified token stands for: its tenant claim (else the default tenant), subject and role. */
+    static Caller caller(JsonWebToken jwt, AuthConfig config, UUID defaultTenant) {
+        String tenant = text(jwt.getClaim(config.tenantClaim()));
+        return new Caller(tenant == null || tenant.isEmpty() ? defaultTenant : Tenants.of(tenant), jwt.getSubject(),
+                role(jwt));
     }
 
     /** The route's declared level; a route without one (which RouteAccessTest forbids) is admin-only. */

@@ -1,5 +1,7 @@
 package io.queen.kafka;
 
+import io.queen.auth.Access;
+import io.queen.auth.Role;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.Map;
@@ -32,7 +34,13 @@ public final class KafkaApis {
      * kafka-clients classes know).
      */
     public <Q extends ApiMessage> KafkaApis serve(ApiKeys key, int maxVersion, KafkaHandler<Q> handler) {
-        return put(key, maxVersion, false, handler);
+        return put(key, key.oldestVersion(), maxVersion, false, handler);
+    }
+
+    /** Serves {@code key} from {@code minVersion} (not below the oldest the classes know) to {@code maxVersion}. */
+    public <Q extends ApiMessage> KafkaApis serve(ApiKeys key, int minVersion, int maxVersion,
+            KafkaHandler<Q> handler) {
+        return put(key, Math.max(minVersion, key.oldestVersion()), maxVersion, false, handler);
     }
 
     /**
@@ -42,15 +50,32 @@ public final class KafkaApis {
      * their segments) keeps a pipelining client's order without waiting for the previous answer.
      */
     public <Q extends ApiMessage> KafkaApis serveInOrder(ApiKeys key, int maxVersion, KafkaHandler<Q> handler) {
-        return put(key, maxVersion, true, handler);
+        return put(key, key.oldestVersion(), maxVersion, true, handler);
     }
 
     @SuppressWarnings("unchecked")
-    private <Q extends ApiMessage> KafkaApis put(ApiKeys key, int maxVersion, boolean ordered,
+    private <Q extends ApiMessage> KafkaApis put(ApiKeys key, int minVersion, int maxVersion, boolean ordered,
             KafkaHandler<Q> handler) {
         short max = (short) Math.min(maxVersion, key.latestVersion());
-        entries.put(key, new Entry(key, key.oldestVersion(), max, ordered, (KafkaHandler<ApiMessage>) handler));
+        entries.put(key, new Entry(key, (short) minVersion, max, ordered, (KafkaHandler<ApiMessage>) handler));
         return this;
+    }
+
+    /**
+     * What a caller's role must allow for {@code key} while authentication is on ({@link Role#allows}):
+     * {@code PUBLIC} = any authenticated caller. Reads by offset and group membership are reads; committing a
+     * group's offset moves its cursor as an HTTP ack does; topic and group administration is admin; anything not
+     * listed is admin.
+     */
+    public static Access.Level level(ApiKeys key) {
+        return switch (key) {
+            case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR -> Access.Level.PUBLIC;
+            case PRODUCE, INIT_PRODUCER_ID -> Access.Level.PRODUCE;
+            case FETCH, LIST_OFFSETS, DESCRIBE_CONFIGS, OFFSET_FETCH, JOIN_GROUP, SYNC_GROUP, HEARTBEAT,
+                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS -> Access.Level.READ;
+            case OFFSET_COMMIT -> Access.Level.WRITE;
+            default -> Access.Level.ADMIN;
+        };
     }
 
     /** The entry serving {@code key}, or null when it is not served. */

@@ -7,7 +7,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import io.queen.auth.Access;
+import io.queen.auth.Role;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -35,12 +42,14 @@ final class KafkaDispatcher {
 
     private final KafkaApis apis;
     private final AdmissionGate gate;
+    private final SaslAuthenticator sasl;
     private final ExecutorService workers = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("queen-kafka-", 0).factory());
 
-    KafkaDispatcher(KafkaApis apis, AdmissionGate gate) {
+    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl) {
         this.apis = apis;
         this.gate = gate;
+        this.sasl = sasl;
     }
 
     /**
@@ -75,9 +84,17 @@ final class KafkaDispatcher {
         short headerVersion = header.apiKey().responseHeaderVersion(version);
         KafkaApis.Entry entry = apis.entry(key);
         CompletableFuture<ApiMessage> body;
-        if (entry == null || !entry.supports(version)) {
-            body = CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    new UnsupportedVersionException(key + " v" + version + " is not served")).data());
+        ApiException refusal = entry == null || !entry.supports(version)
+                ? new UnsupportedVersionException(key + " v" + version + " is not served") : refusal(session, key);
+        if (refusal != null) {
+            body = CompletableFuture.completedFuture(errorAnswer(key, request, refusal));
+        } else if (key == ApiKeys.SASL_HANDSHAKE) {
+            body = CompletableFuture.completedFuture(sasl.handshake(session, (SaslHandshakeRequestData) request.data()));
+        } else if (key == ApiKeys.SASL_AUTHENTICATE) {
+            SaslAuthenticateRequestData auth = (SaslAuthenticateRequestData) request.data();
+            // token verification may fetch keys (JWKS): off the event loop; the connection's next request waits
+            // for it anyway (clients send nothing else before the answer)
+            body = CompletableFuture.supplyAsync(() -> sasl.authenticate(session, auth), workers);
         } else {
             KafkaCaller caller = session.caller(header.clientId());
             CompletableFuture<CompletionStage<ApiMessage>> called;
@@ -105,6 +122,28 @@ final class KafkaDispatcher {
                 gate.exit();
             }
         });
+    }
+
+    /** Why this connection may not call {@code key} (authentication on): null when it may. */
+    private ApiException refusal(KafkaSession session, ApiKeys key) {
+        if (!sasl.required()) {
+            return null;
+        }
+        Access.Level level = KafkaApis.level(key);
+        if (key == ApiKeys.API_VERSIONS || key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE) {
+            return null;
+        }
+        if (!session.authenticated()) {
+            return new SaslAuthenticationException("authentication required: SASL PLAIN (the JWT as password) or"
+                    + " OAUTHBEARER");
+        }
+        Role role = session.caller("").role();
+        if (level == Access.Level.PUBLIC || (role != null && role.allows(level))) {
+            return null;
+        }
+        return level == Access.Level.ADMIN || key == ApiKeys.INIT_PRODUCER_ID
+                ? new ClusterAuthorizationException("Insufficient permissions")
+                : new TopicAuthorizationException("Insufficient permissions");
     }
 
     private boolean served(ApiKeys key, short version) {

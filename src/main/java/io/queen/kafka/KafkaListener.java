@@ -14,6 +14,7 @@ import jakarta.enterprise.inject.Instance;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.jboss.logging.Logger;
 
 /**
@@ -33,10 +34,13 @@ public class KafkaListener {
     private final Vertx vertx;
     private final AdmissionGate gate;
     private final Instance<KafkaApiProvider> providers;
+    private final SaslAuthenticator sasl;
     private volatile NetServer server;
     private volatile KafkaApis apis;
 
-    KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers) {
+    KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers,
+            SaslAuthenticator sasl) {
+        this.sasl = sasl;
         this.config = config.kafka();
         this.defaultTenant = config.defaultTenant();
         this.vertx = vertx;
@@ -53,7 +57,13 @@ public class KafkaListener {
             p.register(table);
         }
         apis = table;
-        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate);
+        // the SASL exchange changes the connection's state: the dispatcher answers it itself
+        table.serve(ApiKeys.SASL_HANDSHAKE, 1, 1, (c, v, r) -> {
+            throw new IllegalStateException("answered by the dispatcher");
+        }).serve(ApiKeys.SASL_AUTHENTICATE, 2, (c, v, r) -> {
+            throw new IllegalStateException("answered by the dispatcher");
+        });
+        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl);
         long maxFrame = config.maxFrameBytes().asLongValue();
         NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
                 .setTcpNoDelay(true);

@@ -1,5 +1,7 @@
 package io.queen.kafka;
 
+import io.queen.auth.Caller;
+import io.queen.auth.Role;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,6 +12,11 @@ import java.util.concurrent.CompletableFuture;
 final class KafkaSession {
     private final String clientHost;
     private volatile String tenant;
+    private volatile String subject;
+    private volatile Role role;
+    private volatile boolean authenticated;
+    /** The SASL mechanism the handshake chose (event-loop thread only). */
+    private String mechanism;
     /** The call of this connection's latest in-order request (event-loop thread only). */
     private CompletableFuture<?> lastOrderedCall =
             CompletableFuture.completedFuture(null);
@@ -32,6 +39,26 @@ final class KafkaSession {
 
     /** The caller of one request of this connection. */
     KafkaCaller caller(String clientId) {
-        return new KafkaCaller(tenant, clientId == null ? "" : clientId, clientHost);
+        return new KafkaCaller(tenant, clientId == null ? "" : clientId, clientHost, subject, role);
+    }
+
+    boolean authenticated() {
+        return authenticated;
+    }
+
+    /** From now on the connection's requests act for this caller. */
+    void authenticate(Caller caller) {
+        tenant = caller.tenant().toString();
+        subject = caller.subject();
+        role = caller.role();
+        authenticated = true;
+    }
+
+    String mechanism() {
+        return mechanism;
+    }
+
+    void mechanism(String m) {
+        mechanism = m;
     }
 }

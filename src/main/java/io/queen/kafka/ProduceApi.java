@@ -2,6 +2,8 @@ package io.queen.kafka;
 
 import io.queen.admin.ReadStore;
 import io.queen.api.ApiException;
+import io.queen.auth.Caller;
+import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
@@ -160,7 +162,7 @@ class ProduceApi implements KafkaApiProvider {
                 }
             }
         }
-        submit(tenant, lanes);
+        submit(tenant, caller, lanes);
         List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
         for (Lane lane : lanes) {
             all.addAll(lane.verdicts);
@@ -214,7 +216,7 @@ class ProduceApi implements KafkaApiProvider {
         return index;
     }
 
-    private void submit(UUID tenant, List<Lane> lanes) throws Exception {
+    private void submit(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
         if (lanes.isEmpty()) {
             return;
         }
@@ -224,7 +226,9 @@ class ProduceApi implements KafkaApiProvider {
         }
         List<PushItem> stored;
         try {
-            stored = encryption.apply(tenant, all);
+            // the token's subject is stamped on the records as on HTTP pushes
+            stored = encryption.apply(tenant, ProducerSub.stamp(new Caller(tenant, caller.subject(), caller.role()),
+                    all));
         } catch (ApiException e) {
             for (Lane lane : lanes) {
                 lane.answer.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(e.getMessage());

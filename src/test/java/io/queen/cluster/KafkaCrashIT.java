@@ -5,9 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queen.testing.BrokerProcess;
+import io.queen.testing.LossyProxy;
 import io.queen.testing.StorageInvariants;
 import io.queen.testing.TestPostgres;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,9 +41,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Java producer with its default settings (idempotence on) writes 100,000 records over 12 partitions to a
- * broker process that is killed with -9 part-way and restarted on the same Kafka port: the producer retries the
- * batches that were in flight, and the topic ends up holding every record exactly once, in send order per
- * partition (a retried batch that had committed before the kill is answered as a duplicate and writes nothing).
+ * broker process that is killed with -9 part-way and restarted on the same Kafka port. Just before the kill the
+ * broker's answers are lost on the way (a proxy swallows them) until it has committed batches the producer was
+ * never told about: the producer retries them after the restart, and the topic ends up holding every record
+ * exactly once, in send order per partition (a retried batch that had committed is answered as a duplicate, with
+ * its original offset, and writes nothing).
  */
 class KafkaCrashIT {
     static final int RECORDS = 100_000;
@@ -49,10 +56,12 @@ class KafkaCrashIT {
     static String db;
     static BrokerProcess broker;
     static int kafkaPort;
+    static LossyProxy proxy;
 
+    /** Clients reach the broker through the proxy: Metadata announces the proxy's port. */
     static Map<String, String> env() {
         return Map.of("QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
-                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1");
+                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1", "QUEEN_KAFKA_ADVERTISED_PORT", String.valueOf(proxy.port()));
     }
 
     @BeforeAll
@@ -60,6 +69,7 @@ class KafkaCrashIT {
         pg = TestPostgres.server();
         db = TestPostgres.createDatabase("kafkacrash");
         kafkaPort = BrokerProcess.freePort();
+        proxy = new LossyProxy(kafkaPort);
         broker = BrokerProcess.start("kafka-crash", pg, db, env());
     }
 
@@ -69,11 +79,25 @@ class KafkaCrashIT {
         if (broker != null) {
             broker.close();
         }
+        if (proxy != null) {
+            proxy.close();
+        }
         TestPostgres.dropDatabase(db);
     }
 
+    /** Records the topic holds, read from the database. */
+    static long stored() throws Exception {
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(db), pg.user(), pg.password());
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT COALESCE(sum(lp.last_offset + 1), 0) FROM queen.log_partitions lp"
+                        + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = '" + TOPIC + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     String bootstrap() {
-        return "127.0.0.1:" + kafkaPort;
+        return "127.0.0.1:" + proxy.port();
     }
 
     @Test
@@ -111,9 +135,18 @@ class KafkaCrashIT {
             while (acked.get() < RECORDS / 4 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
+            // from here on the broker's answers are lost while it keeps committing: once it holds more records
+            // than were acknowledged, batches are committed whose producer never heard so; then the kill
+            proxy.dropAnswers(true);
             int ackedAtKill = acked.get();
+            long stored = 0;
+            while ((stored = stored()) <= ackedAtKill && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             broker.kill();
-            killed = ackedAtKill >= RECORDS / 4 && ackedAtKill < RECORDS;
+            proxy.cut();
+            killed = ackedAtKill >= RECORDS / 4 && stored > ackedAtKill && ackedAtKill < RECORDS;
+            proxy.dropAnswers(false);
             broker = BrokerProcess.start("kafka-crash", pg, db, env());
             producer.flush();
         }
