@@ -1,7 +1,7 @@
 package io.queen.kafka;
 
-import io.queen.admin.OffsetReader;
-import io.queen.admin.ReadStore;
+import io.queen.browse.OffsetReader;
+import io.queen.browse.ReadStore;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;

@@ -1,6 +1,6 @@
 package io.queen.kafka;
 
-import io.queen.admin.ReadStore;
+import io.queen.browse.ReadStore;
 import io.queen.api.ApiException;
 import io.queen.auth.Caller;
 import io.queen.auth.ProducerSub;

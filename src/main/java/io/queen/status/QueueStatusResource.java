@@ -5,7 +5,7 @@ import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.queen.admin.MessageBrowser;
+import io.queen.browse.MessageBrowser;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.queen.admin.MessageBrowser;
+import io.queen.browse.MessageBrowser;
 import io.queen.api.ApiException;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;

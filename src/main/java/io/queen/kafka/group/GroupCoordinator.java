@@ -1,6 +1,6 @@
 package io.queen.kafka.group;
 
-import io.queen.admin.ConsumerGroupStore;
+import io.queen.groups.ConsumerGroupStore;
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.KafkaCaller;

@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.groups;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.browse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.browse;
 
 import io.queen.config.QueenConfig;
 import io.queen.pop.ParkingBudget;

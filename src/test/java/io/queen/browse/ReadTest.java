@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.browse;
 
 import static io.queen.testing.Api.ackAll;
 import static io.queen.testing.Api.configure;

@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.groups;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

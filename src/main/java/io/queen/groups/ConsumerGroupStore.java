@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.groups;
 
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;

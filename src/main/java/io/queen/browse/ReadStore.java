@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.browse;
 
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;

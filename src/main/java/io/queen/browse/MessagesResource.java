@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.browse;
 
 import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;

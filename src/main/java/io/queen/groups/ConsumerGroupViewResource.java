@@ -1,4 +1,4 @@
-package io.queen.admin;
+package io.queen.groups;
 
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
