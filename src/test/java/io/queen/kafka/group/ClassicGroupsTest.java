@@ -137,6 +137,16 @@ class ClassicGroupsTest {
     }
 
     @Test
+    void aGroupAtItsSizeLimitRefusesAnotherMember() {
+        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2), now::get);
+        JoinResult a = newMember("range").join();
+        sync(a, Map.of());
+        newMember("range");
+        assertEquals(Errors.GROUP_MAX_SIZE_REACHED, groups.join(key, join("", true, "range")).join().error());
+        assertEquals(2, groups.describe(key).members().size());
+    }
+
+    @Test
     void sessionTimeoutsOutsideTheLimitsAreRefused() {
         JoinRequest tooShort = new JoinRequest("", null, "c", "h", 999, REBALANCE, "consumer",
                 List.of(new Protocol("range", new byte[0])), true);
