@@ -16,9 +16,13 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A Java {@code KafkaConsumer} subscribed with a group on its own thread, as an application runs one: it polls,
@@ -103,6 +107,22 @@ final class GroupConsumer extends Thread {
             consumer.close(CloseOptions.groupMembershipOperation(closeWith));
         } catch (Throwable t) {
             failure = t;
+        }
+    }
+
+    /** Produces records "p:n" at offsets n = from .. from + count - 1 of partitions 0 .. partitions - 1. */
+    static void produce(String bootstrap, String topic, int partitions, int from, int count) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (int part = 0; part < partitions; part++) {
+                for (int i = from; i < from + count; i++) {
+                    producer.send(new ProducerRecord<>(topic, part, "k", part + ":" + i));
+                }
+            }
+            producer.flush();
         }
     }
 

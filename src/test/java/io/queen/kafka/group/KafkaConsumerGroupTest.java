@@ -30,12 +30,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -69,19 +65,8 @@ class KafkaConsumerGroupTest {
         return Admin.create(p);
     }
 
-    void produce(String topic, int from, int count) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-            for (int part = 0; part < PARTITIONS; part++) {
-                for (int i = from; i < from + count; i++) {
-                    producer.send(new ProducerRecord<>(topic, part, "k", part + ":" + i));
-                }
-            }
-            producer.flush();
-        }
+    void produce(String topic, int partitions, int from, int count) throws Exception {
+        GroupConsumer.produce(bootstrap(), topic, partitions, from, count);
     }
 
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
@@ -129,7 +114,7 @@ class KafkaConsumerGroupTest {
         String group = "e2e-" + assignor;
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-            produce(topic, 0, FIRST);
+            produce(topic, PARTITIONS, 0, FIRST);
 
             Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
             String strategy = switch (assignor) {
@@ -158,7 +143,7 @@ class KafkaConsumerGroupTest {
             await("c evicted", () -> describe(admin, group).members().size() == 2);
             assertTrue(System.nanoTime() - killedAt >= TimeUnit.MILLISECONDS.toNanos(SESSION_MS - 500),
                     "evicted by its session timeout");
-            produce(topic, FIRST, SECOND);
+            produce(topic, PARTITIONS, FIRST, SECOND);
 
             // b leaves cleanly: a takes everything at once, no session timeout involved
             await("b consuming", () -> deliveries.stream().anyMatch(d -> d.consumer().equals("b")));
@@ -200,7 +185,7 @@ class KafkaConsumerGroupTest {
         String range = "org.apache.kafka.clients.consumer.RangeAssignor";
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
-            produce3(topic);
+            produce(topic, 3, 0, 10);
             Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
             GroupConsumer first = new GroupConsumer(bootstrap(), "first", group, range, topic, deliveries, "s-1");
             first.start();
@@ -234,7 +219,7 @@ class KafkaConsumerGroupTest {
         String group = "admin-set";
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
-            produce3(topic);
+            produce(topic, 3, 0, 10);
             admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(7),
                     new TopicPartition(topic, 1), new OffsetAndMetadata(0, "metadata is dropped"),
                     new TopicPartition(topic, 2), new OffsetAndMetadata(10))).all().get();
@@ -248,21 +233,6 @@ class KafkaConsumerGroupTest {
             admin.deleteConsumerGroups(List.of(group)).all().get();
             assertEquals(Map.of(), committed(admin, group));
             assertEquals("{}", Http.get("/api/v1/consumer-groups/" + group).body());
-        }
-    }
-
-    void produce3(String topic) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-            for (int part = 0; part < 3; part++) {
-                for (int i = 0; i < 10; i++) {
-                    producer.send(new ProducerRecord<>(topic, part, "k", "v" + i));
-                }
-            }
-            producer.flush();
         }
     }
 }

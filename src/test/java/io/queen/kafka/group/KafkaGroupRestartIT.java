@@ -16,10 +16,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,18 +81,7 @@ class KafkaGroupRestartIT {
         try (Admin admin = Admin.create(ap)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
-        Properties pp = new Properties();
-        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                for (int i = 0; i < RECORDS; i++) {
-                    producer.send(new ProducerRecord<>(TOPIC, p, null, p + ":" + i));
-                }
-            }
-            producer.flush();
-        }
+        GroupConsumer.produce(bootstrap(), TOPIC, PARTITIONS, 0, RECORDS);
 
         Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
         String range = "org.apache.kafka.clients.consumer.RangeAssignor";
