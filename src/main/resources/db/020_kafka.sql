@@ -73,3 +73,15 @@ LANGUAGE sql STABLE AS $$
      ORDER BY s.base_offset
      LIMIT 1
 $$;
+
+-- A topic's retention.ms: the queue's retention in seconds (0 = off). False for an unknown queue.
+CREATE OR REPLACE FUNCTION queen.kafka_set_retention_v1(p_tenant UUID, p_name TEXT, p_retention_seconds INT)
+RETURNS BOOLEAN
+LANGUAGE sql AS $$
+    WITH u AS (
+        UPDATE queen.queues SET retention_seconds = GREATEST(p_retention_seconds, 0),
+                                retention_enabled = p_retention_seconds > 0
+         WHERE tenant_id = p_tenant AND name = p_name
+        RETURNING 1)
+    SELECT EXISTS (SELECT 1 FROM u)
+$$;

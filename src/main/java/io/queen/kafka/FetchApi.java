@@ -184,7 +184,7 @@ class FetchApi implements KafkaApiProvider {
             KafkaStore.Topic topic = found.get(lt.name());
             for (ListOffsetsRequestData.ListOffsetsPartition lp : lt.partitions()) {
                 ListOffsetsPartitionResponse pr = new ListOffsetsPartitionResponse()
-                        .setPartitionIndex(lp.partitionIndex()).setLeaderEpoch(0);
+                        .setPartitionIndex(lp.partitionIndex());
                 tr.partitions().add(pr);
                 if (topic == null || lp.partitionIndex() < 0 || lp.partitionIndex() >= topic.partitions()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());

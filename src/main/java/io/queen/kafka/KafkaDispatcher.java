@@ -13,6 +13,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -117,7 +118,15 @@ final class KafkaDispatcher {
                 if (noAnswer || out == null) {
                     return null;
                 }
-                return KafkaWire.response(correlationId, headerVersion, out, version);
+                try {
+                    return KafkaWire.response(correlationId, headerVersion, out, version);
+                } catch (RuntimeException e) {
+                    // an answer this version cannot carry is a broker bug: the client gets an error, not silence
+                    LOG.errorf(e, "kafka %s v%d answer could not be written", key, version);
+                    return KafkaWire.response(correlationId, headerVersion, errorAnswer(key, request,
+                            new UnknownServerException("the answer could not be written")),
+                            version);
+                }
             } finally {
                 gate.exit();
             }

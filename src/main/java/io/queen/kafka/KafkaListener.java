@@ -6,14 +6,21 @@ import io.queen.config.QueenConfig;
 import io.queen.shutdown.AdmissionGate;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
+import io.vertx.core.net.JksOptions;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PfxOptions;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.jboss.logging.Logger;
 
@@ -67,14 +74,43 @@ public class KafkaListener {
         long maxFrame = config.maxFrameBytes().asLongValue();
         NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
                 .setTcpNoDelay(true);
+        boolean tls = tls(options);
         NetServer s = vertx.createNetServer(options).connectHandler(socket -> {
             String host = socket.remoteAddress() == null ? "" : socket.remoteAddress().hostAddress();
             new KafkaConnection(socket, vertx.getOrCreateContext(), dispatcher, maxFrame,
                     config.maxInflightPerConnection(), new KafkaSession(host, defaultTenant)).start();
         });
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", config.host(), server.actualPort(),
-                advertisedHost(), advertisedPort());
+        LOG.infof("Kafka listener on %s:%d%s, advertised as %s:%d", config.host(), server.actualPort(),
+                tls ? " (TLS)" : "", advertisedHost(), advertisedPort());
+    }
+
+    /**
+     * The broker's TLS certificate ({@code quarkus.http.ssl.certificate.*}: a key store, or a PEM pair) serves the
+     * Kafka port too: with one configured the port speaks only TLS (clients use SSL or SASL_SSL).
+     */
+    private static boolean tls(NetServerOptions options) {
+        Config c = ConfigProvider.getConfig();
+        Optional<String> keyStore = c.getOptionalValue("quarkus.http.ssl.certificate.key-store-file", String.class);
+        Optional<String> password = c.getOptionalValue("quarkus.http.ssl.certificate.key-store-password",
+                String.class);
+        Optional<String[]> certs = c.getOptionalValue("quarkus.http.ssl.certificate.files", String[].class);
+        Optional<String[]> keys = c.getOptionalValue("quarkus.http.ssl.certificate.key-files", String[].class);
+        if (keyStore.isPresent()) {
+            String file = keyStore.get();
+            if (file.endsWith(".jks")) {
+                options.setKeyCertOptions(new JksOptions().setPath(file).setPassword(password.orElse(null)));
+            } else {
+                options.setKeyCertOptions(new PfxOptions().setPath(file).setPassword(password.orElse(null)));
+            }
+        } else if (certs.isPresent() && keys.isPresent()) {
+            options.setKeyCertOptions(new PemKeyCertOptions().setCertPaths(List.of(certs.get()))
+                    .setKeyPaths(List.of(keys.get())));
+        } else {
+            return false;
+        }
+        options.setSsl(true);
+        return true;
     }
 
     void stop(@Observes @Priority(1) ShutdownEvent event) {

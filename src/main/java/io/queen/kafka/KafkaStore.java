@@ -96,6 +96,20 @@ public class KafkaStore {
         }
     }
 
+    /** Sets a topic's retention (0 = off); false for an unknown topic. */
+    public boolean setRetention(UUID tenant, String name, int retentionSeconds) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT queen.kafka_set_retention_v1(?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setString(2, name);
+            ps.setInt(3, retentionSeconds);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     /** A producer id no other InitProducerId got, on any broker. */
     public long nextProducerId() throws SQLException {
         try (Connection c = ds.getConnection();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queen.testing.FreshDatabase;
+import io.queen.testing.SelfSignedKeyStore;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -11,15 +12,12 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.FileInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +39,7 @@ class TransportSecurityTest {
     public static class Tls implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.http.ssl.certificate.key-store-file", keystore().toString(),
+            return Map.of("quarkus.http.ssl.certificate.key-store-file", SelfSignedKeyStore.create(PASSWORD).toString(),
                     "quarkus.http.ssl.certificate.key-store-password", PASSWORD,
                     "quarkus.http.test-ssl-port", "0",
                     "QUEEN_CORS_ORIGINS", "http://dashboard.example");
@@ -57,30 +55,6 @@ class TransportSecurityTest {
     /** The key store the broker was started with (the profile's class loader made it). */
     @ConfigProperty(name = "quarkus.http.ssl.certificate.key-store-file")
     String keystore;
-
-    static Path keystore() {
-        try {
-            Path dir = Files.createTempDirectory("queen-tls");
-            Path ks = dir.resolve("broker.p12");
-            String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-            Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", "broker", "-keyalg", "EC",
-                    "-groupname", "secp256r1", "-dname", "CN=localhost", "-ext", "san=dns:localhost,ip:127.0.0.1",
-                    "-validity", "2", "-storetype", "PKCS12", "-keystore", ks.toString(), "-storepass", PASSWORD)
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) {
-                throw new IllegalStateException("keytool failed: " + out);
-            }
-            ks.toFile().deleteOnExit();
-            dir.toFile().deleteOnExit();
-            return ks;
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
     @Test
     void servesHttpsWithTheConfiguredCertificate() throws Exception {

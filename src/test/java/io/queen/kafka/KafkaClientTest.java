@@ -28,6 +28,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -190,6 +194,27 @@ class KafkaClientTest {
         }
         // the queue went with the topic
         assertEquals(404, io.queen.testing.Http.get("/api/v1/resources/queues/admin-a").status());
+    }
+
+    @Test
+    void retentionMsIsTheQueuesRetention() throws Exception {
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "retained");
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic("retained", 1, (short) 1).configs(Map.of("retention.ms", "60000"))))
+                    .all().get(30, TimeUnit.SECONDS);
+            assertEquals("60000", a.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic)
+                    .get("retention.ms").value());
+            a.incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(new ConfigEntry("retention.ms",
+                    "7200000"), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+            assertEquals("7200000", a.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic)
+                    .get("retention.ms").value());
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> a.incrementalAlterConfigs(
+                    Map.of(topic, List.of(new AlterConfigOp(new ConfigEntry("segment.bytes", "1"),
+                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof InvalidConfigurationException, refused.toString());
+        }
+        JsonNode queue = Api.json(io.queen.testing.Http.get("/api/v1/resources/queues/retained").body());
+        assertTrue(queue.toString().contains("7200"), queue.toString());
     }
 
     @Test

@@ -1,0 +1,102 @@
+package io.queen.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.queen.testing.FreshDatabase;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * librdkafka clients against the listener: Debian's {@code kcat} produces and consumes with keys, and
+ * {@code confluent-kafka} for Debian's Python produces with headers and consumes (installed by
+ * scripts/install-test-tools.sh; skipped where they are missing).
+ */
+@QuarkusTest
+@TestProfile(KafkaEnabled.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class KafkaToolsTest {
+    static final Path KCAT = Path.of("/usr/bin/kcat");
+    static final Path PYTHON = Path.of("/usr/bin/python3");
+
+    @Inject
+    KafkaListener listener;
+
+    record Run(int exit, String out) {
+    }
+
+    static Run run(String stdin, List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (stdin != null) {
+            p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        p.getOutputStream().close();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "finished");
+        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    String broker() {
+        return "127.0.0.1:" + listener.port();
+    }
+
+    @Test
+    void kcatProducesAndConsumes() throws Exception {
+        assumeTrue(Files.isExecutable(KCAT), "kcat is not installed (scripts/install-test-tools.sh)");
+        Run produced = run("k1:plain value\nk2:{\"a\": 1}\n:no key\n",
+                List.of(KCAT.toString(), "-P", "-b", broker(), "-t", "kcat-topic", "-p", "1", "-K", ":"));
+        assertEquals(0, produced.exit(), produced.out());
+        Run consumed = run(null, List.of(KCAT.toString(), "-C", "-b", broker(), "-t", "kcat-topic", "-p", "1",
+                "-o", "beginning", "-e", "-q", "-f", "%o|%k|%s\\n"));
+        assertEquals(0, consumed.exit(), consumed.out());
+        assertEquals("0|k1|plain value\n1|k2|{\"a\": 1}\n2||no key\n", consumed.out());
+        Run metadata = run(null, List.of(KCAT.toString(), "-L", "-b", broker(), "-t", "kcat-topic"));
+        assertTrue(metadata.out().contains("topic \"kcat-topic\" with 3 partitions"), metadata.out());
+    }
+
+    @Test
+    void confluentKafkaForPythonProducesAndConsumes() throws Exception {
+        assumeTrue(Files.isExecutable(PYTHON) && Files.isDirectory(
+                Path.of("/usr/lib/python3/dist-packages/confluent_kafka")),
+                "python3-confluent-kafka is not installed (scripts/install-test-tools.sh)");
+        String script = """
+                import sys
+                from confluent_kafka import Producer, Consumer, TopicPartition
+                b = sys.argv[1]
+                p = Producer({'bootstrap.servers': b, 'enable.idempotence': True})
+                for i in range(5):
+                    p.produce('py-topic', value=('{"n": %d}' % i).encode(), key=b'k%d' % i, partition=0,
+                              headers=[('h', b'v%d' % i)])
+                assert p.flush(30) == 0
+                c = Consumer({'bootstrap.servers': b, 'group.id': 'unused', 'enable.auto.commit': False})
+                c.assign([TopicPartition('py-topic', 0, 0)])
+                got = []
+                while len(got) < 5:
+                    m = c.poll(10)
+                    assert m is not None, 'timed out'
+                    assert m.error() is None, m.error()
+                    got.append('%d %s %s %s' % (m.offset(), m.key().decode(), m.value().decode(), dict(m.headers())['h'].decode()))
+                c.close()
+                print('\\n'.join(got))
+                """;
+        Run r = run(null, List.of(PYTHON.toString(), "-c", script, broker()));
+        assertEquals(0, r.exit(), r.out());
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            expected.add(i + " k" + i + " {\"n\": " + i + "} v" + i);
+        }
+        assertEquals(String.join("\n", expected) + "\n", r.out());
+    }
+}
