@@ -1,10 +1,8 @@
 package io.queen.kafka;
 
 import io.queen.config.QueenConfig;
-import io.queen.metrics.OpsMeter;
-import io.queen.push.PushFusion;
 import io.queen.queue.Names;
-import io.queen.queue.QueueStore;
+import io.queen.queue.QueueDeletion;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -26,17 +24,13 @@ public class Topics {
     private static final Logger LOG = Logger.getLogger(Topics.class);
 
     private final KafkaStore store;
-    private final QueueStore queues;
-    private final PushFusion fusion;
-    private final OpsMeter meter;
+    private final QueueDeletion deletion;
     private final boolean autoCreate;
     private final int defaultPartitions;
 
-    Topics(KafkaStore store, QueueStore queues, PushFusion fusion, OpsMeter meter, QueenConfig config) {
+    Topics(KafkaStore store, QueueDeletion deletion, QueenConfig config) {
         this.store = store;
-        this.queues = queues;
-        this.fusion = fusion;
-        this.meter = meter;
+        this.deletion = deletion;
         this.autoCreate = config.kafka().autoCreateTopics();
         this.defaultPartitions = Math.max(1, config.kafka().defaultPartitions());
     }
@@ -94,13 +88,7 @@ public class Topics {
 
     /** Deletes a topic's queue with everything it holds, as the HTTP queue delete does; false when unknown. */
     boolean delete(UUID tenant, String name) throws SQLException {
-        boolean existed = queues.delete(tenant, name);
-        fusion.forgetQueue(tenant, name);
-        if (existed) {
-            meter.forget(tenant, name);
-            LOG.infof("queue deleted: tenant=%s queue=%s (kafka DeleteTopics)", tenant, name);
-        }
-        return existed;
+        return deletion.delete(tenant, name);
     }
 
     static boolean valid(String name) {

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.metrics.OpsMeter;
-import io.queen.push.PushFusion;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.Path;
@@ -19,7 +17,6 @@ import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import org.jboss.logging.Logger;
 
 /**
  * {@code DELETE /api/v1/resources/queues/:queue} (API spec 3.2): removes the queue with its partitions, segments,
@@ -29,18 +26,12 @@ import org.jboss.logging.Logger;
 @Path("/api/v1/resources/queues/{queue}")
 @Tag(name = "core")
 public class QueueDeleteResource {
-    private static final Logger LOG = Logger.getLogger(QueueDeleteResource.class);
-
-    private final QueueStore store;
-    private final PushFusion fusion;
+    private final QueueDeletion deletion;
     private final ObjectMapper mapper;
     private final Callers callers;
-    private final OpsMeter meter;
 
-    QueueDeleteResource(QueueStore store, PushFusion fusion, ObjectMapper mapper, Callers callers, OpsMeter meter) {
-        this.store = store;
-        this.meter = meter;
-        this.fusion = fusion;
+    QueueDeleteResource(QueueDeletion deletion, ObjectMapper mapper, Callers callers) {
+        this.deletion = deletion;
         this.mapper = mapper;
         this.callers = callers;
     }
@@ -54,12 +45,7 @@ public class QueueDeleteResource {
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
         UUID tenant = callers.tenant();
-        boolean existed = store.delete(tenant, name);
-        fusion.forgetQueue(tenant, name);
-        if (existed) {
-            meter.forget(tenant, name);
-            LOG.infof("queue deleted: tenant=%s queue=%s", tenant, name);
-        }
+        boolean existed = deletion.delete(tenant, name);
         ObjectNode out = mapper.createObjectNode();
         out.put("deleted", true);
         out.put("queue", name);
