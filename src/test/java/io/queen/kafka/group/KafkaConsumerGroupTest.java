@@ -69,13 +69,22 @@ class KafkaConsumerGroupTest {
         GroupConsumer.produce(bootstrap(), topic, partitions, from, count);
     }
 
+    /** Waits for {@code condition}; one that fails to evaluate (a group not created yet) is not met yet. */
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
+        while (!met(condition)) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out waiting for " + what);
             }
             Thread.sleep(50);
+        }
+    }
+
+    static boolean met(BooleanSupplier condition) {
+        try {
+            return condition.getAsBoolean();
+        } catch (IllegalStateException notYet) {
+            return false;
         }
     }
 
@@ -114,8 +123,6 @@ class KafkaConsumerGroupTest {
         String group = "e2e-" + assignor;
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-            produce(topic, PARTITIONS, 0, FIRST);
-
             Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
             String strategy = switch (assignor) {
                 case "range" -> "org.apache.kafka.clients.consumer.RangeAssignor";
@@ -134,6 +141,9 @@ class KafkaConsumerGroupTest {
                         && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
             });
             assertEquals(assignor, describe(admin, group).partitionAssignor());
+            // records only now: each member has partitions of its own to read (a first member alone would
+            // otherwise read everything before the others join)
+            produce(topic, PARTITIONS, 0, FIRST);
             await("c consuming", () -> deliveries.stream().anyMatch(d -> d.consumer().equals("c")));
 
             // c dies: no LeaveGroup, so it stays a member until its session times out
