@@ -1,0 +1,526 @@
+package io.queen.kafka.group;
+
+import io.queen.groups.ConsumerGroupStore;
+import io.queen.api.Input;
+import io.queen.auth.Tenants;
+import io.queen.kafka.KafkaCaller;
+import io.queen.shutdown.DrainState;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
+import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResultCollection;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartition;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.protocol.Errors;
+import org.jboss.logging.Logger;
+
+/**
+ * The Kafka group coordinator of this broker: the classic consumer-group protocol (JoinGroup, SyncGroup, Heartbeat,
+ * LeaveGroup), group administration (ListGroups, DescribeGroups, DeleteGroups) and committed offsets (OffsetCommit,
+ * OffsetFetch). One method per API, taking the parsed request and completing with the response.
+ *
+ * <p>Membership lives in this broker's memory ({@link ClassicGroups}; every group is coordinated by the broker the
+ * client found with FindCoordinator). Committed offsets are durable: a Kafka group's committed offset of a partition
+ * is the Queen cursor of that (partition, group) ({@link GroupOffsetStore}), so Queen's consumer-group routes and the
+ * console show a Kafka group's lag, and a group name is one namespace for Kafka consumers and HTTP pops. The commit
+ * metadata string has no place in a cursor: it is dropped, and OffsetFetch answers it empty.
+ *
+ * <p>Thread-safety: safe for concurrent calls from any number of connections; group state transitions are serialized
+ * per group inside {@link ClassicGroups}. Session timeouts and rebalance deadlines are applied by one timer thread
+ * every {@value #TICK_MS} ms; once the broker drains, the same timer answers every waiting JoinGroup and SyncGroup
+ * NOT_COORDINATOR. Methods that touch PostgreSQL block (the listener calls them on virtual threads).
+ */
+@ApplicationScoped
+public class GroupCoordinator {
+    /** How often timers are checked: a dead member is evicted at most this much after its session timeout. */
+    static final long TICK_MS = 100;
+    private static final Logger LOG = Logger.getLogger(GroupCoordinator.class);
+    /** Queue mode's cursors: never a Kafka group. */
+    static final String QUEUE_MODE = "__QUEUE_MODE__";
+    private static final String CLASSIC = "classic";
+
+    private final ClassicGroups groups;
+    private final GroupOffsetStore offsets;
+    private final ConsumerGroupStore cursors;
+    private final ScheduledExecutorService timer;
+    private final DrainState drain;
+
+    GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
+            DrainState drain) {
+        this.drain = drain;
+        this.groups = new ClassicGroups(new ClassicGroups.Settings(config.initialRebalanceDelayMs(),
+                config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize()),
+                () -> System.nanoTime() / 1_000_000);
+        this.offsets = offsets;
+        this.cursors = cursors;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kafka-group-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    @PreDestroy
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    private void tick() {
+        try {
+            groups.expire();
+            if (drain.draining()) {
+                // a stopping broker holds no rebalance open: waiting members look for their coordinator again
+                groups.releaseWaiters(Errors.NOT_COORDINATOR);
+            }
+        } catch (RuntimeException e) {
+            // a failed round must not end the timer: the next one retries
+            LOG.error("kafka group timer round failed", e);
+        }
+    }
+
+    // ---- membership ----
+
+    public CompletionStage<JoinGroupResponseData> joinGroup(KafkaCaller caller, short apiVersion,
+            JoinGroupRequestData request) {
+        if (!validGroupId(request.groupId())) {
+            return CompletableFuture.completedFuture(
+                    joinResponse(apiVersion, ClassicGroups.JoinResult.error(Errors.INVALID_GROUP_ID,
+                            request.memberId())));
+        }
+        List<ClassicGroups.Protocol> protocols = new ArrayList<>();
+        for (JoinGroupRequestProtocol p : request.protocols()) {
+            protocols.add(new ClassicGroups.Protocol(p.name(), p.metadata()));
+        }
+        ClassicGroups.JoinRequest join = new ClassicGroups.JoinRequest(request.memberId(), request.groupInstanceId(),
+                caller.clientId(), caller.clientHost(), request.sessionTimeoutMs(),
+                apiVersion == 0 ? -1 : request.rebalanceTimeoutMs(), request.protocolType(), protocols,
+                apiVersion >= 4);
+        return groups.join(key(caller, request.groupId()), join).thenApply(r -> joinResponse(apiVersion, r));
+    }
+
+    private static JoinGroupResponseData joinResponse(short version, ClassicGroups.JoinResult r) {
+        JoinGroupResponseData out = new JoinGroupResponseData().setErrorCode(r.error().code())
+                .setGenerationId(r.generationId()).setLeader(r.leaderId()).setMemberId(r.memberId());
+        // nullable from version 7; before it an unset protocol is written as ""
+        out.setProtocolName(r.protocolName() != null ? r.protocolName() : version >= 7 ? null : "");
+        if (version >= 7) {
+            out.setProtocolType(r.protocolType());
+        }
+        List<JoinGroupResponseMember> members = new ArrayList<>();
+        for (ClassicGroups.MemberMetadata m : r.members()) {
+            JoinGroupResponseMember jm = new JoinGroupResponseMember().setMemberId(m.memberId())
+                    .setMetadata(m.metadata());
+            if (version >= 5) {
+                jm.setGroupInstanceId(m.instanceId());
+            }
+            members.add(jm);
+        }
+        return out.setMembers(members);
+    }
+
+    public CompletionStage<SyncGroupResponseData> syncGroup(KafkaCaller caller, short apiVersion,
+            SyncGroupRequestData request) {
+        if (!validGroupId(request.groupId())) {
+            return CompletableFuture.completedFuture(syncResponse(apiVersion,
+                    ClassicGroups.SyncResult.error(Errors.INVALID_GROUP_ID)));
+        }
+        Map<String, byte[]> assignments = new HashMap<>();
+        for (SyncGroupRequestAssignment a : request.assignments()) {
+            assignments.put(a.memberId(), a.assignment());
+        }
+        return groups.sync(key(caller, request.groupId()), request.memberId(), request.groupInstanceId(),
+                        request.generationId(), apiVersion >= 5 ? request.protocolType() : null,
+                        apiVersion >= 5 ? request.protocolName() : null, assignments)
+                .thenApply(r -> syncResponse(apiVersion, r));
+    }
+
+    private static SyncGroupResponseData syncResponse(short version, ClassicGroups.SyncResult r) {
+        SyncGroupResponseData out = new SyncGroupResponseData().setErrorCode(r.error().code())
+                .setAssignment(r.assignment());
+        if (version >= 5) {
+            out.setProtocolType(r.protocolType()).setProtocolName(r.protocolName());
+        }
+        return out;
+    }
+
+    public CompletionStage<HeartbeatResponseData> heartbeat(KafkaCaller caller, short apiVersion,
+            HeartbeatRequestData request) {
+        Errors e = validGroupId(request.groupId())
+                ? groups.heartbeat(key(caller, request.groupId()), request.memberId(), request.groupInstanceId(),
+                        request.generationId())
+                : Errors.INVALID_GROUP_ID;
+        return CompletableFuture.completedFuture(new HeartbeatResponseData().setErrorCode(e.code()));
+    }
+
+    public CompletionStage<LeaveGroupResponseData> leaveGroup(KafkaCaller caller, short apiVersion,
+            LeaveGroupRequestData request) {
+        List<String[]> identities = new ArrayList<>();
+        if (apiVersion < 3) {
+            identities.add(new String[] {request.memberId(), null});
+        } else {
+            for (MemberIdentity m : request.members()) {
+                identities.add(new String[] {m.memberId(), m.groupInstanceId()});
+            }
+        }
+        LeaveGroupResponseData out = new LeaveGroupResponseData();
+        if (!validGroupId(request.groupId())) {
+            return CompletableFuture.completedFuture(out.setErrorCode(Errors.INVALID_GROUP_ID.code()));
+        }
+        List<ClassicGroups.LeaveResult> results = groups.leave(key(caller, request.groupId()), identities);
+        if (apiVersion < 3) {
+            return CompletableFuture.completedFuture(out.setErrorCode(results.get(0).error().code()));
+        }
+        List<MemberResponse> members = new ArrayList<>();
+        for (ClassicGroups.LeaveResult r : results) {
+            members.add(new MemberResponse().setMemberId(r.memberId()).setGroupInstanceId(r.instanceId())
+                    .setErrorCode(r.error().code()));
+        }
+        return CompletableFuture.completedFuture(out.setMembers(members));
+    }
+
+    // ---- administration ----
+
+    public CompletionStage<ListGroupsResponseData> listGroups(KafkaCaller caller, short apiVersion,
+            ListGroupsRequestData request) {
+        UUID tenant = Tenants.of(caller.tenant());
+        Set<String> states = new java.util.HashSet<>();
+        if (apiVersion >= 4) {
+            request.statesFilter().forEach(s -> states.add(s.toLowerCase(Locale.ROOT)));
+        }
+        ListGroupsResponseData out = new ListGroupsResponseData().setGroups(new ArrayList<>());
+        if (apiVersion >= 5 && !request.typesFilter().isEmpty()
+                && request.typesFilter().stream().noneMatch(CLASSIC::equalsIgnoreCase)) {
+            return CompletableFuture.completedFuture(out);
+        }
+        Map<String, ClassicGroups.GroupView> shown = new LinkedHashMap<>();
+        for (ClassicGroups.GroupView g : groups.list(tenant)) {
+            shown.put(g.groupId(), g);
+        }
+        // groups known only by their offsets (Kafka lists them as Empty groups without a protocol type)
+        for (String name : sql(() -> offsets.groupsWithOffsets(tenant, null))) {
+            shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroups.State.EMPTY, "", "", List.of()));
+        }
+        for (ClassicGroups.GroupView g : shown.values()) {
+            if (!states.isEmpty() && !states.contains(g.state().wire.toLowerCase(Locale.ROOT))) {
+                continue;
+            }
+            ListedGroup l = new ListedGroup().setGroupId(g.groupId()).setProtocolType(g.protocolType());
+            if (apiVersion >= 4) {
+                l.setGroupState(g.state().wire);
+            }
+            if (apiVersion >= 5) {
+                l.setGroupType(CLASSIC);
+            }
+            out.groups().add(l);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    public CompletionStage<DescribeGroupsResponseData> describeGroups(KafkaCaller caller, short apiVersion,
+            DescribeGroupsRequestData request) {
+        UUID tenant = Tenants.of(caller.tenant());
+        List<String> unknown = new ArrayList<>();
+        Map<String, ClassicGroups.GroupView> views = new HashMap<>();
+        for (String id : request.groups()) {
+            ClassicGroups.GroupView v = validGroupId(id) ? groups.describe(new ClassicGroups.Key(tenant, id)) : null;
+            if (v != null) {
+                views.put(id, v);
+            } else if (validGroupId(id)) {
+                unknown.add(id);
+            }
+        }
+        Set<String> withOffsets = unknown.isEmpty() ? Set.of() : sql(() -> offsets.groupsWithOffsets(tenant, unknown));
+        DescribeGroupsResponseData out = new DescribeGroupsResponseData();
+        for (String id : request.groups()) {
+            DescribedGroup d = new DescribedGroup().setGroupId(id).setProtocolType("").setProtocolData("");
+            if (apiVersion >= 3) {
+                d.setAuthorizedOperations(Integer.MIN_VALUE); // "not provided": Queen has no per-group ACLs
+            }
+            ClassicGroups.GroupView v = views.get(id);
+            if (!validGroupId(id)) {
+                d.setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState(ClassicGroups.State.DEAD.wire);
+            } else if (v != null) {
+                d.setGroupState(v.state().wire).setProtocolType(v.protocolType()).setProtocolData(v.protocolName());
+                for (ClassicGroups.MemberView m : v.members()) {
+                    DescribedGroupMember dm = new DescribedGroupMember().setMemberId(m.memberId())
+                            .setClientId(m.clientId()).setClientHost(m.clientHost())
+                            .setMemberMetadata(m.metadata()).setMemberAssignment(m.assignment());
+                    if (apiVersion >= 4) {
+                        dm.setGroupInstanceId(m.instanceId());
+                    }
+                    d.members().add(dm);
+                }
+            } else if (withOffsets.contains(id)) {
+                d.setGroupState(ClassicGroups.State.EMPTY.wire);
+            } else {
+                d.setGroupState(ClassicGroups.State.DEAD.wire);
+                if (apiVersion >= 6) {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                            .setErrorMessage("Group " + id + " not found.");
+                }
+            }
+            out.groups().add(d);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    public CompletionStage<DeleteGroupsResponseData> deleteGroups(KafkaCaller caller, short apiVersion,
+            DeleteGroupsRequestData request) {
+        UUID tenant = Tenants.of(caller.tenant());
+        DeletableGroupResultCollection results = new DeletableGroupResultCollection();
+        for (String id : request.groupsNames()) {
+            if (results.find(id) != null) {
+                continue; // named twice: one answer
+            }
+            DeletableGroupResult r = new DeletableGroupResult().setGroupId(id);
+            results.add(r);
+            if (!validGroupId(id)) {
+                r.setErrorCode(Errors.INVALID_GROUP_ID.code());
+                continue;
+            }
+            ClassicGroups.Key key = new ClassicGroups.Key(tenant, id);
+            Errors e = groups.beginDelete(key);
+            if (e != Errors.NONE) {
+                r.setErrorCode(e.code());
+                continue;
+            }
+            try {
+                ConsumerGroupStore.Deleted d = sql(() -> cursors.delete(tenant, id, null, true));
+                if (d.partitions() == 0 && d.metadata() == 0) {
+                    r.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
+                }
+            } finally {
+                groups.deleted(key);
+            }
+        }
+        return CompletableFuture.completedFuture(new DeleteGroupsResponseData().setResults(results));
+    }
+
+    // ---- offsets ----
+
+    public CompletionStage<OffsetCommitResponseData> offsetCommit(KafkaCaller caller, short apiVersion,
+            OffsetCommitRequestData request) {
+        OffsetCommitResponseData out = new OffsetCommitResponseData();
+        Errors groupError = Errors.NONE;
+        if (!validGroupId(request.groupId())) {
+            groupError = Errors.INVALID_GROUP_ID;
+        } else {
+            groupError = groups.validateCommit(key(caller, request.groupId()), request.memberId(),
+                    request.groupInstanceId(), request.generationIdOrMemberEpoch());
+        }
+        List<GroupOffsetStore.PartitionOffset> wanted = new ArrayList<>();
+        for (OffsetCommitRequestTopic t : request.topics()) {
+            if (groupError == Errors.NONE && byName(t.name()) && validTopic(t.name())) {
+                for (OffsetCommitRequestPartition p : t.partitions()) {
+                    if (p.committedOffset() >= 0 && p.partitionIndex() >= 0) {
+                        wanted.add(new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
+                                p.committedOffset()));
+                    }
+                }
+            }
+        }
+        Set<TopicPartition> stored = wanted.isEmpty() ? Set.of()
+                : sql(() -> offsets.commit(Tenants.of(caller.tenant()), request.groupId(), wanted));
+        for (OffsetCommitRequestTopic t : request.topics()) {
+            OffsetCommitResponseTopic rt = new OffsetCommitResponseTopic().setName(t.name());
+            if (apiVersion >= 10) {
+                rt.setTopicId(t.topicId());
+            }
+            for (OffsetCommitRequestPartition p : t.partitions()) {
+                Errors e;
+                if (groupError != Errors.NONE) {
+                    e = groupError;
+                } else if (!byName(t.name())) {
+                    e = apiVersion >= 10 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                } else if (p.committedOffset() < 0) {
+                    e = Errors.OFFSET_OUT_OF_RANGE; // a cursor cannot stand before offset 0
+                } else if (stored.contains(new TopicPartition(t.name(), p.partitionIndex()))) {
+                    e = Errors.NONE;
+                } else {
+                    e = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+                rt.partitions().add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setErrorCode(e.code()));
+            }
+            out.topics().add(rt);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    public CompletionStage<OffsetFetchResponseData> offsetFetch(KafkaCaller caller, short apiVersion,
+            OffsetFetchRequestData request) {
+        UUID tenant = Tenants.of(caller.tenant());
+        OffsetFetchResponseData out = new OffsetFetchResponseData();
+        if (apiVersion >= 8) {
+            for (OffsetFetchRequestGroup g : request.groups()) {
+                out.groups().add(fetchGroup(tenant, apiVersion, g));
+            }
+            return CompletableFuture.completedFuture(out);
+        }
+        // before version 8 a request names one group: asked and answered in the shape of version 8's
+        OffsetFetchRequestGroup one = new OffsetFetchRequestGroup().setGroupId(request.groupId()).setTopics(
+                request.topics() == null ? null : request.topics().stream().map(t -> new OffsetFetchRequestTopics()
+                        .setName(t.name()).setPartitionIndexes(t.partitionIndexes())).toList());
+        OffsetFetchResponseGroup g = fetchGroup(tenant, apiVersion, one);
+        out.setErrorCode(g.errorCode());
+        for (OffsetFetchResponseTopics t : g.topics()) {
+            OffsetFetchResponseTopic rt = new OffsetFetchResponseTopic().setName(t.name());
+            for (OffsetFetchResponsePartitions p : t.partitions()) {
+                rt.partitions().add(new OffsetFetchResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setCommittedOffset(p.committedOffset()).setCommittedLeaderEpoch(p.committedLeaderEpoch())
+                        .setMetadata(p.metadata()).setErrorCode(p.errorCode()));
+            }
+            out.topics().add(rt);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    /** One group's offsets: of the partitions asked for, or (topics null) every partition it has an offset on. */
+    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g) {
+        OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
+        if (!validGroupId(g.groupId())) {
+            return rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
+        }
+        Map<String, List<Integer>> asked = null;
+        Map<String, Uuid> ids = new HashMap<>();
+        List<String> topicNames = null;
+        if (g.topics() != null) {
+            asked = new LinkedHashMap<>();
+            for (OffsetFetchRequestTopics t : g.topics()) {
+                asked.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
+                ids.put(t.name(), t.topicId());
+            }
+            topicNames = new ArrayList<>(asked.keySet());
+        }
+        Map<String, Map<Integer, Long>> found = fetch(tenant, g.groupId(), topicNames);
+        for (Map.Entry<String, List<Integer>> t : answerShape(asked, found).entrySet()) {
+            OffsetFetchResponseTopics rt = new OffsetFetchResponseTopics().setName(t.getKey());
+            if (apiVersion >= 10 && ids.containsKey(t.getKey())) {
+                rt.setTopicId(ids.get(t.getKey()));
+            }
+            boolean unknownId = apiVersion >= 10 && !byName(t.getKey());
+            Map<Integer, Long> have = found.getOrDefault(t.getKey(), Map.of());
+            for (int p : t.getValue()) {
+                rt.partitions().add(new OffsetFetchResponsePartitions().setPartitionIndex(p)
+                        .setCommittedOffset(have.getOrDefault(p, -1L)).setMetadata("").setCommittedLeaderEpoch(-1)
+                        .setErrorCode(unknownId ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.NONE.code()));
+            }
+            rg.topics().add(rt);
+        }
+        return rg;
+    }
+
+    /** The group's stored offsets by topic and partition. */
+    private Map<String, Map<Integer, Long>> fetch(UUID tenant, String group, List<String> topics) {
+        Map<String, Map<Integer, Long>> found = new LinkedHashMap<>();
+        List<String> valid = topics == null ? null : topics.stream().filter(GroupCoordinator::validTopic).toList();
+        if (valid != null && valid.isEmpty()) {
+            return found;
+        }
+        for (GroupOffsetStore.PartitionOffset o : sql(() -> offsets.fetch(tenant, group, valid))) {
+            found.computeIfAbsent(o.topic(), k -> new HashMap<>()).put(o.partition(), o.offset());
+        }
+        return found;
+    }
+
+    /** The partitions an OffsetFetch answers: those asked for, or (all topics asked) every stored one. */
+    private static Map<String, List<Integer>> answerShape(Map<String, List<Integer>> asked,
+            Map<String, Map<Integer, Long>> found) {
+        if (asked != null) {
+            return asked;
+        }
+        Map<String, List<Integer>> out = new LinkedHashMap<>();
+        found.forEach((t, parts) -> out.put(t, parts.keySet().stream().sorted().toList()));
+        return out;
+    }
+
+    /** A database call whose failure the client should retry: COORDINATOR_NOT_AVAILABLE, the cause in the log. */
+    @FunctionalInterface
+    private interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    private static <T> T sql(SqlCall<T> call) {
+        try {
+            return call.call();
+        } catch (SQLException e) {
+            LOG.warnf("kafka group offsets: database call failed (%s); answered COORDINATOR_NOT_AVAILABLE",
+                    e.getSQLState());
+            LOG.debug("database failure", e);
+            throw new CoordinatorNotAvailableException("the offsets store is unavailable, retry");
+        }
+    }
+
+    // ---- input ----
+
+    private static ClassicGroups.Key key(KafkaCaller caller, String groupId) {
+        return new ClassicGroups.Key(Tenants.of(caller.tenant()), groupId);
+    }
+
+    /** A group id Queen can hold as a consumer-group name (the rules of every name, and not queue mode's). */
+    static boolean validGroupId(String id) {
+        return id != null && !id.isEmpty() && !QUEUE_MODE.equals(id) && Input.isValid(id, Input.MAX_NAME_CHARS);
+    }
+
+    private static boolean validTopic(String name) {
+        return name != null && !name.isEmpty() && Input.isValid(name, Input.MAX_NAME_CHARS);
+    }
+
+    /** Topics are addressed by name; a request naming a topic only by id (OffsetCommit/OffsetFetch v10) is not. */
+    private static boolean byName(String name) {
+        return name != null && !name.isEmpty();
+    }
+}

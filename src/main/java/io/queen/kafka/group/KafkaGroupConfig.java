@@ -1,0 +1,25 @@
+package io.queen.kafka.group;
+
+import io.smallrye.config.ConfigMapping;
+
+/**
+ * Limits and timings of Kafka consumer groups (Apache Kafka's broker settings of the same meaning are named on each).
+ * Defaults live in {@code application.properties}.
+ */
+@ConfigMapping(prefix = "queen.kafka.group")
+public interface KafkaGroupConfig {
+    /**
+     * How long the first rebalance of an empty group waits for more members to join, extended by each joining member
+     * up to the members' rebalance timeout ({@code group.initial.rebalance.delay.ms}).
+     */
+    int initialRebalanceDelayMs();
+
+    /** Smallest session timeout a member may ask for ({@code group.min.session.timeout.ms}). */
+    int minSessionTimeoutMs();
+
+    /** Largest session timeout a member may ask for ({@code group.max.session.timeout.ms}). */
+    int maxSessionTimeoutMs();
+
+    /** Most members (joined or awaiting their second join) in one group ({@code group.max.size}). */
+    int maxSize();
+}

@@ -1,0 +1,87 @@
+-- 022_kafka_groups.sql: the committed offsets of Kafka consumer groups (io.queen.kafka.group). A Kafka group's
+-- committed offset of a partition IS the Queen cursor of that (partition, group): Kafka commits "the next offset to
+-- read" N, the cursor holds "the last offset consumed", so committed = N - 1 and an OffsetFetch answers committed + 1.
+-- Topic = queue, Kafka partition n = the Queen partition named n. Applied at every boot, idempotently.
+
+-- Stores the offsets of one OffsetCommit: entry i commits p_offsets[i] on (p_queues[i], p_partitions[i]). A partition
+-- within the topic's partition count (queen.kafka_topics_v1) that was never written is created; entries naming a
+-- topic or partition that does not exist are left out of the answer (the caller reports them unknown); of two
+-- entries for one partition the later wins, as two commits in that order would. A commit is a seek: it may move the
+-- cursor backward or forward, and it drops any lease an HTTP pop holds on that cursor with its retry state, exactly
+-- as POST .../seek does. total_consumed grows by what the cursor moved forward. Takes the queue-membership locks
+-- shared first (a queue delete under way is waited out, never an FK error), then the cursor rows in
+-- (partition_id, consumer_group) order, the global lock order. Cost: one index probe per entry.
+DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[]);
+CREATE FUNCTION queen.kafka_offset_commit_v1(p_tenant UUID, p_group TEXT, p_queues TEXT[], p_partitions TEXT[],
+                                             p_offsets BIGINT[])
+RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_queues TEXT[];
+    v_parts  TEXT[];
+BEGIN
+    PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(p_queues)]), p_queues);
+    -- a partition of the topic that was never written has no row yet: it gets one, as a push would, so a consumer
+    -- assigned an empty partition can commit its position there
+    SELECT array_agg(u.q), array_agg(u.p) INTO v_queues, v_parts
+      FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u
+      JOIN queen.kafka_topics_v1(p_tenant, p_queues) t ON t.name = u.q
+     WHERE u.p ~ '^(0|[1-9][0-9]{0,9})$' AND u.p::bigint < t.partitions
+       AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = t.queue_id AND lp.name = u.p);
+    IF v_queues IS NOT NULL THEN
+        PERFORM queen.provision_partitions_v1(array_fill(p_tenant, ARRAY[cardinality(v_queues)]), v_queues, v_parts);
+    END IF;
+    PERFORM 1 FROM queen.log_consumers c
+      JOIN (SELECT DISTINCT lp.id FROM unnest(p_queues, p_partitions) AS u(q, p)
+              JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
+              JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = u.p) t ON t.id = c.partition_id
+     WHERE c.consumer_group = p_group
+     ORDER BY c.partition_id FOR UPDATE OF c;
+    RETURN QUERY
+    WITH want AS (
+        SELECT DISTINCT ON (lp.id) lp.id AS pid, u.q, u.p, u.o - 1 AS next_committed, lp.log_start
+          FROM unnest(p_queues, p_partitions, p_offsets) WITH ORDINALITY AS u(q, p, o, i)
+          JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
+          JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = u.p
+         ORDER BY lp.id, u.i DESC),
+    up AS (
+        INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed, total_consumed)
+        SELECT w.pid, p_group, w.next_committed, GREATEST(w.next_committed - (w.log_start - 1), 0)
+          FROM want w ORDER BY w.pid
+        ON CONFLICT (partition_id, consumer_group) DO UPDATE
+           SET committed = EXCLUDED.committed,
+               total_consumed = c.total_consumed + GREATEST(EXCLUDED.committed - c.committed, 0),
+               batch_end = NULL, worker_id = NULL, lease_expires_at = NULL, lease_acquired_at = NULL,
+               batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL, lease_conflated = FALSE
+        RETURNING c.partition_id, c.committed)
+    SELECT w.q, w.p, up.committed FROM want w JOIN up ON up.partition_id = w.pid;
+END $$;
+
+-- The cursors of a group on the named queues (p_queues NULL: on every queue of the tenant). Cost: the group's
+-- cursors of the tenant (primary-key rows of log_consumers joined to their partitions).
+CREATE OR REPLACE FUNCTION queen.kafka_offset_fetch_v1(p_tenant UUID, p_group TEXT, p_queues TEXT[])
+RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name::text, lp.name, c.committed
+      FROM queen.queues q
+      JOIN queen.log_partitions lp ON lp.queue_id = q.id
+      JOIN queen.log_consumers c ON c.partition_id = lp.id AND c.consumer_group = p_group
+     WHERE q.tenant_id = p_tenant AND (p_queues IS NULL OR q.name = ANY (p_queues))
+     ORDER BY 1, 2
+$$;
+
+-- The groups of a tenant that hold at least one cursor (queue mode excluded): what ListGroups reports besides the
+-- groups with members, and how DescribeGroups / DeleteGroups tell an unknown group from one with offsets only.
+-- p_groups NULL: every group. Cost: every cursor of the tenant's queues (p_groups narrows it to those groups').
+CREATE OR REPLACE FUNCTION queen.kafka_groups_with_offsets_v1(p_tenant UUID, p_groups TEXT[])
+RETURNS TABLE (consumer_group TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT DISTINCT c.consumer_group
+      FROM queen.queues q
+      JOIN queen.log_partitions lp ON lp.queue_id = q.id
+      JOIN queen.log_consumers c ON c.partition_id = lp.id
+     WHERE q.tenant_id = p_tenant AND c.consumer_group <> '__QUEUE_MODE__'
+       AND (p_groups IS NULL OR c.consumer_group = ANY (p_groups))
+     ORDER BY 1
+$$;

@@ -1,0 +1,166 @@
+package io.queen.kafka.group;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * A Java {@code KafkaConsumer} subscribed with a group on its own thread, as an application runs one: it polls,
+ * records every record it is given, and commits what it consumed after every poll (auto-commit off, so the committed
+ * offsets are exactly what was delivered). Tests read what it saw from the shared delivery list.
+ */
+final class GroupConsumer extends Thread {
+    static final int SESSION_MS = 3000;
+
+    /** What a consumer saw: its name, the assignment round the partition was received in, the record. */
+    record Delivery(String consumer, int round, int partition, long offset, String value) {
+    }
+
+    final KafkaConsumer<String, String> consumer;
+    final Collection<Delivery> deliveries;
+    final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
+    final AtomicInteger rounds = new AtomicInteger();
+    final String topic;
+    volatile CloseOptions.GroupMembershipOperation closeWith;
+    volatile Throwable failure;
+
+    GroupConsumer(String bootstrap, String name, String group, String assignor, String topic,
+            Collection<Delivery> deliveries, String instanceId) {
+        super(name);
+        this.topic = topic;
+        this.deliveries = deliveries;
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        if (instanceId != null) {
+            p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        }
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
+        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20_000);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 7);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumer = new KafkaConsumer<>(p);
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    partitions.forEach(tp -> roundOf.remove(tp.partition()));
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    int round = rounds.incrementAndGet();
+                    partitions.forEach(tp -> roundOf.put(tp.partition(), round));
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    onPartitionsRevoked(partitions);
+                }
+            });
+            while (closeWith == null) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<String, String> r : records) {
+                    deliveries.add(new Delivery(getName(), roundOf.getOrDefault(r.partition(), -1), r.partition(),
+                            r.offset(), r.value()));
+                }
+                if (!records.isEmpty()) {
+                    try {
+                        consumer.commitSync();
+                    } catch (KafkaException rebalancing) {
+                        // a rebalance (or a lost coordinator) took the partitions before the commit: whoever
+                        // owns them next re-reads from the last commit
+                    }
+                }
+            }
+            consumer.close(CloseOptions.groupMembershipOperation(closeWith));
+        } catch (Throwable t) {
+            failure = t;
+        }
+    }
+
+    /** Produces records "p:n" at offsets n = from .. from + count - 1 of partitions 0 .. partitions - 1. */
+    static void produce(String bootstrap, String topic, int partitions, int from, int count) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (int part = 0; part < partitions; part++) {
+                for (int i = from; i < from + count; i++) {
+                    producer.send(new ProducerRecord<>(topic, part, "k", part + ":" + i));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    void stopAndJoin(CloseOptions.GroupMembershipOperation how) throws InterruptedException {
+        closeWith = how;
+        join(30_000);
+    }
+
+    /**
+     * Asserts what every consumer of a group saw: each partition's offsets 0..count-1 all delivered, offset n holding
+     * value "partition:n", and within one assignment of a partition to one consumer the offsets consecutive (order
+     * per partition, no gaps).
+     */
+    static void assertEveryRecordInOrder(Collection<Delivery> deliveries, int partitions, int count) {
+        Map<Integer, TreeSet<Long>> seen = new HashMap<>();
+        Map<String, List<Delivery>> runs = new HashMap<>();
+        for (Delivery d : deliveries) {
+            seen.computeIfAbsent(d.partition(), k -> new TreeSet<>()).add(d.offset());
+            if (!(d.partition() + ":" + d.offset()).equals(d.value())) {
+                throw new AssertionError("offset " + d.offset() + " of partition " + d.partition() + " holds "
+                        + d.value());
+            }
+            runs.computeIfAbsent(d.consumer() + "/" + d.round() + "/" + d.partition(), k -> new ArrayList<>()).add(d);
+        }
+        for (int p = 0; p < partitions; p++) {
+            TreeSet<Long> got = seen.getOrDefault(p, new TreeSet<>());
+            if (got.size() != count || (count > 0 && got.last() != count - 1)) {
+                throw new AssertionError("partition " + p + ": delivered " + got.size() + " distinct offsets of "
+                        + count);
+            }
+        }
+        runs.forEach((run, list) -> {
+            for (int i = 1; i < list.size(); i++) {
+                if (list.get(i).offset() != list.get(i - 1).offset() + 1) {
+                    throw new AssertionError(run + ": offset " + list.get(i).offset() + " after "
+                            + list.get(i - 1).offset());
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,78 @@
+package io.queen.kafka.group;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.queen.kafka.KafkaCaller;
+import io.queen.shutdown.DrainState;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A failing database (a failover under way) makes OffsetCommit and OffsetFetch fail with
+ * COORDINATOR_NOT_AVAILABLE, which Kafka clients retry after finding their coordinator again, instead of
+ * UNKNOWN_SERVER_ERROR, which they give up on.
+ */
+class GroupCoordinatorFailureTest {
+    static final KafkaCaller CALLER = new KafkaCaller(UUID.randomUUID().toString(), "c", "127.0.0.1");
+
+    static final class FailingStore extends GroupOffsetStore {
+        FailingStore() {
+            super(null);
+        }
+
+        @Override
+        public Set<TopicPartition> commit(UUID tenant, String group, List<PartitionOffset> offsets)
+                throws SQLException {
+            throw new SQLException("connection lost", "08006");
+        }
+
+        @Override
+        public List<PartitionOffset> fetch(UUID tenant, String group, List<String> topics) throws SQLException {
+            throw new SQLException("connection lost", "08006");
+        }
+    }
+
+    static final KafkaGroupConfig CONFIG = new KafkaGroupConfig() {
+        @Override
+        public int initialRebalanceDelayMs() {
+            return 0;
+        }
+
+        @Override
+        public int minSessionTimeoutMs() {
+            return 1000;
+        }
+
+        @Override
+        public int maxSessionTimeoutMs() {
+            return 60_000;
+        }
+
+        @Override
+        public int maxSize() {
+            return 10;
+        }
+    };
+
+    @Test
+    void aDatabaseFailureAnswersARetriableCoordinatorNotAvailable() {
+        GroupCoordinator coordinator = new GroupCoordinator(CONFIG, new FailingStore(), null, new DrainState());
+        try {
+            assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetCommit(CALLER, (short) 8,
+                    GroupCoordinatorTest.commit("g", -1, "", "t", 3)));
+            assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetFetch(CALLER, (short) 8,
+                    new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup().setGroupId("g")
+                            .setTopics(null)))));
+        } finally {
+            coordinator.stop();
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.queen.kafka.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.queen.testing.BrokerProcess;
+import io.queen.testing.TestPostgres;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A group of two Java consumers while the broker coordinating it is killed with -9 mid-consumption and restarted:
+ * the membership (in the broker's memory) is gone, the consumers find their coordinator again, rejoin and continue
+ * from the committed offsets (durable cursors). Every record is delivered, in order within each assignment, and the
+ * committed offsets end exactly at the end of every partition.
+ */
+class KafkaGroupRestartIT {
+    static final int PARTITIONS = 4;
+    static final int RECORDS = 300;
+    static final String TOPIC = "restart";
+    static final String GROUP = "restart";
+
+    static TestPostgres.Server pg;
+    static String db;
+    static BrokerProcess broker;
+    static int kafkaPort;
+
+    static Map<String, String> env() {
+        return Map.of("QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
+                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1", "QUEEN_KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS", "1000",
+                "QUEEN_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0");
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        pg = TestPostgres.server();
+        db = TestPostgres.createDatabase("kafkagroups");
+        kafkaPort = BrokerProcess.freePort();
+        broker = BrokerProcess.start("kafka-groups", pg, db, env());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+        TestPostgres.dropDatabase(db);
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + kafkaPort;
+    }
+
+    Map<Integer, Long> committed(Admin admin) {
+        try {
+            Map<Integer, Long> out = new HashMap<>();
+            admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+                    .forEach((tp, o) -> out.put(tp.partition(), o == null ? -1 : o.offset()));
+            return out;
+        } catch (Exception e) {
+            return Map.of(); // the broker is still starting
+        }
+    }
+
+    @Test
+    void aRestartedCoordinatorLosesTheMembershipButNoRecordAndNoCommit() throws Exception {
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        try (Admin admin = Admin.create(ap)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        GroupConsumer.produce(bootstrap(), TOPIC, PARTITIONS, 0, RECORDS);
+
+        Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
+        String range = "org.apache.kafka.clients.consumer.RangeAssignor";
+        GroupConsumer a = new GroupConsumer(bootstrap(), "a", GROUP, range, TOPIC, deliveries, null);
+        GroupConsumer b = new GroupConsumer(bootstrap(), "b", GROUP, range, TOPIC, deliveries, null);
+        a.start();
+        b.start();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (deliveries.size() < PARTITIONS * RECORDS / 4 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        int atKill = deliveries.size();
+        broker.kill();
+        broker = BrokerProcess.start("kafka-groups", pg, db, env());
+
+        Map<Integer, Long> end = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            end.put(p, (long) RECORDS);
+        }
+        try (Admin admin = Admin.create(ap)) {
+            deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (!committed(admin).equals(end) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(end, committed(admin), "every offset committed after the restart");
+        }
+        a.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+        b.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+        assertNull(a.failure);
+        assertNull(b.failure);
+        assertEquals(true, atKill >= PARTITIONS * RECORDS / 4 && atKill < PARTITIONS * RECORDS,
+                "killed mid-consumption (" + atKill + " delivered)");
+        GroupConsumer.assertEveryRecordInOrder(deliveries, PARTITIONS, RECORDS);
+    }
+}
