@@ -1,13 +1,9 @@
 package io.queen.kafka.group;
 
-import io.agroal.api.AgroalDataSource;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import jakarta.inject.Inject;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,11 +17,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 @ApplicationScoped
 public class GroupOffsetStore {
-    private final AgroalDataSource ds;
-
-    GroupOffsetStore(AgroalDataSource ds) {
-        this.ds = ds;
-    }
+    @Inject SqlCalls sql;
 
     /** One partition's offset: a request entry, or a stored offset ({@code offset} -1 = none committed). */
     public record PartitionOffset(String topic, int partition, long offset) {
@@ -46,21 +38,10 @@ public class GroupOffsetStore {
             partitions[i] = Integer.toString(o.partition());
             values[i] = o.offset();
         }
-        Set<TopicPartition> stored = new HashSet<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queue_name, partition_name, committed FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, group);
-            ps.setArray(3, c.createArrayOf("text", queues));
-            ps.setArray(4, c.createArrayOf("text", partitions));
-            ps.setArray(5, c.createArrayOf("bigint", values));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    stored.add(new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2))));
-                }
-            }
-        }
-        return stored;
+        return new HashSet<>(sql.list(
+                "SELECT queue_name, partition_name, committed FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?)",
+                rs -> new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2))),
+                tenant, group, queues, partitions, values));
     }
 
     /**
@@ -68,38 +49,20 @@ public class GroupOffsetStore {
      * name is a Kafka partition number (a partition named otherwise, made by HTTP pushes, has no Kafka address).
      */
     public List<PartitionOffset> fetch(UUID tenant, String group, List<String> topics) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queue_name, partition_name, committed FROM queen.kafka_offset_fetch_v1(?, ?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, group);
-            Array arr = topics == null ? null : c.createArrayOf("text", topics.toArray());
-            ps.setArray(3, arr);
-            List<PartitionOffset> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    int partition = KafkaPartitions.number(rs.getString(2));
-                    if (partition >= 0) {
-                        out.add(new PartitionOffset(rs.getString(1), partition, rs.getLong(3) + 1));
-                    }
-                }
-            }
-            return out;
-        }
+        List<PartitionOffset> rows = sql.list(
+                "SELECT queue_name, partition_name, committed FROM queen.kafka_offset_fetch_v1(?, ?, ?)",
+                rs -> new PartitionOffset(rs.getString(1), KafkaPartitions.number(rs.getString(2)), rs.getLong(3) + 1),
+                tenant, group, textArrayOrNull(topics));
+        return rows.stream().filter(o -> o.partition() >= 0).toList();
     }
 
     /** Of {@code groups} (null: of every group), those holding at least one cursor in the tenant's queues. */
     public Set<String> groupsWithOffsets(UUID tenant, List<String> groups) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT consumer_group FROM queen.kafka_groups_with_offsets_v1(?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setArray(2, groups == null ? null : c.createArrayOf("text", groups.toArray()));
-            Set<String> out = new HashSet<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getString(1));
-                }
-            }
-            return out;
-        }
+        return new HashSet<>(sql.list("SELECT consumer_group FROM queen.kafka_groups_with_offsets_v1(?, ?)",
+                rs -> rs.getString(1), tenant, textArrayOrNull(groups)));
+    }
+
+    private static Object textArrayOrNull(List<String> names) {
+        return names == null ? new SqlCalls.NullOf(java.sql.Types.ARRAY) : names.toArray(String[]::new);
     }
 }

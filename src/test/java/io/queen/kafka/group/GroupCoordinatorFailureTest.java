@@ -24,10 +24,6 @@ class GroupCoordinatorFailureTest {
     static final KafkaCaller CALLER = new KafkaCaller(UUID.randomUUID().toString(), "c", "127.0.0.1");
 
     static final class FailingStore extends GroupOffsetStore {
-        FailingStore() {
-            super(null);
-        }
-
         @Override
         public Set<TopicPartition> commit(UUID tenant, String group, List<PartitionOffset> offsets)
                 throws SQLException {
