@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * librdkafka clients against the listener: Debian's {@code kcat} produces and consumes with keys, and
- * {@code confluent-kafka} for Debian's Python produces with headers and consumes (installed by
- * scripts/install-test-tools.sh; skipped where they are missing).
+ * Other clients than Java's against the listener: Debian's {@code kcat} produces and consumes with keys,
+ * {@code confluent-kafka} for Debian's Python (librdkafka) produces with headers and consumes, and kafka-python
+ * (pure Python) produces and consumes in a consumer group that commits (installed by scripts/install-test-tools.sh;
+ * skipped where they are missing).
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
@@ -97,6 +98,43 @@ class KafkaToolsTest {
         for (int i = 0; i < 5; i++) {
             expected.add(i + " k" + i + " {\"n\": " + i + "} v" + i);
         }
+        assertEquals(String.join("\n", expected) + "\n", r.out());
+    }
+
+    @Test
+    void kafkaPythonProducesAndConsumesInAGroupThatCommits() throws Exception {
+        assumeTrue(Files.isExecutable(PYTHON) && Files.isDirectory(Path.of("/usr/lib/python3/dist-packages/kafka")),
+                "python3-kafka is not installed (scripts/install-test-tools.sh)");
+        String script = """
+                import sys, json
+                from kafka import KafkaProducer, KafkaConsumer
+                b = sys.argv[1]
+                p = KafkaProducer(bootstrap_servers=b, acks='all', key_serializer=str.encode,
+                                  value_serializer=lambda v: json.dumps(v).encode())
+                for i in range(10):
+                    p.send('kp-topic', key='k%d' % (i % 2), value={'n': i}, headers=[('h', b'v%d' % i)])
+                p.flush(30)
+                c = KafkaConsumer('kp-topic', bootstrap_servers=b, group_id='kp-group', auto_offset_reset='earliest',
+                                  enable_auto_commit=False, consumer_timeout_ms=30000)
+                got = []
+                for m in c:
+                    got.append('%d %s %d %s' % (m.offset, m.key.decode(), json.loads(m.value)['n'],
+                                                dict(m.headers)['h'].decode()))
+                    if len(got) == 10:
+                        break
+                c.commit()
+                print('\\n'.join(got))
+                print('committed', sorted((tp.partition, c.committed(tp)) for tp in c.assignment() if c.committed(tp)))
+                c.close()
+                """;
+        Run r = run(null, List.of(PYTHON.toString(), "-c", script, broker()));
+        assertEquals(0, r.exit(), r.out());
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            expected.add(i + " k" + (i % 2) + " " + i + " v" + i);
+        }
+        // both keys hash (murmur2, as Java's default partitioner) to partition 2 of the topic's 3
+        expected.add("committed [(2, 10)]");
         assertEquals(String.join("\n", expected) + "\n", r.out());
     }
 }
