@@ -38,7 +38,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * after every poll. Values are {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
  *
  * t0 ── warm-up ──▶ A ── steady ──▶ B (producers stop sending; what they hold is flushed) ── drain ──▶ C (all consumed, or no progress 10 s, or
- * --drain-timeout). produced/s and consumed/s are counts A→B over B−A; CPU per message is (broker + PostgreSQL CPU
+ * --drain-timeout after the flush). produced/s and consumed/s are counts A→B over B−A; CPU per message is (broker + PostgreSQL CPU
  * A→C) / records consumed A→C, as queen-bench does per acked message; consume latency = receive − t of records produced
  * after A. Verification: every record whose send was acknowledged is consumed exactly once (lost, duplicates,
  * out-of-order per (partition, producer), unconfirmed = consumed but its send failed).
@@ -144,7 +144,7 @@ public class KafkaSoak {
 
         long total = 0;
         for (BitSet s : acked) synchronized (s) { total += s.cardinality(); }
-        long drainEnd = b.nanos + drainTimeout * 1_000_000_000L;
+        long drainEnd = System.nanoTime() + drainTimeout * 1_000_000_000L;  // from the producers' flush
         while (true) {
             long got = 0;
             for (BitSet s : seen) synchronized (s) { got += s.cardinality(); }

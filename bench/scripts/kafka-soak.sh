@@ -85,10 +85,12 @@ load() {  # <label> <seconds> <warmup> [KafkaSoak flags]
 }
 
 pid="" db="" kdir=""
-cleanup() {
+cleanup() {  # keeps the script's exit status
+  local status=$?
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  [ -n "$db" ] && psql_q "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  [ -n "$kdir" ] && rm -rf "$kdir"
+  if [ -n "$db" ]; then psql_q "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; fi
+  if [ -n "$kdir" ]; then rm -rf "$kdir"; fi
+  exit "$status"
 }
 trap cleanup EXIT
 kport=$(free_port)
