@@ -254,14 +254,14 @@ public class KafkaSoak {
         }
     }
 
+    /** Finds the PostgreSQL pids first (a scan of /proc, slow on a busy machine), then reads counters and CPU together. */
     static Snap snap(Set<Long> pgRoots) {
+        Set<Long> pids = pgRoots.isEmpty() ? Set.of()
+                : ProcCpu.onlyDatabase(ProcCpu.postgresPids(pgRoots, ProcCpu.allStats()), pgDb);
+        long nanos = System.nanoTime(), p = produced.sum(), c = consumed.sum();
         ProcCpu.Sample b = brokerPid == null ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(List.of(brokerPid));
-        ProcCpu.Sample pg = new ProcCpu.Sample(Map.of(), Set.of());
-        if (!pgRoots.isEmpty()) {
-            Set<Long> pids = ProcCpu.onlyDatabase(ProcCpu.postgresPids(pgRoots, ProcCpu.allStats()), pgDb);
-            pg = ProcCpu.sample(pids, pgRoots);
-        }
-        return new Snap(System.nanoTime(), produced.sum(), consumed.sum(), b, pg);
+        ProcCpu.Sample pg = pgRoots.isEmpty() ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(pids, pgRoots);
+        return new Snap(nanos, p, c, b, pg);
     }
 
     static double pgSeconds(Snap x, Snap y) {
