@@ -1,0 +1,365 @@
+import io.queen.bench.ProcCpu;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Recorder;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Kafka-client soak load for bench/scripts/kafka-soak.sh: one topic of N partitions, P idempotent producers
+ * (acks=all, default batching, null keys: the default partitioner; a closed loop: send() as fast as the client's
+ * 32 MB buffer.memory lets it, or with at most --outstanding unacknowledged records per producer when > 0), C consumers in one group committing offsets
+ * after every poll. Values are {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
+ *
+ * t0 ── warm-up ──▶ A ── steady ──▶ B (producers stop sending; what they hold is flushed) ── drain ──▶ C (all consumed, or no progress 10 s, or
+ * --drain-timeout after the flush). produced/s and consumed/s are counts A→B over B−A; CPU per message is (broker + PostgreSQL CPU
+ * A→C) / records consumed A→C, as queen-bench does per acked message; consume latency = receive − t of records produced
+ * after A. Verification: every record whose send was acknowledged is consumed exactly once (lost, duplicates,
+ * out-of-order per (partition, producer), unconfirmed = consumed but its send failed).
+ *
+ * Run: java -cp 'bench/target/kafka-<v>/*:bench/target/queen-bench.jar' bench/scripts/KafkaSoak.java --bootstrap
+ * host:port [--topic T] [--partitions 200] [--producers 8] [--consumers 8] [--value-bytes 256] [--seconds 30]
+ * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB] [--label NAME]
+ * Exit code 0: verification passed and no errors; 1 otherwise; 2 usage.
+ */
+public class KafkaSoak {
+    static String bootstrap, topic = "soak-" + System.currentTimeMillis(), label = "run";
+    static int partitions = 200, producers = 8, consumers = 8, valueBytes = 256, seconds = 30, warmup = 5,
+            drainTimeout = 60, pgPort = 0, outstanding = 0;
+    static Long brokerPid;
+    static String pgDb;
+
+    static final LongAdder produced = new LongAdder(), consumed = new LongAdder(), duplicates = new LongAdder(),
+            outOfOrder = new LongAdder();
+    static final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+    static BitSet[] acked, seen;
+    static final Recorder latency = new Recorder(3);
+    static volatile long measureFromNanos = Long.MAX_VALUE;
+    static final AtomicBoolean producing = new AtomicBoolean(true), consuming = new AtomicBoolean(true);
+    static final AtomicInteger assigned = new AtomicInteger();
+    static final AtomicLong lastConsumeNanos = new AtomicLong(System.nanoTime());
+
+    record Snap(long nanos, long produced, long consumed, ProcCpu.Sample broker, ProcCpu.Sample pg) {}
+
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (i + 1 >= args.length) usage("missing value for " + a);
+            String v = args[++i];
+            switch (a) {
+                case "--bootstrap" -> bootstrap = v;
+                case "--topic" -> topic = v;
+                case "--label" -> label = v;
+                case "--partitions" -> partitions = positive(a, v);
+                case "--producers" -> producers = positive(a, v);
+                case "--consumers" -> consumers = positive(a, v);
+                case "--value-bytes" -> valueBytes = positive(a, v);
+                case "--seconds" -> seconds = positive(a, v);
+                case "--warmup" -> warmup = nonNegative(a, v);
+                case "--drain-timeout" -> drainTimeout = positive(a, v);
+                case "--outstanding" -> outstanding = nonNegative(a, v);
+                case "--broker-pid" -> brokerPid = (long) positive(a, v);
+                case "--pg-port" -> pgPort = positive(a, v);
+                case "--pg-db" -> pgDb = v;
+                default -> usage("unknown option " + a);
+            }
+        }
+        if (bootstrap == null) usage("--bootstrap is required");
+        acked = new BitSet[producers];
+        seen = new BitSet[producers];
+        for (int p = 0; p < producers; p++) {
+            acked[p] = new BitSet();
+            seen[p] = new BitSet();
+        }
+        Set<Long> pgRoots = Set.of();
+        if (pgPort > 0) {
+            Long pm = ProcCpu.findListeningPid(pgPort);
+            if (pm == null) usage("no process listens on PostgreSQL port " + pgPort + " (needs root to read /proc/*/fd)");
+            pgRoots = Set.of(pm);
+        }
+
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+
+        // consumers first, so the group owns every partition before the first record is sent
+        long[] lastSeq = new long[partitions * producers];
+        java.util.Arrays.fill(lastSeq, -1);
+        List<Thread> consumerThreads = new ArrayList<>();
+        for (int c = 0; c < consumers; c++) {
+            Thread t = new Thread(() -> consume(lastSeq), "consumer-" + c);
+            t.start();
+            consumerThreads.add(t);
+        }
+        long waitUntil = System.nanoTime() + 120_000_000_000L;
+        while (assigned.get() < partitions) {
+            if (System.nanoTime() > waitUntil) fail("the group was not assigned all " + partitions + " partitions in 120 s (" + assigned.get() + ")");
+            Thread.sleep(50);
+        }
+        System.err.printf("kafka-soak: group owns %d partitions; producing%n", assigned.get());
+
+        long t0 = System.nanoTime();
+        long endNanos = t0 + (warmup + seconds) * 1_000_000_000L;
+        List<Thread> producerThreads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int id = p;
+            Thread t = new Thread(() -> produce(id, endNanos), "producer-" + p);
+            t.start();
+            producerThreads.add(t);
+        }
+        Thread progress = Thread.ofPlatform().daemon().start(() -> progress(t0));
+
+        sleepUntil(t0 + warmup * 1_000_000_000L);
+        Snap a = snap(pgRoots);
+        measureFromNanos = a.nanos;
+        sleepUntil(endNanos);
+        Snap b = snap(pgRoots);
+        for (Thread t : producerThreads) t.join();
+
+        long total = 0;
+        for (BitSet s : acked) synchronized (s) { total += s.cardinality(); }
+        long drainEnd = System.nanoTime() + drainTimeout * 1_000_000_000L;  // from the producers' flush
+        while (true) {
+            long got = 0;
+            for (BitSet s : seen) synchronized (s) { got += s.cardinality(); }
+            long now = System.nanoTime();
+            if (got >= total || now > drainEnd || now - lastConsumeNanos.get() > 10_000_000_000L) break;
+            Thread.sleep(20);
+        }
+        Snap c = snap(pgRoots);
+        consuming.set(false);
+        for (Thread t : consumerThreads) t.join(30_000);
+        progress.interrupt();
+
+        report(a, b, c, pgRoots);
+    }
+
+    static void produce(int id, long endNanos) {
+        Properties pr = new Properties();
+        pr.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pr.put(ProducerConfig.ACKS_CONFIG, "all");
+        pr.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        pr.put(ProducerConfig.CLIENT_ID_CONFIG, "soak-producer-" + id);
+        BitSet mine = acked[id];
+        java.util.concurrent.Semaphore window = outstanding == 0 ? null : new java.util.concurrent.Semaphore(outstanding);
+        StringBuilder sb = new StringBuilder(valueBytes + 64);
+        try (KafkaProducer<byte[], byte[]> producer =
+                     new KafkaProducer<>(pr, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long seq = 0; System.nanoTime() < endNanos; seq++) {
+                long s = seq;
+                if (window != null) window.acquireUninterruptibly();
+                byte[] value = value(sb, id, s, System.nanoTime());
+                producer.send(new ProducerRecord<>(topic, null, value), (md, e) -> {
+                    if (window != null) window.release();
+                    if (e != null) {
+                        errors.computeIfAbsent("produce: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                    } else {
+                        synchronized (mine) { mine.set((int) s); }
+                        produced.increment();
+                    }
+                });
+            }
+            producer.flush();
+        } catch (RuntimeException e) {
+            errors.computeIfAbsent("producer: " + e, k -> new LongAdder()).increment();
+        }
+    }
+
+    static byte[] value(StringBuilder sb, int p, long s, long t) {
+        sb.setLength(0);
+        sb.append("{\"p\":").append(p).append(",\"s\":").append(s).append(",\"t\":").append(t).append(",\"pad\":\"");
+        while (sb.length() < valueBytes - 2) sb.append('x');
+        sb.append("\"}");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The number after {@code "<key>":} in v. */
+    static long field(byte[] v, char key) {
+        for (int i = 0; i + 3 < v.length; i++) {
+            if (v[i] == '"' && v[i + 1] == key && v[i + 2] == '"' && v[i + 3] == ':') {
+                long n = 0;
+                for (int j = i + 4; j < v.length && v[j] >= '0' && v[j] <= '9'; j++) n = n * 10 + (v[j] - '0');
+                return n;
+            }
+        }
+        throw new IllegalArgumentException("no field " + key + " in " + new String(v, StandardCharsets.UTF_8));
+    }
+
+    static void consume(long[] lastSeq) {
+        Properties pr = new Properties();
+        pr.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pr.put(ConsumerConfig.GROUP_ID_CONFIG, topic + "-group");
+        pr.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        pr.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                     new KafkaConsumer<>(pr, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                public void onPartitionsRevoked(Collection<TopicPartition> parts) { assigned.addAndGet(-parts.size()); }
+                public void onPartitionsAssigned(Collection<TopicPartition> parts) { assigned.addAndGet(parts.size()); }
+            });
+            while (consuming.get()) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+                if (records.isEmpty()) continue;
+                long now = System.nanoTime();
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    byte[] v = r.value();
+                    int p = (int) field(v, 'p');
+                    int s = (int) field(v, 's');
+                    long t = field(v, 't');
+                    BitSet set = seen[p];
+                    synchronized (set) {
+                        if (set.get(s)) duplicates.increment();
+                        else set.set(s);
+                    }
+                    int k = r.partition() * producers + p;
+                    if (s < lastSeq[k]) outOfOrder.increment();
+                    lastSeq[k] = s;
+                    if (t >= measureFromNanos) latency.recordValue(Math.max(0, (now - t) / 1000));
+                }
+                consumed.add(records.count());
+                lastConsumeNanos.set(now);
+                consumer.commitAsync((offsets, e) -> {
+                    if (e != null) errors.computeIfAbsent("commit: " + e.getClass().getSimpleName(), x -> new LongAdder()).increment();
+                });
+            }
+            consumer.commitSync();
+        } catch (RuntimeException e) {
+            errors.computeIfAbsent("consumer: " + e, k -> new LongAdder()).increment();
+        }
+    }
+
+    /** Finds the PostgreSQL pids first (a scan of /proc, slow on a busy machine), then reads counters and CPU together. */
+    static Snap snap(Set<Long> pgRoots) {
+        Set<Long> pids = pgRoots.isEmpty() ? Set.of()
+                : ProcCpu.onlyDatabase(ProcCpu.postgresPids(pgRoots, ProcCpu.allStats()), pgDb);
+        long nanos = System.nanoTime(), p = produced.sum(), c = consumed.sum();
+        ProcCpu.Sample b = brokerPid == null ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(List.of(brokerPid));
+        ProcCpu.Sample pg = pgRoots.isEmpty() ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(pids, pgRoots);
+        return new Snap(nanos, p, c, b, pg);
+    }
+
+    static double pgSeconds(Snap x, Snap y) {
+        return ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(x.pg, y.pg) + ProcCpu.exitedTicks(x.pg, y.pg));
+    }
+
+    static void report(Snap a, Snap b, Snap c, Set<Long> pgRoots) {
+        double steady = (b.nanos - a.nanos) / 1e9, all = (c.nanos - a.nanos) / 1e9;
+        long prodAB = b.produced - a.produced, consAB = b.consumed - a.consumed, consAC = c.consumed - a.consumed;
+        long lost = 0, unconfirmed = 0, total = 0;
+        for (int p = 0; p < producers; p++) {
+            BitSet l = (BitSet) acked[p].clone();
+            total += l.cardinality();
+            l.andNot(seen[p]);
+            lost += l.cardinality();
+            BitSet u = (BitSet) seen[p].clone();
+            u.andNot(acked[p]);
+            unconfirmed += u.cardinality();
+        }
+        long errs = errors.values().stream().mapToLong(LongAdder::sum).sum();
+        System.out.printf("%s: topic %s, %d partitions, %d producers (idempotent, acks=all), %d consumers in one group, %d B values%n",
+                label, topic, partitions, producers, consumers, valueBytes);
+        System.out.printf("%s: steady %.1f s (after %d s warm-up), drain %.1f s%n", label, steady, warmup, all - steady);
+        System.out.printf("%s: produced/s %.0f  consumed/s %.0f  (steady); consumed A->C %d%n",
+                label, prodAB / steady, consAB / steady, consAC);
+        String cpu = "";
+        if (brokerPid != null) {
+            double bs = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker, c.broker));
+            cpu = String.format("broker %.2f s = %.2f us/msg", bs, bs * 1e6 / Math.max(1, consAC));
+            double ts = bs;
+            if (!pgRoots.isEmpty()) {
+                double ps = pgSeconds(a, c);
+                ts += ps;
+                cpu += String.format(", PostgreSQL %.2f s = %.2f us/msg, total %.2f us/msg", ps, ps * 1e6 / Math.max(1, consAC),
+                        ts * 1e6 / Math.max(1, consAC));
+            }
+            System.out.printf("%s: CPU A->C per consumed message: %s%n", label, cpu);
+        }
+        Histogram h = latency.getIntervalHistogram();
+        System.out.printf("%s: produce-to-consume latency us (records sent after A, %d): p50 %d  p99 %d  p99.9 %d  max %d%n",
+                label, h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                h.getValueAtPercentile(99.9), h.getMaxValue());
+        Map<String, Long> errMap = new TreeMap<>();
+        errors.forEach((k, v) -> errMap.put(k, v.sum()));
+        if (!errMap.isEmpty()) System.out.printf("%s: errors %s%n", label, errMap);
+        boolean ok = lost == 0 && duplicates.sum() == 0 && outOfOrder.sum() == 0 && errs == 0;
+        System.out.printf("%s: verify: %d produced (acknowledged), %d consumed exactly once, %d lost, %d duplicated, "
+                        + "%d out-of-order, %d unconfirmed, %d errors -> %s%n", label, total, total - lost, lost,
+                duplicates.sum(), outOfOrder.sum(), unconfirmed, errs, ok ? "OK" : "FAILED");
+        System.out.flush();
+        System.exit(ok ? 0 : 1);
+    }
+
+    static void progress(long t0) {
+        long lp = 0, lc = 0;
+        try {
+            while (true) {
+                Thread.sleep(5000);
+                long p = produced.sum(), c = consumed.sum();
+                System.err.printf("kafka-soak: %3.0f s produced %d (%d/s) consumed %d (%d/s)%n",
+                        (System.nanoTime() - t0) / 1e9, p, (p - lp) / 5, c, (c - lc) / 5);
+                lp = p;
+                lc = c;
+            }
+        } catch (InterruptedException e) {
+            // done
+        }
+    }
+
+    static void sleepUntil(long nanos) throws InterruptedException {
+        long d;
+        while ((d = nanos - System.nanoTime()) > 0) Thread.sleep(Math.min(d / 1_000_000 + 1, 1000));
+    }
+
+    static int positive(String name, String v) {
+        int n = nonNegative(name, v);
+        if (n == 0) usage(name + " must be > 0");
+        return n;
+    }
+
+    static int nonNegative(String name, String v) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 0) usage(name + " must be >= 0, got " + v);
+            return n;
+        } catch (NumberFormatException e) {
+            usage(name + " needs a whole number, got '" + v + "'");
+            return 0;
+        }
+    }
+
+    static void usage(String msg) {
+        System.err.println("KafkaSoak: " + msg);
+        System.exit(2);
+    }
+
+    static void fail(String msg) {
+        System.err.println("KafkaSoak: " + msg);
+        System.exit(1);
+    }
+}
