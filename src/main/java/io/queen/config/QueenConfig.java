@@ -75,6 +75,12 @@ public interface QueenConfig {
         /** Largest request frame accepted; a larger one closes its connection. */
         MemorySize maxFrameBytes();
 
+        /**
+         * Largest record batch a Produce may carry (Apache Kafka's {@code message.max.bytes}); a larger one is
+         * answered MESSAGE_TOO_LARGE for its partition, the request's other partitions are written.
+         */
+        MemorySize maxBatchBytes();
+
         /** A Metadata or Produce request naming an unknown topic creates it (Apache Kafka's default). */
         boolean autoCreateTopics();
 

@@ -60,6 +60,7 @@ class ProduceApi implements KafkaApiProvider {
     private final PushSpool spool;
     private final OpsMeter meter;
     private final long drainWaitMs;
+    private final long maxBatchBytes;
     private final ExecutorService answers = Executors
             .newThreadPerTaskExecutor(Thread.ofVirtual().name("queen-kafka-produce-", 0).factory());
 
@@ -74,6 +75,7 @@ class ProduceApi implements KafkaApiProvider {
         this.spool = spool;
         this.meter = meter;
         this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
+        this.maxBatchBytes = config.kafka().maxBatchBytes().asLongValue();
     }
 
     @Override
@@ -148,6 +150,11 @@ class ProduceApi implements KafkaApiProvider {
                     continue;
                 }
                 Lane lane = new Lane(td.name(), Integer.toString(pd.index()), pr);
+                if (largestBatch((MemoryRecords) pd.records()) > maxBatchBytes) {
+                    pr.setErrorCode(Errors.MESSAGE_TOO_LARGE.code()).setErrorMessage("a record batch is larger than "
+                            + maxBatchBytes + " bytes (QUEEN_KAFKA_MAX_BATCH_BYTES)");
+                    continue;
+                }
                 try {
                     index = items(lane, (MemoryRecords) pd.records(), index);
                 } catch (CorruptRecordException e) {
@@ -183,6 +190,17 @@ class ProduceApi implements KafkaApiProvider {
     private boolean pushPaused() throws Exception {
         switches.awaitKnown();
         return switches.pushMaintenance() || (spool.pending() > 0 && !spool.awaitDrained(drainWaitMs));
+    }
+
+    /** Bytes of the largest record batch in {@code records} (0 for none). */
+    private static long largestBatch(MemoryRecords records) {
+        long max = 0;
+        if (records != null) {
+            for (RecordBatch batch : records.batches()) {
+                max = Math.max(max, batch.sizeInBytes());
+            }
+        }
+        return max;
     }
 
     private static int items(Lane lane, MemoryRecords records, int index) {

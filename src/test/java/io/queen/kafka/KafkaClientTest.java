@@ -172,6 +172,26 @@ class KafkaClientTest {
     }
 
     @Test
+    void aBatchOverTheBatchLimitIsRefusedAndTheProducerGoesOn() throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 << 20);   // the client would send it; the broker refuses it
+        // the tests' limits (KafkaEnabled): batches up to 256 KiB, frames up to 1 MiB
+        byte[] big = new byte[400 << 10];
+        new java.util.Random(7).nextBytes(big);   // incompressible: the batch stays over 256 KiB
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> producer.send(new ProducerRecord<>("large", 0, null, big)).get(60, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof org.apache.kafka.common.errors.RecordTooLargeException,
+                    String.valueOf(refused.getCause()));
+            RecordMetadata small = producer.send(new ProducerRecord<>("large", 0, null,
+                    "{\"small\": true}".getBytes(StandardCharsets.UTF_8))).get(60, TimeUnit.SECONDS);
+            assertEquals(0, small.offset(), "nothing of the refused batch was written");
+        }
+    }
+
+    @Test
     void adminCreatesDescribesAndDeletesTopics() throws Exception {
         try (Admin a = admin()) {
             a.createTopics(List.of(new NewTopic("admin-a", 4, (short) 1),
