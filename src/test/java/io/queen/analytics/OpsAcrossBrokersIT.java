@@ -83,7 +83,7 @@ class OpsAcrossBrokersIT {
         JsonNode deleted = lines.stream().filter(j -> j.path("message").asText().startsWith("queue deleted"))
                 .findFirst().orElseThrow();
         assertEquals("INFO", deleted.get("level").asText());
-        assertEquals("io.queen.queue.QueueDeleteResource", deleted.get("loggerName").asText());
+        assertEquals("io.queen.queue.QueueDeletion", deleted.get("loggerName").asText());
         assertTrue(lines.stream().anyMatch(j -> j.path("message").asText().startsWith("queue configured: " + TENANT
                 + " queue=x-ops")));
         // broker b logs text (the default) and carries the dead-letter event
