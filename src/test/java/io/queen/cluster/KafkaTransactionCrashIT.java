@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
+import io.queen.kafka.ReadToEnd;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -79,23 +80,7 @@ class KafkaTransactionCrashIT {
     }
 
     List<String> read(String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> tps = List.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1),
-                    new TopicPartition(TOPIC, 2));
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            List<String> out = new ArrayList<>();
-            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(r -> out.add(r.value()));
-            }
-            out.sort(null);
-            return out;
-        }
+        return ReadToEnd.sorted(bootstrap(), isolation, ReadToEnd.partitions(3, TOPIC));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.queen.kafka.txn;
 
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
+import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaCaller;
 import io.queen.kafka.KafkaStore;
 import io.queen.kafka.Topics;
@@ -472,21 +473,8 @@ public class TransactionCoordinator {
         return e == Errors.PRODUCER_FENCED && version < fencedFrom ? Errors.INVALID_PRODUCER_EPOCH : e;
     }
 
-    @FunctionalInterface
-    private interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
     /** A database call whose failure the client should retry: COORDINATOR_NOT_AVAILABLE, the cause in the log. */
-    private static <T> T sql(SqlCall<T> call) {
-        try {
-            return call.call();
-        } catch (SQLException e) {
-            LOG.warnf("kafka transactions: database call failed (%s); answered COORDINATOR_NOT_AVAILABLE",
-                    e.getSQLState());
-            LOG.debug("database failure", e);
-            throw new org.apache.kafka.common.errors.CoordinatorNotAvailableException(
-                    "the transaction store is unavailable, retry");
-        }
+    private static <T> T sql(CoordinatorSql.Call<T> call) {
+        return CoordinatorSql.retriable("transaction", call);
     }
 }
