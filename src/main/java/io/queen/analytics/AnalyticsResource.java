@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,7 +9,6 @@ import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.config.QueenConfig;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -52,24 +52,16 @@ public class AnalyticsResource {
             + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)"
             + " GROUP BY 1, 2, 3, 4";
 
-    private final AnalyticsReads reads;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-    private final UUID defaultTenant;
-
-    AnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers, QueenConfig config) {
-        this.reads = reads;
-        this.mapper = mapper;
-        this.callers = callers;
-        this.defaultTenant = UUID.fromString(config.defaultTenant());
-    }
+    @Inject AnalyticsReads reads;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     /**
      * Broker-wide figures (every tenant's traffic summed, brokers' processes) are the cluster operator's: served to
      * callers of the default tenant only.
      */
-    static void requireClusterView(Callers callers, UUID defaultTenant) {
-        if (!callers.tenant().equals(defaultTenant)) {
+    static void requireClusterView(Callers callers) {
+        if (!callers.tenant().equals(callers.defaultTenant())) {
             throw new ApiException(403, "broker-wide metrics are served to callers of the default tenant only");
         }
     }
@@ -164,7 +156,7 @@ public class AnalyticsResource {
                 + " max(bucket) AS \"lastSeen\"" + filter + " GROUP BY 1, 2 ORDER BY 1, 2",
                 w.args());
         out.set("workers", workers);
-        out.set("queues", queueTotals(w.range(), defaultTenant, null, w.host(), w.worker()));
+        out.set("queues", queueTotals(w.range(), callers.defaultTenant(), null, w.host(), w.worker()));
         ObjectNode summary = out.putObject("summary");
         ObjectNode total = reads.one("SELECT " + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\""
                 + filter, w.args());
@@ -260,7 +252,7 @@ public class AnalyticsResource {
 
     /** Checks the caller may see the whole cluster, then reads from/to, hostname and workerId (400 naming one). */
     private BrokerWindow brokerWindow(String from, String to, String hostname, String workerId) {
-        requireClusterView(callers, defaultTenant);
+        requireClusterView(callers);
         return new BrokerWindow(TimeRange.parse(from, to, Duration.ofHours(1)), QueryParams.blankToNull(hostname),
                 workerFilter(workerId));
     }
