@@ -1,5 +1,8 @@
 package io.queen.shutdown;
 
+import io.queen.testing.Outcome;
+import io.queen.testing.Outcome.Answered;
+import io.queen.testing.Outcome.Refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,11 +12,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,44 +62,8 @@ class GracefulShutdownIT {
         cluster.close();
     }
 
-    /** What a client saw from one request. */
-    private sealed interface Outcome permits Answered, Refused, Broken {
-    }
-
-    private record Answered(int status, String body) implements Outcome {
-    }
-
-    /**
-     * Connection refused, the 503 a stopping broker answers before running a request, or a connection closed with no
-     * byte of answer as the broker closed its sockets. The last one could hide a request that ran: a push moved to
-     * the other broker must then come back "queued", never "duplicate" (that would be a commit its client was never
-     * told about).
-     */
-    private record Refused(String why) implements Outcome {
-    }
-
-    /** Anything else: an I/O failure after the request was sent. */
-    private record Broken(String why) implements Outcome {
-    }
-
     private static Outcome call(HttpRequest request) {
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 503 && r.headers().firstValue("connection").orElse("").equalsIgnoreCase("close")) {
-                return new Refused("503 shutting down");
-            }
-            return new Answered(r.statusCode(), r.body());
-        } catch (ConnectException e) {
-            return new Refused("connection refused");
-        } catch (IOException e) {
-            if (String.valueOf(e.getMessage()).contains("received no bytes")) {
-                return new Refused("closed before any answer");
-            }
-            return new Broken(e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Broken("interrupted");
-        }
+        return Outcome.of(HTTP, request, false);
     }
 
     private static HttpRequest post(String base, String path, String json) {

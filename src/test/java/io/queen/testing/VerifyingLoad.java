@@ -2,12 +2,12 @@ package io.queen.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queen.testing.Outcome.Answered;
+import io.queen.testing.Outcome.Refused;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -160,39 +160,8 @@ public final class VerifyingLoad implements AutoCloseable {
         pool.shutdownNow();
     }
 
-    private sealed interface Outcome permits Answered, Refused, Broken {
-    }
-
-    private record Answered(int status, String body) implements Outcome {
-    }
-
-    private record Refused(String why) implements Outcome {
-    }
-
-    private record Broken(String why) implements Outcome {
-    }
-
     private Outcome call(HttpRequest request) {
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 503 && r.headers().firstValue("connection").orElse("").equalsIgnoreCase("close")) {
-                return new Refused("503 shutting down");
-            }
-            if (r.statusCode() == 503 && tolerateUnavailable) {
-                return new Refused("503 database unavailable");
-            }
-            return new Answered(r.statusCode(), r.body());
-        } catch (ConnectException e) {
-            return new Refused("connection refused");
-        } catch (IOException e) {
-            if (String.valueOf(e.getMessage()).contains("received no bytes")) {
-                return new Refused("closed before any answer");
-            }
-            return new Broken(e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Broken("interrupted");
-        }
+        return Outcome.of(HTTP, request, tolerateUnavailable);
     }
 
     private void refused(Refused r) {
