@@ -248,16 +248,6 @@ public final class BaselineDriver implements Driver {
     }
 
     @Override
-    public Storage storageAtEnd(long pushed) {
-        return null;
-    }
-
-    @Override
-    public Long brokerPid() {
-        return null;
-    }
-
-    @Override
     public void cleanup() {
         try (Connection c = Jdbc.connect(cfg.pgUrl()); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
@@ -265,7 +255,4 @@ public final class BaselineDriver implements Driver {
             // best effort
         }
     }
-
-    @Override
-    public void close() {}
 }

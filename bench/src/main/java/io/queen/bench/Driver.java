@@ -91,17 +91,22 @@ public interface Driver extends AutoCloseable {
     /** Storage measurement after the push phase (baseline) — {@code null} when measured at the end. */
     Storage storageAfterPush(long pushed);
 
-    /** Storage measurement at the end of the run (Queen) — {@code null} when measured after the push phase. */
-    Storage storageAtEnd(long pushed);
+    /** Storage measurement at the end of the run (Queen) — {@code null} (default) when measured after the push. */
+    default Storage storageAtEnd(long pushed) {
+        return null;
+    }
 
-    /** The broker process to account for, or {@code null} (baseline has no broker process). */
-    Long brokerPid();
+    /** The broker process to account for, or {@code null} (the default: the baselines have no broker process). */
+    default Long brokerPid() {
+        return null;
+    }
 
     /** Removes the run's queues / schema. */
     void cleanup();
 
+    /** Releases what the driver holds beyond the run's data; nothing by default. */
     @Override
-    void close();
+    default void close() {}
 
     /** {@code n} copies of one outcome (a batch that succeeded or failed as a whole). */
     static <T> List<T> repeat(int n, T v) {

@@ -220,16 +220,6 @@ public final class PgmqDriver implements Driver {
     }
 
     @Override
-    public Storage storageAtEnd(long pushed) {
-        return null;
-    }
-
-    @Override
-    public Long brokerPid() {
-        return null;
-    }
-
-    @Override
     public void cleanup() {
         try (Connection c = Jdbc.connect(cfg.pgUrl())) {
             for (String q : queues) {
@@ -242,7 +232,4 @@ public final class PgmqDriver implements Driver {
             // best effort
         }
     }
-
-    @Override
-    public void close() {}
 }
