@@ -70,8 +70,7 @@ public final class PgmqDriver implements Driver {
 
     @Override
     public ProducerSession producer(int id) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
+        Connection c = Jdbc.connect(cfg.pgUrl(), true);
         PreparedStatement send = c.prepareStatement("SELECT pgmq.send_batch(?, ?::jsonb[])");
         return new ProducerSession() {
             @Override
@@ -94,7 +93,7 @@ public final class PgmqDriver implements Driver {
                     }
                     return Driver.repeat(msgs.length, new PushOutcome(PushStatus.QUEUED, null));
                 } catch (SQLException e) {
-                    return Driver.repeat(msgs.length, new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    return Driver.pushFailed(msgs.length, e);
                 }
             }
 
@@ -107,8 +106,7 @@ public final class PgmqDriver implements Driver {
 
     @Override
     public ConsumerSession consumer(int id, String group) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
+        Connection c = Jdbc.connect(cfg.pgUrl(), true);
         boolean auto = cfg.ack() == Config.AckMode.AUTO;
         PreparedStatement read = c.prepareStatement(auto ? "SELECT msg_id, message FROM pgmq.pop(?, ?)"
                 : "SELECT msg_id, message FROM pgmq.read(?, " + VISIBILITY_SECONDS + ", ?)");
@@ -122,44 +120,31 @@ public final class PgmqDriver implements Driver {
                 String q = pgmqName(target != null ? target.queue() : queue);
                 // pgmq.pop takes no wait; auto-ack long-polls are emulated by re-popping every poll interval
                 boolean server = waitMs > 0 && !auto;
-                long deadline = System.nanoTime() + waitMs * 1_000_000L;
-                try {
-                    while (true) {
-                        PreparedStatement ps = server ? poll : read;
-                        ps.setString(1, q);
-                        ps.setInt(2, batch);
-                        if (server) {
-                            ps.setInt(3, Math.max(1, (waitMs + 999) / 1000));
-                        }
-                        List<long[]> ids = new ArrayList<>();
-                        List<String> bodies = new ArrayList<>();
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                ids.add(new long[] {rs.getLong(1), bodies.size()});
-                                bodies.add(rs.getString(2));
-                            }
-                        }
-                        if (!ids.isEmpty()) {
-                            ids.sort(Comparator.comparingLong(a -> a[0]));
-                            List<Delivery> out = new ArrayList<>(ids.size());
-                            for (long[] r : ids) {
-                                Payloads.Stamp st = Payloads.stampOfText(bodies.get((int) r[1]));
-                                String txn = st == null ? null : Payloads.transactionId(runId, st.producer(), st.seq());
-                                out.add(new Delivery(txn, order, st, new Handle(q, r[0])));
-                            }
-                            return new PopResult(out, null);
-                        }
-                        if (server || waitMs <= 0 || System.nanoTime() >= deadline) {
-                            return PopResult.EMPTY;
-                        }
-                        Thread.sleep(POLL_INTERVAL_MS);
+                // a server-side poll waits itself: one read
+                return Driver.poll(server ? 0 : waitMs, POLL_INTERVAL_MS, () -> {
+                    PreparedStatement ps = server ? poll : read;
+                    ps.setString(1, q);
+                    ps.setInt(2, batch);
+                    if (server) {
+                        ps.setInt(3, Math.max(1, (waitMs + 999) / 1000));
                     }
-                } catch (SQLException e) {
-                    return PopResult.error("pop-sql-" + e.getSQLState());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return PopResult.error("pop-interrupted");
-                }
+                    List<long[]> ids = new ArrayList<>();
+                    List<String> bodies = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(new long[] {rs.getLong(1), bodies.size()});
+                            bodies.add(rs.getString(2));
+                        }
+                    }
+                    ids.sort(Comparator.comparingLong(a -> a[0]));
+                    List<Delivery> out = new ArrayList<>(ids.size());
+                    for (long[] r : ids) {
+                        Payloads.Stamp st = Payloads.stampOfText(bodies.get((int) r[1]));
+                        String txn = st == null ? null : Payloads.transactionId(runId, st.producer(), st.seq());
+                        out.add(new Delivery(txn, order, st, new Handle(q, r[0])));
+                    }
+                    return out;
+                });
             }
 
             @Override
