@@ -1,5 +1,6 @@
 package io.queen.shutdown;
 
+import io.queen.testing.Api;
 import io.queen.testing.Outcome;
 import io.queen.testing.Outcome.Answered;
 import io.queen.testing.Outcome.Refused;
@@ -8,10 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +39,6 @@ import org.junit.jupiter.api.Test;
  * broker had leased (leases of 60 s) are delivered by the other broker within a second of the exit.
  */
 class GracefulShutdownIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private static final String QUEUE = "gs";
@@ -192,7 +190,7 @@ class GracefulShutdownIT {
                     continue;
                 }
                 if (o instanceof Answered ans && ans.status() == 201) {
-                    String status = tree(ans.body()).get(0).get("status").asText();
+                    String status = Api.json(ans.body()).get(0).get("status").asText();
                     if (target != home && "duplicate".equals(status)) {
                         ledger.errors.add("push " + txn + " was committed but its client got no answer");
                     } else if (!"queued".equals(status) && !"duplicate".equals(status)) {
@@ -227,7 +225,7 @@ class GracefulShutdownIT {
                 continue;
             }
             long at = System.nanoTime();
-            JsonNode messages = tree(ans.body()).get("messages");
+            JsonNode messages = Api.json(ans.body()).get("messages");
             StringBuilder acks = new StringBuilder();
             List<String> txns = new ArrayList<>();
             for (JsonNode m : messages) {
@@ -254,7 +252,7 @@ class GracefulShutdownIT {
                 ledger.errors.add("ack to " + target.url() + ": " + ack);
                 continue;
             }
-            JsonNode results = tree(ackAns.body());
+            JsonNode results = Api.json(ackAns.body());
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i).get("success").asBoolean()) {
                     String txn = txns.get(i);
@@ -275,18 +273,10 @@ class GracefulShutdownIT {
         for (int i = 0; i < 50 && txns.isEmpty(); i++) {
             Outcome o = call(get(broker.url(), "/api/v1/pop/queue/" + QUEUE + "?batch=20&wait=true&timeout=500"));
             if (o instanceof Answered ans && ans.status() == 200) {
-                tree(ans.body()).get("messages").forEach(m -> txns.add(m.get("transactionId").asText()));
+                Api.json(ans.body()).get("messages").forEach(m -> txns.add(m.get("transactionId").asText()));
             }
         }
         return txns;
-    }
-
-    private static JsonNode tree(String body) {
-        try {
-            return JSON.readTree(body);
-        } catch (IOException e) {
-            throw new IllegalStateException(body, e);
-        }
     }
 
     private static void sleep(long ms) {

@@ -1,10 +1,8 @@
 package io.queen.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.testing.Outcome.Answered;
 import io.queen.testing.Outcome.Refused;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +32,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * recorded as an error. Thread-safe; one instance per run.
  */
 public final class VerifyingLoad implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -197,7 +194,7 @@ public final class VerifyingLoad implements AutoCloseable {
                     continue;
                 }
                 if (o instanceof Answered a && a.status() == 201) {
-                    String status = tree(a.body()).get(0).get("status").asText();
+                    String status = Api.json(a.body()).get(0).get("status").asText();
                     if (retried) {
                         pushRetries.incrementAndGet();
                     }
@@ -241,7 +238,7 @@ public final class VerifyingLoad implements AutoCloseable {
             popTimes.add(new long[] {sent, System.nanoTime()});
             StringBuilder acksBody = new StringBuilder();
             List<String> txns = new ArrayList<>();
-            for (JsonNode m : tree(a.body()).get("messages")) {
+            for (JsonNode m : Api.json(a.body()).get("messages")) {
                 String txn = m.get("transactionId").asText();
                 txns.add(txn);
                 deliveries.computeIfAbsent(txn, k -> new AtomicInteger()).incrementAndGet();
@@ -264,20 +261,12 @@ public final class VerifyingLoad implements AutoCloseable {
                 errors.add("ack to " + base + ": " + ack);
                 continue;
             }
-            JsonNode results = tree(ackAns.body());
+            JsonNode results = Api.json(ackAns.body());
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i).get("success").asBoolean()) {
                     acks.computeIfAbsent(txns.get(i), k -> new AtomicInteger()).incrementAndGet();
                 }
             }
-        }
-    }
-
-    private static JsonNode tree(String body) {
-        try {
-            return JSON.readTree(body);
-        } catch (IOException e) {
-            throw new IllegalStateException(body, e);
         }
     }
 
