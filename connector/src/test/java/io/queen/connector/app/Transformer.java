@@ -3,7 +3,6 @@ package io.queen.connector.app;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -18,15 +17,7 @@ import io.vertx.core.json.JsonObject;
  * Thread-safe (stateless).
  */
 @ApplicationScoped
-public class Transformer {
-
-    @Inject
-    QueenTransactions transactions;
-
-    /** Unused: declares the outgoing channel {@code out} so that SmallRye creates its sink. */
-    @Inject
-    @org.eclipse.microprofile.reactive.messaging.Channel("out")
-    org.eclipse.microprofile.reactive.messaging.Emitter<Object> out;
+public class Transformer extends TransactionalApp {
 
     @Incoming("in")
     public CompletionStage<Void> process(Message<JsonObject> in) throws InterruptedException {

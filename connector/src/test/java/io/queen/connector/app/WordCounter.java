@@ -3,12 +3,10 @@ package io.queen.connector.app;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-import io.queen.connector.QueenTransactions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -18,15 +16,7 @@ import io.vertx.core.json.JsonObject;
  * mid-stream. Thread-safe (stateless).
  */
 @ApplicationScoped
-public class WordCounter {
-
-    @Inject
-    QueenTransactions transactions;
-
-    /** Unused: declares the outgoing channel {@code out} so that SmallRye creates its sink. */
-    @Inject
-    @org.eclipse.microprofile.reactive.messaging.Channel("out")
-    org.eclipse.microprofile.reactive.messaging.Emitter<Object> out;
+public class WordCounter extends TransactionalApp {
 
     @Incoming("in")
     public CompletionStage<Void> count(Message<JsonObject> in) throws InterruptedException {
