@@ -154,7 +154,7 @@ public final class BaselineDriver implements Driver {
     @Override
     public ConsumerSession consumer(int id, String group) throws SQLException {
         Connection c = Jdbc.connect(cfg.pgUrl(), true);
-        boolean auto = cfg.ack() == Config.AckMode.AUTO;
+        boolean auto = cfg.autoAck();
         PreparedStatement one = c.prepareStatement(auto ? TAKE : CLAIM);
         PreparedStatement any = c.prepareStatement(auto ? TAKE_ANY : CLAIM_ANY);
         PreparedStatement ack = c.prepareStatement(ACK);
@@ -205,11 +205,6 @@ public final class BaselineDriver implements Driver {
 
 
 
-
-    @Override
-    public Map<String, Double> counters() {
-        return Map.of();
-    }
 
     @Override
     public Storage storageAfterPush(long pushed) {

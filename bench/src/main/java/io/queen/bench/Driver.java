@@ -86,8 +86,10 @@ public interface Driver extends AutoCloseable {
 
     ConsumerSession consumer(int id, String group) throws Exception;
 
-    /** Broker-side counters (Prometheus) for segment figures; empty when not applicable. */
-    Map<String, Double> counters();
+    /** Broker-side counters (Prometheus) for segment figures; empty (the default) when not applicable. */
+    default Map<String, Double> counters() {
+        return Map.of();
+    }
 
     /** Storage measurement after the push phase (baseline) — {@code null} when measured at the end. */
     Storage storageAfterPush(long pushed);

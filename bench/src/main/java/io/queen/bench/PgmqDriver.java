@@ -10,7 +10,6 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -107,7 +106,7 @@ public final class PgmqDriver implements Driver {
     @Override
     public ConsumerSession consumer(int id, String group) throws SQLException {
         Connection c = Jdbc.connect(cfg.pgUrl(), true);
-        boolean auto = cfg.ack() == Config.AckMode.AUTO;
+        boolean auto = cfg.autoAck();
         PreparedStatement read = c.prepareStatement(auto ? "SELECT msg_id, message FROM pgmq.pop(?, ?)"
                 : "SELECT msg_id, message FROM pgmq.read(?, " + VISIBILITY_SECONDS + ", ?)");
         PreparedStatement poll = c.prepareStatement("SELECT msg_id, message FROM pgmq.read_with_poll(?, "
@@ -177,11 +176,6 @@ public final class PgmqDriver implements Driver {
 
 
 
-
-    @Override
-    public Map<String, Double> counters() {
-        return Map.of();
-    }
 
     @Override
     public Storage storageAfterPush(long pushed) {
