@@ -1,5 +1,6 @@
 package io.queen.shutdown;
 
+import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
 import io.queen.testing.Outcome;
 import io.queen.testing.Outcome.Answered;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,9 +27,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SIGTERM to one of two brokers under push/pop load from verifying clients. Clients start on both brokers; a
@@ -44,21 +43,9 @@ class GracefulShutdownIT {
     private static final String QUEUE = "gs";
     private static final int PARTITIONS = 8;
 
-    static BrokerDatabase cluster;
-    static BrokerProcess a;
-    static BrokerProcess b;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = BrokerDatabase.create("graceful");
-        a = cluster.start("gs-a", Map.of());
-        b = cluster.start("gs-b", Map.of());
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TwoBrokers brokers = new TwoBrokers("graceful", "gs-a", Map.of(),
+            "gs-b", Map.of());
 
     private static Outcome call(HttpRequest request) {
         return Outcome.of(HTTP, request, false);
@@ -95,7 +82,7 @@ class GracefulShutdownIT {
 
     @Test
     void sigtermUnderLoadAnswersEverythingLosesNothingAndHandsLeasesOver() throws Exception {
-        Outcome cfg = call(post(b.url(), "/api/v1/configure",
+        Outcome cfg = call(post(brokers.b().url(), "/api/v1/configure",
                 "{\"queue\":\"" + QUEUE + "\",\"options\":{\"leaseTime\":60,\"retryLimit\":100}}"));
         assertEquals(200, ((Answered) cfg).status());
         Ledger ledger = new Ledger();
@@ -106,25 +93,25 @@ class GracefulShutdownIT {
         List<Future<?>> consumers = new ArrayList<>();
         for (int p = 0; p < 4; p++) {
             int id = p;
-            producers.add(pool.submit(() -> produce(id, id % 2 == 0 ? a : b, producing, ledger)));
+            producers.add(pool.submit(() -> produce(id, id % 2 == 0 ? brokers.a() : brokers.b(), producing, ledger)));
         }
         for (int c = 0; c < 4; c++) {
-            BrokerProcess home = c < 2 ? a : b;
+            BrokerProcess home = c < 2 ? brokers.a() : brokers.b();
             consumers.add(pool.submit(() -> consume(home, consuming, ledger)));
         }
         Thread.sleep(3000);
 
         // a consumer of A that holds its batch when the stop comes: its lease (60 s) must be handed over
-        List<String> held = holdABatch(a);
+        List<String> held = holdABatch(brokers.a());
         assertFalse(held.isEmpty(), "a batch leased from the broker to be stopped");
         ledger.deliveredByA.addAll(held);
 
         // a long poll parked on the stopping broker for 30 s: answered 204 at the drain, it does not hold the exit
-        Future<Outcome> parked = pool.submit(() -> call(get(a.url(), "/api/v1/pop/queue/gs-idle?wait=true&timeout=30000")));
+        Future<Outcome> parked = pool.submit(() -> call(get(brokers.a().url(), "/api/v1/pop/queue/gs-idle?wait=true&timeout=30000")));
         Thread.sleep(300);
 
         ledger.stopSignalled = System.nanoTime();
-        long drainMs = a.terminate(Duration.ofSeconds(40));
+        long drainMs = brokers.a().terminate(Duration.ofSeconds(40));
         Outcome parkedAnswer = parked.get(5, TimeUnit.SECONDS);
         assertTrue(parkedAnswer instanceof Answered p && p.status() == 204, "parked pop: " + parkedAnswer);
         assertTrue(drainMs < 25_000, "the parked pop did not hold the exit: " + drainMs + " ms");
@@ -145,7 +132,7 @@ class GracefulShutdownIT {
         }
         pool.shutdown();
 
-        String log = a.logText();
+        String log = brokers.a().logText();
         System.out.println("graceful shutdown: " + ledger.acknowledged.size() + " pushes acknowledged, "
                 + ledger.acked.size() + " acked, " + "refusals " + ledger.refusals + ", "
                 + ledger.retriedElsewhere.get() + " requests moved to the other broker");
@@ -183,10 +170,10 @@ class GracefulShutdownIT {
                     + "\",\"transactionId\":\"" + txn + "\",\"payload\":{\"txn\":\"" + txn + "\"}}]}";
             while (true) {
                 Outcome o = call(post(target.url(), "/api/v1/push", body));
-                if (o instanceof Refused r && target == a) {
+                if (o instanceof Refused r && target == brokers.a()) {
                     ledger.refused(r);
                     ledger.retriedElsewhere.incrementAndGet();
-                    target = b;
+                    target = brokers.b();
                     continue;
                 }
                 if (o instanceof Answered ans && ans.status() == 201) {
@@ -211,9 +198,9 @@ class GracefulShutdownIT {
         BrokerProcess target = home;
         while (running.get()) {
             Outcome o = call(get(target.url(), "/api/v1/pop/queue/" + QUEUE + "?batch=10&wait=true&timeout=500"));
-            if (o instanceof Refused r && target == a) {
+            if (o instanceof Refused r && target == brokers.a()) {
                 ledger.refused(r);
-                target = b;
+                target = brokers.b();
                 continue;
             }
             if (!(o instanceof Answered ans) || (ans.status() != 200 && ans.status() != 204)) {
@@ -231,7 +218,7 @@ class GracefulShutdownIT {
             for (JsonNode m : messages) {
                 String txn = m.get("transactionId").asText();
                 txns.add(txn);
-                if (target == a) {
+                if (target == brokers.a()) {
                     ledger.deliveredByA.add(txn);
                 } else if (ledger.stopSignalled != 0) {
                     ledger.deliveredByBAfterStop.putIfAbsent(txn, at);
@@ -243,9 +230,9 @@ class GracefulShutdownIT {
             }
             sleep(10);
             Outcome ack = call(post(target.url(), "/api/v1/ack/batch", "{\"acknowledgments\":[" + acks + "]}"));
-            if (ack instanceof Refused r && target == a) {
+            if (ack instanceof Refused r && target == brokers.a()) {
                 ledger.refused(r);
-                target = b;  // the batch is redelivered from the released lease
+                target = brokers.b();  // the batch is redelivered from the released lease
                 continue;
             }
             if (!(ack instanceof Answered ackAns) || ackAns.status() != 200) {
@@ -259,7 +246,7 @@ class GracefulShutdownIT {
                     if (!ledger.acked.add(txn)) {
                         ledger.ackedTwice.add(txn);
                     }
-                    if (target == a) {
+                    if (target == brokers.a()) {
                         ledger.ackedThroughA.add(txn);
                     }
                 }
