@@ -110,8 +110,6 @@ DECLARE
     v_start BIGINT;
     v_last  BIGINT;
     v_bound BIGINT;
-    v_n     BIGINT;
-    v_end   BIGINT;
 BEGIN
     SELECT q.id INTO v_queue FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queue;
     IF NOT FOUND THEN
@@ -131,23 +129,8 @@ BEGIN
         RETURN;
     END IF;
     IF v_bound > v_start THEN
-        -- base_offset < bound bounds the PK range scan; end_offset < bound keeps only whole segments
-        WITH d AS (
-            DELETE FROM queen.log_segments s
-             WHERE s.partition_id = v_pid AND s.base_offset >= v_start AND s.base_offset < v_bound
-               AND s.end_offset < v_bound
-            RETURNING s.end_offset, s.end_offset - s.base_offset + 1 AS n)
-        SELECT COALESCE(sum(d.n), 0)::bigint, max(d.end_offset) INTO v_n, v_end FROM d;
-        IF v_end IS NOT NULL THEN
-            UPDATE queen.log_partitions lp
-               SET log_start = GREATEST(lp.log_start, v_end + 1),
-                   oldest_live_at = (SELECT s.created_at FROM queen.log_segments s WHERE s.partition_id = v_pid
-                                      ORDER BY s.base_offset LIMIT 1)
-             WHERE lp.id = v_pid
-            RETURNING lp.log_start INTO v_start;
-            INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type)
-            VALUES (v_pid, v_queue, v_n, 'delete_records');
-        END IF;
+        SELECT d.new_log_start INTO v_start
+          FROM queen.log_delete_prefix_v1(v_pid, v_queue, v_start, v_bound, 'delete_records') d;
     END IF;
     RETURN QUERY SELECT 'ok'::text, v_start;
 END $$;
