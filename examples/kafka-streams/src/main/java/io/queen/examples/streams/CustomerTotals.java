@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -16,6 +17,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -81,6 +83,21 @@ public final class CustomerTotals {
             }
         }
         KafkaStreams streams = new KafkaStreams(topology(), props);
+        // what a restart had to read back from the changelog (all of it on a fresh state directory)
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+            }
+
+            @Override
+            public void onBatchRestored(TopicPartition partition, String store, long batchEnd, long n) {
+            }
+
+            @Override
+            public void onRestoreEnd(TopicPartition partition, String store, long total) {
+                System.out.println("restored " + total + " records of " + store + " from " + partition);
+            }
+        });
         CountDownLatch stopped = new CountDownLatch(1);
         streams.setStateListener((now, before) -> {
             System.out.println("state " + before + " -> " + now);

@@ -113,6 +113,8 @@ class CustomerTotalsCrashTest {
             run.destroy();  // SIGTERM: the application closes cleanly
             assertTrue(run.waitFor(60, TimeUnit.SECONDS), "the application exits on SIGTERM");
         }
+        long restored = restored(work.resolve("run-3.log"));
+        assertTrue(restored > 0, "the fresh state directory was restored from the changelog");
 
         // every output record, committed ones only
         Map<String, List<String[]>> byCustomer = new TreeMap<>();
@@ -146,8 +148,9 @@ class CustomerTotalsCrashTest {
         }
         System.out.printf("kafka-streams crash test (%s): records in %d, records out %d, duplicates %d, lost %d,"
                         + " customers with a wrong final total %d of %d, restarts %d (SIGKILL at %d and %d records"
-                        + " out, the second restart on a fresh state directory)%n", GUARANTEE, ORDERS, out,
-                duplicates, lost, wrongTotals, CUSTOMERS, restarts, killedAt[0], killedAt[1]);
+                        + " out, the second restart on a fresh state directory, %d changelog records restored)%n",
+                GUARANTEE, ORDERS, out, duplicates, lost, wrongTotals, CUSTOMERS, restarts, killedAt[0],
+                killedAt[1], restored);
 
         assertEquals(0, lost, "orders missing from the output");
         if (!GUARANTEE.equals(StreamsConfig.AT_LEAST_ONCE)) {
@@ -293,6 +296,17 @@ class CustomerTotalsCrashTest {
             c.poll(Duration.ofMillis(200)).forEach(out::add);
         }
         return out;
+    }
+
+    /** The changelog records a run restored, from the application's {@code restored N records of ...} lines. */
+    static long restored(Path log) throws IOException {
+        long n = 0;
+        for (String line : Files.readAllLines(log)) {
+            if (line.startsWith("restored ")) {
+                n += Long.parseLong(line.split(" ")[1]);
+            }
+        }
+        return n;
     }
 
     static String exitCode(Process p) {
