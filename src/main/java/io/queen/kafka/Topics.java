@@ -92,7 +92,7 @@ public class Topics {
         return deletion.delete(tenant, name);
     }
 
-    static boolean valid(String name) {
+    public static boolean valid(String name) {
         try {
             validate(name);
             return true;
