@@ -50,7 +50,7 @@ class CustomerTotalsCrashTest {
     static final int PARTITIONS = 4;
     static final String APP = "customer-totals";
     /** The processing guarantee under test: {@code -Dstreams.guarantee=...} overrides it. */
-    static final String GUARANTEE = System.getProperty("streams.guarantee", StreamsConfig.AT_LEAST_ONCE);
+    static final String GUARANTEE = System.getProperty("streams.guarantee", StreamsConfig.EXACTLY_ONCE_V2);
 
     static TestPostgres.Server pg;
     static String database;
