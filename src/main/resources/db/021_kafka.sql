@@ -15,8 +15,16 @@ ALTER TABLE queen.kafka_topics ADD COLUMN IF NOT EXISTS cleanup_policy TEXT NOT 
 CREATE SEQUENCE IF NOT EXISTS queen.kafka_producer_ids;
 
 -- The tenant's topics: all (p_names NULL) or the named ones that exist.
-DROP FUNCTION IF EXISTS queen.kafka_topics_v1(UUID, TEXT[]);
-CREATE FUNCTION queen.kafka_topics_v1(p_tenant UUID, p_names TEXT[])
+-- (dropped only while it still has its shape without cleanup_policy, so a boot does not drop it under callers)
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = 'queen' AND p.proname = 'kafka_topics_v1'
+                  AND pg_get_function_result(p.oid) NOT LIKE '%cleanup_policy%') THEN
+        DROP FUNCTION queen.kafka_topics_v1(UUID, TEXT[]);
+    END IF;
+END $$;
+CREATE OR REPLACE FUNCTION queen.kafka_topics_v1(p_tenant UUID, p_names TEXT[])
 RETURNS TABLE (name TEXT, queue_id UUID, partitions INT, retention_seconds INT, retention_enabled BOOLEAN,
                cleanup_policy TEXT)
 LANGUAGE sql STABLE AS $$
