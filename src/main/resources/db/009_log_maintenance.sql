@@ -101,9 +101,9 @@ $$;
 -- log_start), advances log_start (never backwards) and oldest_live_at (the new first live segment's created_at,
 -- NULL when none) and audits the deletion in retention_history as p_type. The caller holds the partition's row
 -- lock (FOR UPDATE) and chose the bound: the retention step and Kafka DeleteRecords (021_kafka.sql).
-DROP FUNCTION IF EXISTS queen.log_delete_prefix_v1(UUID, UUID, BIGINT, BIGINT, TEXT);
-CREATE FUNCTION queen.log_delete_prefix_v1(p_pid UUID, p_queue UUID, p_start BIGINT, p_bound BIGINT, p_type TEXT,
-                                           OUT deleted INT, OUT messages BIGINT, OUT new_log_start BIGINT)
+CREATE OR REPLACE FUNCTION queen.log_delete_prefix_v1(p_pid UUID, p_queue UUID, p_start BIGINT, p_bound BIGINT,
+                                                      p_type TEXT, OUT deleted INT, OUT messages BIGINT,
+                                                      OUT new_log_start BIGINT)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_end BIGINT;
