@@ -2,6 +2,7 @@ package io.queen.kafka.txn;
 
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
+import io.queen.background.DaemonTimer;
 import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaCaller;
 import io.queen.kafka.KafkaStore;
@@ -23,9 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
@@ -97,13 +96,7 @@ public class TransactionCoordinator {
         if (sweeper != null) {
             return;
         }
-        sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kafka-txn-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
-        long every = Math.max(10, config.timeoutCheckMs());
-        sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+        sweeper = DaemonTimer.every("kafka-txn-timeouts", Math.max(10, config.timeoutCheckMs()), this::sweep);
     }
 
     @PreDestroy
