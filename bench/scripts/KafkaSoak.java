@@ -45,13 +45,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * Run: java -cp 'bench/target/kafka-<v>/*:bench/target/queen-bench.jar' bench/scripts/KafkaSoak.java --bootstrap
  * host:port [--topic T] [--partitions 200] [--producers 8] [--consumers 8] [--value-bytes 256] [--seconds 30]
- * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB] [--label NAME]
+ * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--transactional 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB]
+ * [--label NAME]
+ *
+ * --transactional N (N > 0): each producer is transactional (its own transactional.id) and commits N records per
+ * transaction in a closed loop (begin, N sends, commit); its records count as acknowledged once their transaction
+ * committed, and the consumers read with isolation.level=read_committed. transactions/s = produced/s / N.
  * Exit code 0: verification passed and no errors; 1 otherwise; 2 usage.
  */
 public class KafkaSoak {
     static String bootstrap, topic = "soak-" + System.currentTimeMillis(), label = "run";
     static int partitions = 200, producers = 8, consumers = 8, valueBytes = 256, seconds = 30, warmup = 5,
-            drainTimeout = 60, pgPort = 0, outstanding = 0;
+            drainTimeout = 60, pgPort = 0, outstanding = 0, transactional = 0;
     static Long brokerPid;
     static String pgDb;
 
@@ -84,6 +89,7 @@ public class KafkaSoak {
                 case "--warmup" -> warmup = nonNegative(a, v);
                 case "--drain-timeout" -> drainTimeout = positive(a, v);
                 case "--outstanding" -> outstanding = nonNegative(a, v);
+                case "--transactional" -> transactional = nonNegative(a, v);
                 case "--broker-pid" -> brokerPid = (long) positive(a, v);
                 case "--pg-port" -> pgPort = positive(a, v);
                 case "--pg-db" -> pgDb = v;
@@ -161,6 +167,10 @@ public class KafkaSoak {
     }
 
     static void produce(int id, long endNanos) {
+        if (transactional > 0) {
+            produceTransactions(id, endNanos);
+            return;
+        }
         Properties pr = new Properties();
         pr.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         pr.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -186,6 +196,39 @@ public class KafkaSoak {
                 });
             }
             producer.flush();
+        } catch (RuntimeException e) {
+            errors.computeIfAbsent("producer: " + e, k -> new LongAdder()).increment();
+        }
+    }
+
+    /** A transactional producer: begin, {@code transactional} sends, commit, until the end. */
+    static void produceTransactions(int id, long endNanos) {
+        Properties pr = new Properties();
+        pr.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pr.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-producer-" + id);
+        pr.put(ProducerConfig.CLIENT_ID_CONFIG, "soak-producer-" + id);
+        BitSet mine = acked[id];
+        StringBuilder sb = new StringBuilder(valueBytes + 64);
+        try (KafkaProducer<byte[], byte[]> producer =
+                     new KafkaProducer<>(pr, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (long seq = 0; System.nanoTime() < endNanos; ) {
+                long first = seq;
+                try {
+                    producer.beginTransaction();
+                    for (int i = 0; i < transactional; i++, seq++) {
+                        producer.send(new ProducerRecord<>(topic, null, value(sb, id, seq, System.nanoTime())));
+                    }
+                    producer.commitTransaction();
+                    synchronized (mine) { mine.set((int) first, (int) seq); }
+                    produced.add(seq - first);
+                } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
+                    throw e;
+                } catch (org.apache.kafka.common.KafkaException e) {
+                    errors.computeIfAbsent("transaction: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                    producer.abortTransaction();
+                }
+            }
         } catch (RuntimeException e) {
             errors.computeIfAbsent("producer: " + e, k -> new LongAdder()).increment();
         }
@@ -217,6 +260,7 @@ public class KafkaSoak {
         pr.put(ConsumerConfig.GROUP_ID_CONFIG, topic + "-group");
         pr.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         pr.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        if (transactional > 0) pr.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         try (KafkaConsumer<byte[], byte[]> consumer =
                      new KafkaConsumer<>(pr, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
@@ -282,11 +326,17 @@ public class KafkaSoak {
             unconfirmed += u.cardinality();
         }
         long errs = errors.values().stream().mapToLong(LongAdder::sum).sum();
-        System.out.printf("%s: topic %s, %d partitions, %d producers (idempotent, acks=all), %d consumers in one group, %d B values%n",
-                label, topic, partitions, producers, consumers, valueBytes);
+        System.out.printf("%s: topic %s, %d partitions, %d producers (%s), %d consumers in one group%s, %d B values%n",
+                label, topic, partitions, producers, transactional > 0
+                        ? "transactional, " + transactional + " records per transaction" : "idempotent, acks=all",
+                consumers, transactional > 0 ? " (read_committed)" : "", valueBytes);
         System.out.printf("%s: steady %.1f s (after %d s warm-up), drain %.1f s%n", label, steady, warmup, all - steady);
         System.out.printf("%s: produced/s %.0f  consumed/s %.0f  (steady); consumed A->C %d%n",
                 label, prodAB / steady, consAB / steady, consAC);
+        if (transactional > 0) {
+            System.out.printf("%s: transactions/s %.0f (committed, %d records each)%n", label,
+                    prodAB / steady / transactional, transactional);
+        }
         String cpu = "";
         if (brokerPid != null) {
             double bs = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker, c.broker));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The soak shape through Kafka clients, against Queen's Kafka listener or Apache Kafka (single-node KRaft):
-#   bench/scripts/kafka-soak.sh [--seconds S] [--warm S] [--partitions N] [--outstanding N] [--out DIR] queen <app dir>|kafka
+#   bench/scripts/kafka-soak.sh [--seconds S] [--warm S] [--partitions N] [--producers N] [--outstanding N]
+#                               [--transactional N] [--out DIR] queen <app dir>|kafka
 # <app dir>: a quarkus-app directory or its quarkus-run.jar. Options:
 #   --seconds S     recorded steady seconds (default 30)
 #   --warm S        seconds of an unrecorded run of the same shape on another topic that warms the broker first
@@ -8,8 +9,11 @@
 #   --partitions N  partitions of the topic (default 200)
 #   --outstanding N at most N records sent and not yet acknowledged per producer (default 0 = no limit but the
 #                   client's 32 MB buffer.memory: the default client in a closed loop)
+#   --producers N   producers (default 8)
+#   --transactional N  transactional producers committing N records per transaction, read_committed consumers
+#                   (default 0 = idempotent producers); prints transactions/s
 #   --out DIR       where the logs go (default: a new temporary directory, printed)
-# The shape (bench/scripts/KafkaSoak.java): 1 topic x N partitions, 256 B values, 8 producers (idempotent, acks=all,
+# The shape (bench/scripts/KafkaSoak.java): 1 topic x N partitions, 256 B values, 8 producers (--producers; idempotent, acks=all, or transactional with --transactional;
 # default batching), 8 consumers in one consumer group committing offsets after every poll, --warmup 5 inside the
 # recorded run. queen: a fresh database, the broker started on it with QUEEN_KAFKA_ENABLED=true (PostgreSQL from
 # PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV go
@@ -22,7 +26,7 @@
 # the verification (every acknowledged record consumed exactly once). Exit code 0 when it passed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-seconds=30 warm=20 partitions=200 outstanding=0 out=""
+seconds=30 warm=20 partitions=200 outstanding=0 producers=8 transactional=0 out=""
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -30,6 +34,8 @@ while [ $# -gt 0 ]; do
     --warm) warm=$2; shift 2 ;;
     --partitions) partitions=$2; shift 2 ;;
     --outstanding) outstanding=$2; shift 2 ;;
+    --producers) producers=$2; shift 2 ;;
+    --transactional) transactional=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -*) echo "kafka-soak: unknown option $1" >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
@@ -43,7 +49,7 @@ case $target in
   kafka) [ ${#args[@]} -eq 1 ] || usage ;;
   *) usage ;;
 esac
-for n in "$seconds" "$warm" "$partitions" "$outstanding"; do
+for n in "$seconds" "$warm" "$partitions" "$outstanding" "$producers" "$transactional"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "kafka-soak: '$n' is not a whole number" >&2; exit 2; }
 done
 java=${JAVA:-$(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | grep -E 'temurin-(2[1-9]|[3-9][0-9])' | tail -1)}
@@ -80,8 +86,8 @@ wait_port() {  # <port> <pid> <log>
 load() {  # <label> <seconds> <warmup> [KafkaSoak flags]
   local label=$1 s=$2 w=$3; shift 3
   "$java" -cp "$cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$root/bench/scripts/KafkaSoak.java" \
-    --bootstrap "127.0.0.1:$kport" --topic "soak-$label-$RANDOM" --partitions "$partitions" --producers 8 \
-    --consumers 8 --value-bytes 256 --outstanding "$outstanding" --seconds "$s" --warmup "$w" --label "$target" "$@"
+    --bootstrap "127.0.0.1:$kport" --topic "soak-$label-$RANDOM" --partitions "$partitions" --producers "$producers" \
+    --consumers 8 --value-bytes 256 --outstanding "$outstanding" --transactional "$transactional" --seconds "$s" --warmup "$w" --label "$target" "$@"
 }
 
 pid="" db="" kdir=""
@@ -151,7 +157,7 @@ fi
 [ "$target" = queen ] && { psql_q "CHECKPOINT" >/dev/null 2>&1 || true; }
 {
   echo "$what"
-  echo "shape: $partitions partitions, 8 producers (--outstanding $outstanding), 8 consumers, 256 B values; --seconds $seconds --warmup 5; warm run $warm s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "shape: $partitions partitions, $producers producers (--outstanding $outstanding, --transactional $transactional), 8 consumers, 256 B values; --seconds $seconds --warmup 5; warm run $warm s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/report.txt"
 rc=0
 load run "$seconds" 5 --broker-pid "$pid" "${extra[@]}" 2>"$out/run.log" | tee -a "$out/report.txt" || rc=$?

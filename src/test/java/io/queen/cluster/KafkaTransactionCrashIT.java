@@ -1,9 +1,12 @@
 package io.queen.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
+import io.queen.kafka.ReadToEnd;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -16,13 +19,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +32,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A broker process killed with -9 while a Kafka transaction is open (its records staged): after the restart a
  * producer with the same transactional id aborts that transaction on InitProducerId, none of its records is ever
- * visible (read_committed or read_uncommitted), its staging is gone, and the next transaction commits.
+ * visible (read_committed or read_uncommitted), its staging is gone, and the next transaction commits. And a
+ * transactional id served by two brokers in turn: all its state is in PostgreSQL, so a producer on the second broker
+ * fences the one on the first.
  */
 class KafkaTransactionCrashIT {
     static final String TOPIC = "txn-crash";
@@ -71,30 +74,53 @@ class KafkaTransactionCrashIT {
     }
 
     KafkaProducer<String, String> producer() {
+        return producer("crash-copier");
+    }
+
+    KafkaProducer<String, String> producer(String transactionalId) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "crash-copier");
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600_000);  // only the new producer may end it
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
     List<String> read(String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> tps = List.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 1),
-                    new TopicPartition(TOPIC, 2));
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            List<String> out = new ArrayList<>();
-            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(r -> out.add(r.value()));
+        return ReadToEnd.sorted(bootstrap(), isolation, ReadToEnd.partitions(3, TOPIC));
+    }
+
+    @Test
+    void aProducerOnAnotherBrokerFencesTheFirstAndAbortsItsTransaction() throws Exception {
+        int otherPort = BrokerProcess.freePort();
+        BrokerProcess other = database.start("kafka-txn-other", Map.of("QUEEN_KAFKA_ENABLED", "true",
+                "QUEEN_KAFKA_PORT", String.valueOf(otherPort), "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1"));
+        try {
+            Properties ap = new Properties();
+            ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+            try (Admin admin = Admin.create(ap)) {
+                admin.createTopics(List.of(new NewTopic("txn-moved", 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
             }
-            out.sort(null);
-            return out;
+            Properties second = new Properties();
+            second.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + otherPort);
+            second.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "moved-copier");
+            try (KafkaProducer<String, String> first = producer("moved-copier");
+                    KafkaProducer<String, String> late = new KafkaProducer<>(second, new StringSerializer(),
+                            new StringSerializer())) {
+                first.initTransactions();
+                first.beginTransaction();
+                first.send(new ProducerRecord<>("txn-moved", 0, "k", "zombie")).get(30, TimeUnit.SECONDS);
+                late.initTransactions();  // on the other broker: fences the first, aborts its transaction
+                KafkaException e = assertThrows(KafkaException.class, first::commitTransaction);
+                assertTrue(e instanceof ProducerFencedException || e.getCause() instanceof ProducerFencedException,
+                        e.toString());
+                late.beginTransaction();
+                late.send(new ProducerRecord<>("txn-moved", 1, "k", "live"));
+                late.commitTransaction();
+            }
+            assertEquals(List.of("live"), ReadToEnd.sorted(bootstrap(), "read_uncommitted",
+                    ReadToEnd.partitions(3, "txn-moved")));
+        } finally {
+            other.close();
         }
     }
 

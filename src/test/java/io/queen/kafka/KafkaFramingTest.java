@@ -28,9 +28,6 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
-import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,26 +43,11 @@ class KafkaFramingTest {
     KafkaListener listener;
 
     static byte[] request(ApiKeys key, short version, int correlationId, ApiMessage body) {
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        short hv = key.requestHeaderVersion(version);
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(version)
-                .setCorrelationId(correlationId).setClientId("framing-test");
-        int size = header.size(cache, hv) + body.size(cache, version);
-        ByteBuffer buf = ByteBuffer.allocate(4 + size).putInt(size);
-        ByteBufferAccessor out = new ByteBufferAccessor(buf);
-        header.write(out, cache, hv);
-        body.write(out, cache, version);
-        return buf.array();
+        return KafkaFrames.request(key, version, correlationId, body);
     }
 
-    /** One response frame: its correlation id checked, the body positioned after the header. */
     static ByteBuffer response(DataInputStream in, int correlationId, short headerVersion) throws IOException {
-        byte[] frame = new byte[in.readInt()];
-        in.readFully(frame);
-        ByteBuffer buf = ByteBuffer.wrap(frame);
-        ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(buf), headerVersion);
-        assertEquals(correlationId, header.correlationId());
-        return buf;
+        return KafkaFrames.response(in, correlationId, headerVersion);
     }
 
     Socket connect() throws IOException {

@@ -40,6 +40,8 @@ import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -187,6 +189,42 @@ class KafkaSaslTest {
             // client throws at once (its error state); otherwise the send's future fails. Either way, refused.
             Exception e = assertThrows(Exception.class,
                     () -> p.send(new ProducerRecord<>("sasl-ro", 0, null, new byte[] {1})).get());
+            assertTrue(authorizationFailure(e), e.toString());
+        }
+    }
+
+    @Test
+    void writeOnlyCommitsTransactionsButOnlyReadWriteMovesTheirOffsets() throws Exception {
+        try (Admin a = Admin.create(plain(Tokens.token("root", "admin", "tenant-t")))) {
+            a.createTopics(List.of(new NewTopic("sasl-txn", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        Properties w = plain(Tokens.token("writer", "write-only", "tenant-t"));
+        w.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-writer");
+        try (KafkaProducer<byte[], byte[]> p = producer(w)) {
+            p.initTransactions();
+            p.beginTransaction();
+            p.send(new ProducerRecord<>("sasl-txn", 0, null, new byte[] {1}));
+            p.commitTransaction();
+            p.beginTransaction();
+            Exception e = assertThrows(Exception.class, () -> p.sendOffsetsToTransaction(
+                    Map.of(new TopicPartition("sasl-txn", 0), new OffsetAndMetadata(1)),
+                    new ConsumerGroupMetadata("sasl-txn-group")));
+            assertTrue(authorizationFailure(e), e.toString());
+        }
+        Properties rw = plain(Tokens.token("copier", "read-write", "tenant-t"));
+        rw.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-copier");
+        try (KafkaProducer<byte[], byte[]> p = producer(rw)) {
+            p.initTransactions();
+            p.beginTransaction();
+            p.send(new ProducerRecord<>("sasl-txn", 0, null, new byte[] {2}));
+            p.sendOffsetsToTransaction(Map.of(new TopicPartition("sasl-txn", 0), new OffsetAndMetadata(1)),
+                    new ConsumerGroupMetadata("sasl-txn-group"));
+            p.commitTransaction();
+        }
+        Properties r = plain(Tokens.token("reader", "read-only", "tenant-t"));
+        r.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-reader");
+        try (KafkaProducer<byte[], byte[]> p = producer(r)) {
+            Exception e = assertThrows(Exception.class, p::initTransactions);
             assertTrue(authorizationFailure(e), e.toString());
         }
     }

@@ -3,11 +3,11 @@ package io.queen.kafka.group;
 import io.queen.groups.ConsumerGroupStore;
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
+import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaCaller;
 import io.queen.shutdown.DrainState;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -62,7 +62,6 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.message.SyncGroupResponseData;
-import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.protocol.Errors;
 import org.jboss.logging.Logger;
 
@@ -507,20 +506,8 @@ public class GroupCoordinator {
     }
 
     /** A database call whose failure the client should retry: COORDINATOR_NOT_AVAILABLE, the cause in the log. */
-    @FunctionalInterface
-    private interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
-    private static <T> T sql(SqlCall<T> call) {
-        try {
-            return call.call();
-        } catch (SQLException e) {
-            LOG.warnf("kafka group offsets: database call failed (%s); answered COORDINATOR_NOT_AVAILABLE",
-                    e.getSQLState());
-            LOG.debug("database failure", e);
-            throw new CoordinatorNotAvailableException("the offsets store is unavailable, retry");
-        }
+    private static <T> T sql(CoordinatorSql.Call<T> call) {
+        return CoordinatorSql.retriable("group offsets", call);
     }
 
     // ---- input ----

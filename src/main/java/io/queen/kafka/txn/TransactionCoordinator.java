@@ -2,6 +2,8 @@ package io.queen.kafka.txn;
 
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
+import io.queen.background.DaemonTimer;
+import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaCaller;
 import io.queen.kafka.KafkaStore;
 import io.queen.kafka.Topics;
@@ -22,9 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
@@ -96,13 +96,7 @@ public class TransactionCoordinator {
         if (sweeper != null) {
             return;
         }
-        sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kafka-txn-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
-        long every = Math.max(10, config.timeoutCheckMs());
-        sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+        sweeper = DaemonTimer.every("kafka-txn-timeouts", Math.max(10, config.timeoutCheckMs()), this::sweep);
     }
 
     @PreDestroy
@@ -472,21 +466,8 @@ public class TransactionCoordinator {
         return e == Errors.PRODUCER_FENCED && version < fencedFrom ? Errors.INVALID_PRODUCER_EPOCH : e;
     }
 
-    @FunctionalInterface
-    private interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
     /** A database call whose failure the client should retry: COORDINATOR_NOT_AVAILABLE, the cause in the log. */
-    private static <T> T sql(SqlCall<T> call) {
-        try {
-            return call.call();
-        } catch (SQLException e) {
-            LOG.warnf("kafka transactions: database call failed (%s); answered COORDINATOR_NOT_AVAILABLE",
-                    e.getSQLState());
-            LOG.debug("database failure", e);
-            throw new org.apache.kafka.common.errors.CoordinatorNotAvailableException(
-                    "the transaction store is unavailable, retry");
-        }
+    private static <T> T sql(CoordinatorSql.Call<T> call) {
+        return CoordinatorSql.retriable("transaction", call);
     }
 }

@@ -10,6 +10,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListener;
+import io.queen.kafka.ReadToEnd;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -130,22 +131,7 @@ class KafkaExactlyOnceTest {
 
     /** The output's values as a read_committed consumer reads them to the end offsets. */
     List<String> output() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> tps = List.of(new TopicPartition(OUT, 0), new TopicPartition(OUT, 1),
-                    new TopicPartition(OUT, 2));
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            List<String> out = new ArrayList<>();
-            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(r -> out.add(r.value()));
-            }
-            return out;
-        }
+        return ReadToEnd.values(bootstrap(), "read_committed", ReadToEnd.partitions(3, OUT));
     }
 
     static void await(String what, IntSupplier count, int atLeast, Worker... workers) throws InterruptedException {

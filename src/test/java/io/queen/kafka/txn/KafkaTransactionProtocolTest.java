@@ -8,6 +8,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
+import io.queen.kafka.KafkaFrames;
 import io.queen.kafka.KafkaListener;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
@@ -30,15 +31,12 @@ import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -70,24 +68,10 @@ class KafkaTransactionProtocolTest {
     ApiMessage call(Socket s, ApiKeys key, int version, ApiMessage body) throws Exception {
         short v = (short) version;
         int id = ++correlation;
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        short hv = key.requestHeaderVersion(v);
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(v)
-                .setCorrelationId(id).setClientId("txn-protocol-test");
-        int size = header.size(cache, hv) + body.size(cache, v);
-        ByteBuffer buf = ByteBuffer.allocate(4 + size).putInt(size);
-        ByteBufferAccessor out = new ByteBufferAccessor(buf);
-        header.write(out, cache, hv);
-        body.write(out, cache, v);
         DataOutputStream o = new DataOutputStream(s.getOutputStream());
-        o.write(buf.array());
+        o.write(KafkaFrames.request(key, v, id, body));
         o.flush();
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        byte[] frame = new byte[in.readInt()];
-        in.readFully(frame);
-        ByteBuffer rb = ByteBuffer.wrap(frame);
-        assertEquals(id, new ResponseHeaderData(new ByteBufferAccessor(rb), key.responseHeaderVersion(v))
-                .correlationId());
+        ByteBuffer rb = KafkaFrames.response(new DataInputStream(s.getInputStream()), id, key.responseHeaderVersion(v));
         return AbstractResponse.parseResponse(key, new ByteBufferAccessor(rb), v).data();
     }
 

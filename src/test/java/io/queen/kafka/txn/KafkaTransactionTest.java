@@ -12,14 +12,13 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListener;
+import io.queen.kafka.ReadToEnd;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import jakarta.inject.Inject;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -32,7 +31,6 @@ import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -102,32 +100,12 @@ class KafkaTransactionTest {
     }
 
     static List<TopicPartition> partitions(String... topics) {
-        List<TopicPartition> out = new ArrayList<>();
-        for (String t : topics) {
-            for (int i = 0; i < 3; i++) {
-                out.add(new TopicPartition(t, i));
-            }
-        }
-        return out;
+        return ReadToEnd.partitions(3, topics);
     }
 
     /** The values of every record of the topics' partitions, up to their end offsets as the consumer sees them. */
     List<String> readToEnd(String isolation, String... topics) {
-        try (KafkaConsumer<String, String> c = consumer(bootstrap(), isolation, null)) {
-            List<TopicPartition> tps = partitions(topics);
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            List<String> out = new ArrayList<>();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                assertTrue(System.nanoTime() < deadline, "reading to the end offsets " + end);
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-            }
-            return out;
-        }
+        return ReadToEnd.values(bootstrap(), isolation, partitions(topics));
     }
 
     long endOffsets(String isolation, String... topics) {
@@ -182,6 +160,8 @@ class KafkaTransactionTest {
                         .get(30, TimeUnit.SECONDS);
                 assertEquals(TransactionState.ONGOING, d.state());
                 assertEquals(6, d.topicPartitions().size(), d.toString());
+                assertTrue(a.listTransactions().all().get(30, TimeUnit.SECONDS).stream().anyMatch(l ->
+                        l.transactionalId().equals("copier-1") && l.state() == TransactionState.ONGOING));
             }
             // a new member with requireStable waits for the transaction: its OffsetFetch is answered unstable
             try (KafkaConsumer<String, String> c = consumer(bootstrap(), "read_committed", group)) {
@@ -288,15 +268,5 @@ class KafkaTransactionTest {
             p.commitTransaction();
         }
         assertEquals(List.of("on-time"), readToEnd("read_committed", "timeout-out"));
-    }
-
-    static String utf8(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-    }
-
-    static Map<String, Long> counts(List<String> values) {
-        Map<String, Long> out = new HashMap<>();
-        values.forEach(v -> out.merge(v, 1L, Long::sum));
-        return out;
     }
 }

@@ -1,0 +1,43 @@
+package io.queen.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+/** Raw Kafka frames for tests that drive the listener over a socket, written with the kafka-clients classes. */
+public final class KafkaFrames {
+    private KafkaFrames() {
+    }
+
+    /** A whole request frame (size prefix included). */
+    public static byte[] request(ApiKeys key, short version, int correlationId, ApiMessage body) {
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        short hv = key.requestHeaderVersion(version);
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(version)
+                .setCorrelationId(correlationId).setClientId("framing-test");
+        int size = header.size(cache, hv) + body.size(cache, version);
+        ByteBuffer buf = ByteBuffer.allocate(4 + size).putInt(size);
+        ByteBufferAccessor out = new ByteBufferAccessor(buf);
+        header.write(out, cache, hv);
+        body.write(out, cache, version);
+        return buf.array();
+    }
+
+    /** One response frame: its correlation id checked, the body positioned after the header. */
+    public static ByteBuffer response(DataInputStream in, int correlationId, short headerVersion) throws IOException {
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        ByteBuffer buf = ByteBuffer.wrap(frame);
+        ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(buf), headerVersion);
+        assertEquals(correlationId, header.correlationId());
+        return buf;
+    }
+}
