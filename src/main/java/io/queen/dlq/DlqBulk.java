@@ -1,5 +1,7 @@
 package io.queen.dlq;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.api.Bodies;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.util.List;
@@ -24,6 +26,15 @@ public class DlqBulk {
             long remaining) {
     }
 
+    /** One call's request: which letters, where the previous call stopped (null: the start), how many at most. */
+    public record Batch(DlqFilter filter, DlqFilter.Key after, int limit) {
+        /** The filter fields, {@code after} and {@code limit} (1..{@value #MAX_LIMIT}) of a request body. */
+        static Batch of(JsonNode body) {
+            return new Batch(DlqFilter.of(body), DlqFilter.Key.parse(Bodies.optionalString(body, "after")),
+                    Bodies.optionalInt(body, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT));
+        }
+    }
+
     private final DlqStore store;
     private final DlqReplay replay;
 
@@ -33,9 +44,9 @@ public class DlqBulk {
     }
 
     /** Replays the next batch into its own partitions, or into {@code queue} (and {@code partition}) when given. */
-    public Outcome replay(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit, String queue, String partition)
-            throws SQLException {
-        List<DlqStore.Mark> batch = store.batch(tenant, f, after, limit);
+    public Outcome replay(UUID tenant, Batch b, String queue, String partition) throws SQLException {
+        DlqFilter f = b.filter();
+        List<DlqStore.Mark> batch = store.batch(tenant, f, b.after(), b.limit());
         int moved = 0;
         int duplicates = 0;
         int gone = 0;
@@ -46,15 +57,15 @@ public class DlqBulk {
                 case GONE -> gone++;
             }
         }
-        DlqFilter.Key last = batch.isEmpty() ? after : key(batch.get(batch.size() - 1));
+        DlqFilter.Key last = batch.isEmpty() ? b.after() : key(batch.get(batch.size() - 1));
         return new Outcome(batch.size(), moved, duplicates, gone, 0, last, store.count(tenant, f, last));
     }
 
     /** Deletes the next batch (the matching rows only). */
-    public Outcome delete(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit) throws SQLException {
-        DlqStore.Deleted d = store.deleteBatch(tenant, f, after, limit);
-        DlqFilter.Key last = d.last() == null ? after : key(d.last());
-        return new Outcome(d.deleted(), 0, 0, 0, d.deleted(), last, store.count(tenant, f, last));
+    public Outcome delete(UUID tenant, Batch b) throws SQLException {
+        DlqStore.Deleted d = store.deleteBatch(tenant, b.filter(), b.after(), b.limit());
+        DlqFilter.Key last = d.last() == null ? b.after() : key(d.last());
+        return new Outcome(d.deleted(), 0, 0, 0, d.deleted(), last, store.count(tenant, b.filter(), last));
     }
 
     private static DlqFilter.Key key(DlqStore.Mark m) {

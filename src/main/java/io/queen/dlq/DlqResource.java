@@ -105,18 +105,13 @@ public class DlqResource {
     @APIResponse(responseCode = "400", description = "a malformed field, naming it")
     public Response replayMatching(byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
-        DlqFilter f = DlqFilter.of(req);
+        DlqBulk.Batch batch = DlqBulk.Batch.of(req);
         String into = DlqJson.optionalName(req, "intoQueue");
         String intoPartition = DlqJson.optionalName(req, "intoPartition");
         if (into == null && intoPartition != null) {
             throw ApiException.badRequest("intoPartition needs intoQueue");
         }
-        DlqBulk.Outcome o = bulk.replay(callers.tenant(), f, after(req), limit(req), into, intoPartition);
-        ObjectNode out = outcome(o);
-        out.put("replayed", o.replayed());
-        out.put("duplicates", o.duplicates());
-        out.put("gone", o.gone());
-        return Json.ok(out);
+        return Json.ok(DlqJson.bulk(bulk.replay(callers.tenant(), batch, into, intoPartition), true));
     }
 
     @Access(Access.Level.WRITE)
@@ -129,33 +124,8 @@ public class DlqResource {
     @APIResponse(responseCode = "200", description = "{visited, deleted, remaining, next}")
     @APIResponse(responseCode = "400", description = "a malformed field, naming it")
     public Response deleteMatching(byte[] body) throws SQLException {
-        JsonNode req = Bodies.objectOrEmpty(mapper, body);
-        DlqFilter f = DlqFilter.of(req);
-        DlqBulk.Outcome o = bulk.delete(callers.tenant(), f, after(req), limit(req));
-        ObjectNode out = outcome(o);
-        out.put("deleted", o.deleted());
-        return Json.ok(out);
-    }
-
-    private static int limit(JsonNode req) {
-        return Bodies.optionalInt(req, "limit", DlqBulk.DEFAULT_LIMIT, 1, DlqBulk.MAX_LIMIT);
-    }
-
-    private static DlqFilter.Key after(JsonNode req) {
-        return DlqFilter.Key.parse(Bodies.optionalString(req, "after"));
-    }
-
-    /** {@code next} is null once no matching letter is left after this batch. */
-    private ObjectNode outcome(DlqBulk.Outcome o) {
-        ObjectNode out = mapper.createObjectNode();
-        out.put("visited", o.visited());
-        out.put("remaining", o.remaining());
-        if (o.remaining() > 0 && o.last() != null) {
-            out.put("next", o.last().token());
-        } else {
-            out.putNull("next");
-        }
-        return out;
+        DlqBulk.Batch batch = DlqBulk.Batch.of(Bodies.objectOrEmpty(mapper, body));
+        return Json.ok(DlqJson.bulk(bulk.delete(callers.tenant(), batch), false));
     }
 
     @Access(Access.Level.WRITE)
