@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.live.LiveSampler;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -44,6 +45,8 @@ class ConsoleActionsTest extends ConsoleBrowserTest {
 
     @Inject
     LiveSampler sampler;
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
 
     /** Pushes, pops and acks on {@code queue} until stopped; counts the messages pushed. */
     private static Thread load(String queue, AtomicBoolean running, AtomicLong pushed) {
@@ -397,6 +400,22 @@ class ConsoleActionsTest extends ConsoleBrowserTest {
         browser.toast("Deleted 2 dead letter(s)");
         browser.waitRedraw("dlq", seq);
         assertEquals(0, get("/api/v1/dlq?queue=act-dl").get("total").asInt());
+
+        // more letters than one batch (and than a page): the broker counts them all, the console goes on until
+        // none is left
+        String pid = Sql.one(ds, "SELECT lp.id FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id"
+                + " WHERE q.name = 'act-dl'");
+        Sql.exec(ds, "INSERT INTO queen.log_dlq (partition_id, consumer_group, \"offset\", transaction_id, payload, error)"
+                + " SELECT '" + pid + "', 'bulk', g, 'x-' || g, '{}', 'stale' FROM generate_series(0, 1199) g");
+        page("/dlq?queue=act-dl", "dlq", "dead-letters-many");
+        assertEquals("1,200 dead letters", k("total"));
+        browser.click("[data-write='bulk-delete']");
+        browser.waitText("#confirm-text", "Delete 1,200 dead letter(s)");
+        seq = browser.seq();
+        browser.confirm(true);
+        browser.toast("Deleted 1,200 dead letter(s)");
+        browser.waitRedraw("dlq", seq);
+        assertEquals(0, get("/api/v1/dlq/count?queue=act-dl").get("count").asInt());
         browser.assertNoConsoleErrors("dead letters");
     }
 
