@@ -112,7 +112,8 @@ $$;
 
 -- Deletes the next batch of matching letters after the key (only the matching rows: another group's letter for
 -- the same message stays unless the filter matches it too); returns how many went and the batch's last key (NULL
--- when the batch was empty). A letter a replay holds is waited for, then found gone and not counted.
+-- when the batch was empty). The rows are locked in id order, so two bulk deletes over overlapping batches queue
+-- instead of deadlocking; a letter a replay or another delete holds is waited for, then found gone and not counted.
 CREATE OR REPLACE FUNCTION queen.log_dlq_delete_batch_v1(p_tenant UUID, p_queue TEXT, p_group TEXT,
                                                          p_partition TEXT, p_error TEXT, p_from TIMESTAMPTZ,
                                                          p_to TIMESTAMPTZ, p_after_at TIMESTAMPTZ, p_after_id UUID,
@@ -122,7 +123,8 @@ LANGUAGE sql AS $$
     WITH batch AS (
         SELECT b.id, b.failed_at FROM queen.log_dlq_batch_v1(p_tenant, p_queue, p_group, p_partition, p_error,
                                                              p_from, p_to, p_after_at, p_after_id, p_limit) b),
-         d AS (DELETE FROM queen.log_dlq x USING batch b WHERE x.id = b.id RETURNING x.id),
+         locked AS (SELECT x.id FROM queen.log_dlq x JOIN batch b ON b.id = x.id ORDER BY x.id FOR UPDATE OF x),
+         d AS (DELETE FROM queen.log_dlq x USING locked k WHERE x.id = k.id RETURNING x.id),
          l AS (SELECT b.failed_at, b.id FROM batch b ORDER BY b.failed_at DESC, b.id DESC LIMIT 1)
     SELECT (SELECT count(*)::int FROM d), l.failed_at, l.id FROM (SELECT 1) one LEFT JOIN l ON TRUE
 $$;

@@ -455,6 +455,59 @@ class DlqTest {
         assertEquals(List.of(0, 0), List.of(none.get("visited").asInt(), none.get("remaining").asInt()));
     }
 
+    /** Calls a bulk action batch after batch until nothing is left; sums {@code field} over the answers. */
+    static int drain(String action, String filter, String field) throws Exception {
+        int sum = 0;
+        String after = null;
+        for (int calls = 0; calls < 100; calls++) {
+            JsonNode r = bulk(action, "{" + filter + ",\"limit\":7" + (after == null ? "" : ",\"after\":\"" + after
+                    + "\"") + "}");
+            sum += r.get(field).asInt();
+            if (r.get("next").isNull()) {
+                return sum;
+            }
+            after = r.get("next").asText();
+        }
+        throw new AssertionError(action + " did not finish in 100 calls");
+    }
+
+    @Test
+    void concurrentBulkReplaysAndDeletesTakeEachLetterOnce() throws Exception {
+        int n = 60;
+        for (int i = 0; i < n; i++) {
+            file(push("b-race", "p", "r-" + i, String.valueOf(i)), "w", String.valueOf(i), "flaky", (n - i) + " seconds");
+        }
+        String filter = "\"queue\":\"b-race\"";
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> replays = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                replays.add(pool.submit(() -> {
+                    start.await();
+                    return drain("replay", filter + ",\"intoQueue\":\"b-race-out\"", "replayed");
+                }));
+            }
+            List<Future<Integer>> deletes = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                deletes.add(pool.submit(() -> {
+                    start.await();
+                    return drain("delete", filter, "deleted");
+                }));
+            }
+            start.countDown();
+            int replayed = replays.get(0).get() + replays.get(1).get();
+            int deleted = deletes.get(0).get() + deletes.get(1).get();
+            assertEquals(n, replayed + deleted, "each letter replayed or deleted, once: " + replayed + " + " + deleted);
+            assertEquals(0, count("queue=b-race"));
+            long written = replayed == 0 ? 0
+                    : get("/api/v1/resources/queues/b-race-out").get("totals").get("total").asLong();
+            assertEquals(replayed, written, "one message per replayed letter");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void bulkRoutesAnswerBadInput400NamingTheFieldAndChangeNothing() throws Exception {
         Pushed m = push("b-bad", "p", "bb-1", "1");
