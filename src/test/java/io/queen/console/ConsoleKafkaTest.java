@@ -67,6 +67,11 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
             page("/queues/" + TOPIC + "/messages", "messages", "messages-kafka");
             assertEquals(PARTITIONS * PER_PARTITION, browser.all("#view tr[data-transaction]").size());
             assertEquals(PER_PARTITION, browser.all("#view tr[data-partition='1']").size());
+            browser.click("#view tr[data-partition='1'] [data-k='transactionId'] button");
+            browser.waitFor("#record-detail tr[data-group='" + GROUP + "']");
+            assertEquals("acked", browser.text("#record-detail tr[data-group='" + GROUP + "'] [data-k='status']"),
+                    "the group committed past every record");
+            browser.click("#drawer [data-close]");
 
             page("/groups", "groups", "groups-kafka");
             assertEquals("0", browser.cell("tr[data-group='" + GROUP + "'][data-queue='" + TOPIC + "']", "totalLag"));
@@ -86,6 +91,13 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
             String p1 = "section[data-queue='" + TOPIC + "'] tr[data-partition='1']";
             assertEquals(List.of(String.valueOf(PER_PARTITION - 1), "0"),
                     browser.cells(p1, "committedOffset", "offsetLag"), "Kafka's next offset 4 is Queen's cursor 3");
+            browser.size(390, 844);
+            try {
+                page("/groups/" + GROUP, "group", "phone-group-kafka");
+                browser.assertFitsWidth("/groups/" + GROUP);
+            } finally {
+                browser.size(1366, 900);
+            }
         } finally {
             member.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
         }
