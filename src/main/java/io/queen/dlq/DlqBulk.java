@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /**
  * The bulk dead-letter actions: replay or delete every letter matching a {@link DlqFilter}, one bounded batch per
@@ -16,6 +17,7 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class DlqBulk {
+    private static final Logger LOG = Logger.getLogger(DlqBulk.class);
     /** Letters one call visits when the request names no {@code limit}. */
     static final int DEFAULT_LIMIT = 500;
     /** The most letters one call visits. */
@@ -58,14 +60,26 @@ public class DlqBulk {
             }
         }
         DlqFilter.Key last = batch.isEmpty() ? b.after() : key(batch.get(batch.size() - 1));
-        return new Outcome(batch.size(), moved, duplicates, gone, 0, last, store.count(tenant, f, last));
+        return logged(tenant, "replayed", new Outcome(batch.size(), moved, duplicates, gone, 0, last,
+                store.count(tenant, f, last)));
     }
 
     /** Deletes the next batch (the matching rows only). */
     public Outcome delete(UUID tenant, Batch b) throws SQLException {
         DlqStore.Deleted d = store.deleteBatch(tenant, b.filter(), b.after(), b.limit());
         DlqFilter.Key last = d.last() == null ? b.after() : key(d.last());
-        return new Outcome(d.deleted(), 0, 0, 0, d.deleted(), last, store.count(tenant, b.filter(), last));
+        return logged(tenant, "deleted", new Outcome(d.deleted(), 0, 0, 0, d.deleted(), last,
+                store.count(tenant, b.filter(), last)));
+    }
+
+    /** One line per batch that did something (counts only: the filter's text is the client's). */
+    private static Outcome logged(UUID tenant, String action, Outcome o) {
+        if (o.visited() > 0) {
+            LOG.infof("dead letters bulk-%s: tenant=%s visited=%d replayed=%d duplicates=%d gone=%d deleted=%d"
+                    + " remaining=%d", action, tenant, o.visited(), o.replayed(), o.duplicates(), o.gone(),
+                    o.deleted(), o.remaining());
+        }
+        return o;
     }
 
     private static DlqFilter.Key key(DlqStore.Mark m) {
