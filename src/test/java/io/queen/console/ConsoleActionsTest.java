@@ -34,8 +34,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The console's live figures and actions in a real headless browser against a fresh broker (authentication off):
  * the live rates move while a load runs; a queue is created, published to (queued, then duplicate), purged and
  * deleted from the UI; a group's members show the client that holds a lease; a group is sought to the earliest
- * message and to the end, then deleted. Every action's effect is checked over HTTP. Screenshots of the pages at
- * desktop and phone width go to target/console-screenshots.
+ * message and to the end, then deleted; a message's drawer tells its status per group (acked, leased by whom,
+ * pending, dead-lettered); dead letters filtered by the broker are replayed into another queue and deleted in bulk
+ * after a confirmation telling the broker's count, also more than one batch of them. Every action's effect is
+ * checked over HTTP. Screenshots of the pages at desktop and phone width go to target/console-screenshots.
  */
 @QuarkusTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
