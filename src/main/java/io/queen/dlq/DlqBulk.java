@@ -30,7 +30,7 @@ public class DlqBulk {
 
     /** One call's request: which letters, where the previous call stopped (null: the start), how many at most. */
     public record Batch(DlqFilter filter, DlqFilter.Key after, int limit) {
-        /** The filter fields, {@code after} and {@code limit} (1..{@value #MAX_LIMIT}) of a request body. */
+        /** The filter fields, {@code after} and {@code limit} (1..{@value DlqBulk#MAX_LIMIT}) of a request body. */
         static Batch of(JsonNode body) {
             return new Batch(DlqFilter.of(body), DlqFilter.Key.parse(Bodies.optionalString(body, "after")),
                     Bodies.optionalInt(body, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT));

@@ -99,7 +99,8 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
                 browser.size(1366, 900);
             }
         } finally {
-            member.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+            member.closeWith = CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
+            member.join(30_000);
         }
         assertNull(member.failure);
         JsonNode left = get("/api/v1/consumer-groups/" + GROUP + "/members").get("kafka");

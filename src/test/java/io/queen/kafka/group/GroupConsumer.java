@@ -37,11 +37,11 @@ public final class GroupConsumer extends Thread {
     }
 
     final KafkaConsumer<String, String> consumer;
-    public final Collection<Delivery> deliveries;
+    final Collection<Delivery> deliveries;
     final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
     final AtomicInteger rounds = new AtomicInteger();
     final String topic;
-    volatile CloseOptions.GroupMembershipOperation closeWith;
+    public volatile CloseOptions.GroupMembershipOperation closeWith;
     public volatile Throwable failure;
 
     public GroupConsumer(String bootstrap, String name, String group, String assignor, String topic,
@@ -126,7 +126,7 @@ public final class GroupConsumer extends Thread {
         }
     }
 
-    public void stopAndJoin(CloseOptions.GroupMembershipOperation how) throws InterruptedException {
+    void stopAndJoin(CloseOptions.GroupMembershipOperation how) throws InterruptedException {
         closeWith = how;
         join(30_000);
     }
