@@ -1,7 +1,8 @@
 package io.queen.live;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Input;
@@ -38,20 +39,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Access(Access.Level.READ)
 @Tag(name = "consumer-groups")
 public class GroupMembersResource {
-    private final LiveStore store;
-    private final LiveBoard live;
-    private final Callers callers;
-    private final boolean kafkaEnabled;
-    private final Instance<GroupCoordinator> kafkaGroups;
-
-    GroupMembersResource(LiveStore store, LiveBoard live, Callers callers, QueenConfig config,
-            Instance<GroupCoordinator> kafkaGroups) {
-        this.store = store;
-        this.live = live;
-        this.callers = callers;
-        this.kafkaEnabled = config.kafka().enabled();
-        this.kafkaGroups = kafkaGroups;
-    }
+    @Inject LiveStore store;
+    @Inject LiveBoard live;
+    @Inject Callers callers;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
@@ -97,10 +87,14 @@ public class GroupMembersResource {
         return Json.ok(out);
     }
 
+    @Inject QueenConfig config;
+    @Inject Instance<GroupCoordinator> kafkaGroups;
+
     /** The Kafka group of that name this broker coordinates, or JSON null (listener off, or no such membership). */
     private JsonNode kafka(UUID tenant, String group) {
         // with the listener off the coordinator is never created (it runs a timer thread)
-        GroupCoordinator.GroupSnapshot snap = kafkaEnabled ? kafkaGroups.get().snapshot(tenant, group) : null;
+        GroupCoordinator.GroupSnapshot snap = config.kafka().enabled() ? kafkaGroups.get().snapshot(tenant, group)
+                : null;
         if (snap == null) {
             return NullNode.getInstance();
         }
