@@ -88,7 +88,7 @@ public class DlqResource {
     public Response count(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("error") String error,
             @QueryParam("from") String from, @QueryParam("to") String to) throws SQLException {
-        DlqFilter f = DlqFilter.of(queue, group, partition, error, from, to);
+        DlqFilter f = DlqFilter.of(queue, group, partition, error, from, to).ordered();
         ObjectNode out = mapper.createObjectNode();
         out.put("count", store.count(callers.tenant(), f, null));
         return Json.ok(out);

@@ -548,6 +548,10 @@ class DlqTest {
         Http.Reply reversed = Http.get("/api/v1/dlq/count?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z");
         assertEquals(400, reversed.status());
         assertTrue(reversed.body().contains("from"), reversed.body());
+        Http.Reply reversedBulk = Http.post("/api/v1/dlq/delete", "{\"from\":\"2026-01-02\",\"to\":\"2026-01-01\"}");
+        assertEquals(400, reversedBulk.status(), reversedBulk.body());
+        assertEquals(0, get("/api/v1/dlq?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z").get("total").asInt(),
+                "the browse answers a reversed range with no rows, as it did");
         assertEquals(1, count("queue=b-bad"), "a 400 deletes and replays nothing");
         assertEquals(1, frames(m.partitionId()).size());
     }
