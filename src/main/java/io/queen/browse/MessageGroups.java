@@ -6,6 +6,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.live.LiveBoard;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,15 +22,9 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class MessageGroups {
-    private final MessageBrowser browser;
-    private final ReadStore store;
-    private final LiveBoard live;
-
-    MessageGroups(MessageBrowser browser, ReadStore store, LiveBoard live) {
-        this.browser = browser;
-        this.store = store;
-        this.live = live;
-    }
+    @Inject MessageBrowser browser;
+    @Inject ReadStore store;
+    @Inject LiveBoard live;
 
     /** The answer of {@code GET /api/v1/messages/:p/:t/groups}, or null when the tenant has no such message. */
     public ObjectNode of(UUID tenant, UUID pid, String transactionId) throws SQLException {

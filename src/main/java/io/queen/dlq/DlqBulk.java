@@ -3,6 +3,7 @@ package io.queen.dlq;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.api.Bodies;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
@@ -37,13 +38,8 @@ public class DlqBulk {
         }
     }
 
-    private final DlqStore store;
-    private final DlqReplay replay;
-
-    DlqBulk(DlqStore store, DlqReplay replay) {
-        this.store = store;
-        this.replay = replay;
-    }
+    @Inject DlqStore store;
+    @Inject DlqReplay replay;
 
     /** Replays the next batch into its own partitions, or into {@code queue} (and {@code partition}) when given. */
     public Outcome replay(UUID tenant, Batch b, String queue, String partition) throws SQLException {
