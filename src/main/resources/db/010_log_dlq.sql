@@ -1,6 +1,7 @@
 -- 010_log_dlq.sql: dead-letter administration (browse, delete, replay) and queue deletion. log_dlq has no FK:
 -- retention never touches it; the only removals are the DELETE route (every group's row for one address), the two
--- replay routes (one row, in the same transaction as its push) and queue deletion.
+-- replay routes (one row, in the same transaction as its push), the bulk replay (the same move, row by row), the
+-- bulk delete (the rows matching a filter, one bounded batch per call) and queue deletion.
 
 -- A dead letter with its source names and tenant: the one row shape every DLQ read returns.
 CREATE OR REPLACE VIEW queen.log_dlq_rows_v1 AS
@@ -12,9 +13,11 @@ CREATE OR REPLACE VIEW queen.log_dlq_rows_v1 AS
       JOIN queen.log_partitions lp ON lp.id = d.partition_id
       JOIN queen.queues q ON q.id = lp.queue_id;
 
--- Rows matching the browse filters (all optional), tenant-checked.
-CREATE OR REPLACE FUNCTION queen.log_dlq_filtered_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
-                                                     p_from TIMESTAMPTZ, p_to TIMESTAMPTZ)
+-- Rows matching the dead-letter filters (all optional), tenant-checked: queue, consumer group, partition, failure
+-- time, and the error text as the answers show it (an empty error reads 'Retries exhausted') containing p_error,
+-- case-insensitively (a plain substring: no pattern characters).
+CREATE OR REPLACE FUNCTION queen.log_dlq_matching_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                     p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ)
 RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
                transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
                trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
@@ -30,18 +33,32 @@ LANGUAGE sql STABLE AS $$
        AND (p_group IS NULL OR r.consumer_group = p_group)
        AND (p_from IS NULL OR r.failed_at >= p_from)
        AND (p_to IS NULL OR r.failed_at <= p_to)
+       AND (p_error IS NULL
+            OR strpos(lower(COALESCE(NULLIF(r.error, ''), 'Retries exhausted')), lower(p_error)) > 0)
+$$;
+
+-- The same without the error filter (kept for brokers of the previous release during a rolling upgrade).
+CREATE OR REPLACE FUNCTION queen.log_dlq_filtered_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                     p_from TIMESTAMPTZ, p_to TIMESTAMPTZ)
+RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
+               transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
+               trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
+               partition_name TEXT, namespace TEXT, task TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT * FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, NULL, p_from, p_to)
 $$;
 
 -- One page, newest failure first; total = every matching row, ignoring limit/offset.
-DROP FUNCTION IF EXISTS queen.log_dlq_browse_v1(UUID, TEXT, TEXT, TEXT, TIMESTAMPTZ, TIMESTAMPTZ, INT, INT);
-CREATE FUNCTION queen.log_dlq_browse_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
-                                        p_from TIMESTAMPTZ, p_to TIMESTAMPTZ, p_limit INT, p_offset INT)
+CREATE OR REPLACE FUNCTION queen.log_dlq_search_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                   p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+                                                   p_limit INT, p_offset INT)
 RETURNS TABLE (total BIGINT, id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
                transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
                trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
                partition_name TEXT, namespace TEXT, task TEXT)
 LANGUAGE sql STABLE AS $$
-    WITH m AS (SELECT * FROM queen.log_dlq_filtered_v1(p_tenant, p_queue, p_group, p_partition, p_from, p_to)),
+    WITH m AS (SELECT * FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from,
+                                                       p_to)),
          t AS (SELECT count(*) AS n FROM m),
          page AS (SELECT * FROM m ORDER BY m.failed_at DESC, m.id LIMIT p_limit OFFSET p_offset)
     -- the LEFT JOIN keeps one row carrying the total even when the page is empty (id NULL)
@@ -50,6 +67,66 @@ LANGUAGE sql STABLE AS $$
            page.producer_sub, page.message_created_at, page.queue_name, page.partition_name, page.namespace, page.task
       FROM t LEFT JOIN page ON TRUE
      ORDER BY page.failed_at DESC, page.id
+$$;
+
+-- The same without the error filter (kept for brokers of the previous release during a rolling upgrade).
+DROP FUNCTION IF EXISTS queen.log_dlq_browse_v1(UUID, TEXT, TEXT, TEXT, TIMESTAMPTZ, TIMESTAMPTZ, INT, INT);
+CREATE FUNCTION queen.log_dlq_browse_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                        p_from TIMESTAMPTZ, p_to TIMESTAMPTZ, p_limit INT, p_offset INT)
+RETURNS TABLE (total BIGINT, id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
+               transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
+               trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
+               partition_name TEXT, namespace TEXT, task TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT * FROM queen.log_dlq_search_v1(p_tenant, p_queue, p_group, p_partition, NULL, p_from, p_to, p_limit,
+                                          p_offset)
+$$;
+
+-- Bulk actions (count, replay, delete every letter matching a filter) visit the matching letters oldest failure
+-- first, keyed (failed_at, id), one bounded batch per call: a batch starts after the key (p_after_at, p_after_id)
+-- the previous call ended on (NULL: from the start), so a call resumes where the last one stopped even when rows
+-- it visited stay (a replay refused as a duplicate keeps its letter).
+
+-- How many matching letters come after the key (all of them for a NULL key).
+CREATE OR REPLACE FUNCTION queen.log_dlq_count_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                  p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+                                                  p_after_at TIMESTAMPTZ, p_after_id UUID)
+RETURNS BIGINT
+LANGUAGE sql STABLE AS $$
+    SELECT count(*) FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
+     WHERE p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id)
+$$;
+
+-- The next batch of matching letters after the key, oldest failure first (what a bulk replay moves one by one).
+CREATE OR REPLACE FUNCTION queen.log_dlq_batch_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                  p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+                                                  p_after_at TIMESTAMPTZ, p_after_id UUID, p_limit INT)
+RETURNS TABLE (id UUID, failed_at TIMESTAMPTZ)
+LANGUAGE sql STABLE AS $$
+    SELECT m.id, m.failed_at
+      FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
+     WHERE p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id)
+     ORDER BY m.failed_at, m.id
+     LIMIT p_limit
+$$;
+
+-- Deletes the next batch of matching letters after the key (only the matching rows: another group's letter for
+-- the same message stays unless the filter matches it too); returns how many went and the batch's last key (NULL
+-- when the batch was empty). The rows are locked in id order, so two bulk deletes over overlapping batches queue
+-- instead of deadlocking; a letter a replay or another delete holds is waited for, then found gone and not counted.
+CREATE OR REPLACE FUNCTION queen.log_dlq_delete_batch_v1(p_tenant UUID, p_queue TEXT, p_group TEXT,
+                                                         p_partition TEXT, p_error TEXT, p_from TIMESTAMPTZ,
+                                                         p_to TIMESTAMPTZ, p_after_at TIMESTAMPTZ, p_after_id UUID,
+                                                         p_limit INT,
+                                                         OUT deleted INT, OUT last_at TIMESTAMPTZ, OUT last_id UUID)
+LANGUAGE sql AS $$
+    WITH batch AS (
+        SELECT b.id, b.failed_at FROM queen.log_dlq_batch_v1(p_tenant, p_queue, p_group, p_partition, p_error,
+                                                             p_from, p_to, p_after_at, p_after_id, p_limit) b),
+         locked AS (SELECT x.id FROM queen.log_dlq x JOIN batch b ON b.id = x.id ORDER BY x.id FOR UPDATE OF x),
+         d AS (DELETE FROM queen.log_dlq x USING locked k WHERE x.id = k.id RETURNING x.id),
+         l AS (SELECT b.failed_at, b.id FROM batch b ORDER BY b.failed_at DESC, b.id DESC LIMIT 1)
+    SELECT (SELECT count(*)::int FROM d), l.failed_at, l.id FROM (SELECT 1) one LEFT JOIN l ON TRUE
 $$;
 
 -- DELETE /api/v1/messages/:partitionId/:transactionId: every consumer group's dead letter at that address. A

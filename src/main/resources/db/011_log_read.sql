@@ -163,3 +163,32 @@ BEGIN
         END IF;
     END LOOP;
 END $$;
+
+-- One message's state for every consumer group of its queue (GET /api/v1/messages/:p/:t/groups): the groups with
+-- a cursor on any partition of the queue or a dead letter of that offset, each with its cursor on this partition
+-- (has_cursor false: it consumed nothing here yet), its lease while live, and its newest dead letter of the offset.
+CREATE OR REPLACE FUNCTION queen.log_message_groups_v1(p_pid UUID, p_offset BIGINT)
+RETURNS TABLE (consumer_group TEXT, has_cursor BOOLEAN, committed BIGINT, batch_end BIGINT, lease_id TEXT,
+               lease_acquired_at TIMESTAMPTZ, lease_expires_at TIMESTAMPTZ, dlq_id UUID, failed_at TIMESTAMPTZ,
+               error TEXT)
+LANGUAGE sql STABLE AS $$
+    WITH g AS (
+        SELECT c.consumer_group FROM queen.log_consumers c
+         WHERE c.partition_id IN (SELECT lp.id FROM queen.log_partitions lp
+                                   WHERE lp.queue_id = (SELECT x.queue_id FROM queen.log_partitions x
+                                                         WHERE x.id = p_pid))
+        UNION
+        SELECT d.consumer_group FROM queen.log_dlq d WHERE d.partition_id = p_pid AND d."offset" = p_offset)
+    SELECT g.consumer_group, c.partition_id IS NOT NULL, c.committed,
+           CASE WHEN live THEN c.batch_end END, CASE WHEN live THEN c.worker_id END,
+           CASE WHEN live THEN c.lease_acquired_at END, CASE WHEN live THEN c.lease_expires_at END,
+           d.id, d.failed_at, d.error
+      FROM g
+      LEFT JOIN queen.log_consumers c ON c.partition_id = p_pid AND c.consumer_group = g.consumer_group
+      CROSS JOIN LATERAL (SELECT c.batch_end IS NOT NULL AND c.lease_expires_at > now() AS live) l
+      LEFT JOIN LATERAL (SELECT x.id, x.failed_at, x.error FROM queen.log_dlq x
+                          WHERE x.partition_id = p_pid AND x.consumer_group = g.consumer_group
+                            AND x."offset" = p_offset
+                          ORDER BY x.failed_at DESC LIMIT 1) d ON TRUE
+     ORDER BY g.consumer_group
+$$;

@@ -41,6 +41,21 @@ public final class Bodies {
         return v.textValue();
     }
 
+    /**
+     * An optional integer field of a request body in [{@code min}, {@code max}]: absent or JSON null is {@code def};
+     * anything else is a 400 "{@code <field> must be an integer between <min> and <max>}".
+     */
+    public static int optionalInt(JsonNode body, String field, int def, int min, int max) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            return def;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min || v.intValue() > max) {
+            throw ApiException.badRequest(field + " must be an integer between " + min + " and " + max);
+        }
+        return v.intValue();
+    }
+
     private static JsonNode object(ObjectMapper mapper, byte[] body) {
         JsonNode node;
         try {

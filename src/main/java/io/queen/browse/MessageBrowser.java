@@ -244,6 +244,17 @@ public class MessageBrowser {
         return store.context(tenant, pid) != null && locate(pid, transactionId) != null;
     }
 
+    /** Where a message of the tenant is: its partition's context and its offset. */
+    public record Position(ReadStore.PartitionContext partition, long offset) {
+    }
+
+    /** The position of (partitionId, transactionId) in the tenant's log, or null when no such message is found. */
+    public Position position(UUID tenant, UUID pid, String transactionId) throws SQLException {
+        ReadStore.PartitionContext ctx = store.context(tenant, pid);
+        Located found = ctx == null ? null : locate(pid, transactionId);
+        return found == null ? null : new Position(ctx, found.offset());
+    }
+
     /** The (decrypted) payload of a message the caller already scoped to its tenant, or null once it is gone. */
     public JsonNode payloadOf(UUID pid, String transactionId) throws SQLException {
         Located found = locate(pid, transactionId);

@@ -33,7 +33,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/messages} (browse, API spec 4.2) and {@code GET /api/v1/messages/:partitionId/:transactionId}
- * (one message, 4.3). Non-destructive: no lease, no cursor move. Stateless.
+ * (one message, 4.3), and {@code GET /api/v1/messages/:partitionId/:transactionId/groups} (its status per consumer
+ * group, {@link MessageGroups}). Non-destructive: no lease, no cursor move. Stateless.
  */
 @Path("/api/v1/messages")
 @Tag(name = "messages")
@@ -45,6 +46,7 @@ public class MessagesResource {
     private static final Set<String> STATUSES = Set.of("pending", "processing", "completed", "dead_letter");
 
     @Inject MessageBrowser browser;
+    @Inject MessageGroups groups;
     @Inject Callers callers;
     @Inject io.queen.queue.QueueStore queues;
 
@@ -118,5 +120,26 @@ public class MessagesResource {
             throw ApiException.notFound("Message not found");
         }
         return Json.ok(m);
+    }
+
+    @Access(Access.Level.READ)
+    @GET
+    @Path("{partitionId}/{transactionId}/groups")
+    @Operation(summary = "A message's status for every consumer group of its queue")
+    @APIResponse(responseCode = "200", description = "{partitionId, transactionId, queue, partition, offset, "
+            + "groups:[{group, status: pending|leased|acked|dead-lettered, committedOffset, lease:{leaseId, "
+            + "acquiredAt, expiresAt, leasedUpTo, address, userAgent, broker}|null, deadLetter:{id, failedAt, "
+            + "errorMessage}|null}]}")
+    @APIResponse(responseCode = "400", description = "a transaction id over 1,024 characters")
+    @APIResponse(responseCode = "404", description = "message not found")
+    public Response groups(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
+            throws SQLException {
+        String t = Input.token(txn, "transactionId");
+        UUID partitionId = Ids.uuidOrNull(pid);
+        ObjectNode out = partitionId == null ? null : groups.of(callers.tenant(), partitionId, t);
+        if (out == null) {
+            throw ApiException.notFound("Message not found");
+        }
+        return Json.ok(out);
     }
 }

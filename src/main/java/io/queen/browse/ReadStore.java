@@ -84,6 +84,22 @@ public class ReadStore {
                 (Object) pids.toArray(UUID[]::new));
     }
 
+    /** One consumer group's hold on one message; lease fields null unless a live lease spans the partition. */
+    public record GroupHold(String group, boolean hasCursor, long committed, Long leasedUpTo, String leaseId,
+            OffsetDateTime leaseAcquiredAt, OffsetDateTime leaseExpiresAt, UUID deadLetterId, OffsetDateTime failedAt,
+            String error) {
+    }
+
+    /** Every consumer group of the partition's queue with its cursor, live lease and dead letter of {@code offset}. */
+    public List<GroupHold> groupHolds(UUID pid, long offset) throws SQLException {
+        return sql.list("SELECT consumer_group, has_cursor, committed, batch_end, lease_id, lease_acquired_at,"
+                + " lease_expires_at, dlq_id, failed_at, error FROM queen.log_message_groups_v1(?, ?)",
+                rs -> new GroupHold(rs.getString(1), rs.getBoolean(2), rs.getLong(3), SqlCalls.longOrNull(rs, 4),
+                        rs.getString(5), rs.getObject(6, OffsetDateTime.class), rs.getObject(7, OffsetDateTime.class),
+                        rs.getObject(8, UUID.class), rs.getObject(9, OffsetDateTime.class), rs.getString(10)),
+                pid, offset);
+    }
+
     public List<BrowseSegment> browse(UUID tenant, String queue, String partition, String namespace, String task,
             Instant from, Instant to, int maxSegments, int perPartition) throws SQLException {
         return sql.list("SELECT partition_id, queue_name, partition_name, namespace, task, priority, base_offset,"

@@ -87,6 +87,26 @@ final class DlqJson {
         return o;
     }
 
+    /** A bulk action's answer; {@code next} is null once no matching letter is left after this batch. */
+    static ObjectNode bulk(DlqBulk.Outcome o, boolean replay) {
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        out.put("visited", o.visited());
+        if (replay) {
+            out.put("replayed", o.replayed());
+            out.put("duplicates", o.duplicates());
+            out.put("gone", o.gone());
+        } else {
+            out.put("deleted", o.deleted());
+        }
+        out.put("remaining", o.remaining());
+        if (o.remaining() > 0 && o.last() != null) {
+            out.put("next", o.last().token());
+        } else {
+            out.putNull("next");
+        }
+        return out;
+    }
+
     static ObjectNode notFound(String error) {
         ObjectNode o = Json.MAPPER.createObjectNode();
         o.put("success", false);

@@ -3,7 +3,6 @@ package io.queen.dlq;
 import jakarta.inject.Inject;
 import io.queen.api.Paging;
 import io.queen.api.Answer;
-import static io.queen.api.QueryParams.blankToNull;
 import static io.queen.api.QueryParams.intParam;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,7 +13,6 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Ids;
 import io.queen.api.Json;
-import io.queen.api.Times;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.crypto.PayloadCipher;
@@ -28,7 +26,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -39,8 +36,9 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * {@code GET /api/v1/dlq} (browse, API spec 3.12) and {@code POST /api/v1/dlq/:id/replay} (replay route B,
- * API spec 4.5). Stateless.
+ * {@code GET /api/v1/dlq} (browse, API spec 3.12), {@code POST /api/v1/dlq/:id/replay} (replay route B, API
+ * spec 4.5), and the filtered bulk routes: {@code GET /api/v1/dlq/count}, {@code POST /api/v1/dlq/replay} and
+ * {@code POST /api/v1/dlq/delete} ({@link DlqBulk}). Stateless.
  */
 @Path("/api/v1/dlq")
 @Tag(name = "dlq")
@@ -53,31 +51,81 @@ public class DlqResource {
     @Inject DlqStore store;
     @Inject PayloadCipher cipher;
     @Inject DlqReplay replay;
+    @Inject DlqBulk bulk;
     @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @GET
     @Operation(summary = "Browse dead letters, newest failure first",
-            description = "Query: queue, consumerGroup, partition, from, to, limit (default 100, max 1000), offset.")
+            description = "Query: queue, consumerGroup, partition, error (text the error contains, any case), from, "
+                    + "to, limit (default 100, max 1000), offset.")
     @APIResponse(responseCode = "200", description = "{messages:[{id, messageId, transactionId, partitionId, "
             + "queue, partition, consumerGroup, errorMessage, retryCount, data, createdAt, failedAt, ...}], "
             + "total, limit, offset, pagination}")
     @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
-            @QueryParam("partition") String partition, @QueryParam("from") String from, @QueryParam("to") String to,
+            @QueryParam("partition") String partition, @QueryParam("error") String error,
+            @QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("limit") String limitParam, @QueryParam("offset") String offsetParam) throws SQLException {
         Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_LIMIT, MAX_LIMIT);
-        Instant f = Times.parse(from, "from", null);
-        Instant t = Times.parse(to, "to", null);
-        UUID tenant = callers.tenant();
-        DlqStore.Page page = store.browse(tenant, blankToNull(queue), blankToNull(group), blankToNull(partition), f, t,
-                paging.limit(), paging.offset());
+        DlqFilter f = DlqFilter.of(queue, group, partition, error, from, to);
+        DlqStore.Page page = store.browse(callers.tenant(), f, paging.limit(), paging.offset());
         ObjectNode out = Answer.page("messages", page.rows(), r -> DlqJson.message(r, cipher), page.total(), paging);
         // the reference's answer also carries limit and offset at the top level
         out.put("limit", paging.limit());
         out.put("offset", paging.offset());
         return Json.ok(out);
+    }
+
+    @Access(Access.Level.READ)
+    @GET
+    @Path("count")
+    @Operation(summary = "Count the dead letters matching a filter",
+            description = "Query: queue, consumerGroup, partition, error (text the error contains, any case), from, to.")
+    @APIResponse(responseCode = "200", description = "{count}")
+    @APIResponse(responseCode = "400", description = "a malformed query value, naming it")
+    public Response count(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
+            @QueryParam("partition") String partition, @QueryParam("error") String error,
+            @QueryParam("from") String from, @QueryParam("to") String to) throws SQLException {
+        DlqFilter f = DlqFilter.of(queue, group, partition, error, from, to).ordered();
+        ObjectNode out = mapper.createObjectNode();
+        out.put("count", store.count(callers.tenant(), f, null));
+        return Json.ok(out);
+    }
+
+    @Access(Access.Level.WRITE)
+    @POST
+    @Path("replay")
+    @RequestBody(required = false, description = "{queue?, consumerGroup?, partition?, error?, from?, to?, "
+            + "intoQueue?, intoPartition?, limit? (1..1000, default 500), after? (next of the previous answer)}",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Replay the dead letters matching a filter, one bounded batch per call")
+    @APIResponse(responseCode = "200", description = "{visited, replayed, duplicates, gone, remaining, next}")
+    @APIResponse(responseCode = "400", description = "a malformed field, naming it")
+    public Response replayMatching(byte[] body) throws SQLException {
+        JsonNode req = Bodies.objectOrEmpty(mapper, body);
+        DlqBulk.Batch batch = DlqBulk.Batch.of(req);
+        String into = DlqJson.optionalName(req, "intoQueue");
+        String intoPartition = DlqJson.optionalName(req, "intoPartition");
+        if (into == null && intoPartition != null) {
+            throw ApiException.badRequest("intoPartition needs intoQueue");
+        }
+        return Json.ok(DlqJson.bulk(bulk.replay(callers.tenant(), batch, into, intoPartition), true));
+    }
+
+    @Access(Access.Level.WRITE)
+    @POST
+    @Path("delete")
+    @RequestBody(required = false, description = "{queue?, consumerGroup?, partition?, error?, from?, to?, "
+            + "limit? (1..1000, default 500), after? (next of the previous answer)}",
+            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
+    @Operation(summary = "Delete the dead letters matching a filter, one bounded batch per call")
+    @APIResponse(responseCode = "200", description = "{visited, deleted, remaining, next}")
+    @APIResponse(responseCode = "400", description = "a malformed field, naming it")
+    public Response deleteMatching(byte[] body) throws SQLException {
+        DlqBulk.Batch batch = DlqBulk.Batch.of(Bodies.objectOrEmpty(mapper, body));
+        return Json.ok(DlqJson.bulk(bulk.delete(callers.tenant(), batch), false));
     }
 
     @Access(Access.Level.WRITE)

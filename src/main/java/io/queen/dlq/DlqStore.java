@@ -35,13 +35,49 @@ public class DlqStore {
     public record Segment(long baseOffset, long endOffset, byte[] blob) {
     }
 
-    public Page browse(UUID tenant, String queue, String group, String partition, Instant from, Instant to, int limit,
-            int offset) throws SQLException {
+    /** A letter's place in the bulk actions' order. */
+    public record Mark(UUID id, Instant failedAt) {
+    }
+
+    /** One bulk delete batch: how many letters went, and the batch's last key (null when it was empty). */
+    public record Deleted(int deleted, Mark last) {
+    }
+
+    public Page browse(UUID tenant, DlqFilter f, int limit, int offset) throws SQLException {
         SqlCalls.Page<DeadLetter> page = sql.page("SELECT total, " + COLUMNS
-                + " FROM queen.log_dlq_browse_v1(?, ?, ?, ?, ?, ?, ?, ?)", "total",
+                + " FROM queen.log_dlq_search_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", "total",
                 rs -> rs.getObject(2) == null ? null : read(rs, 2),
-                tenant, queue, group, partition, from, to, limit, offset);
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), limit, offset);
         return new Page(page.total(), page.rows());
+    }
+
+    /** The letters matching {@code f} after {@code after} (all of them for null). */
+    public long count(UUID tenant, DlqFilter f, DlqFilter.Key after) throws SQLException {
+        return sql.number("SELECT queen.log_dlq_count_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", tenant, f.queue(), f.group(),
+                f.partition(), f.error(), f.from(), f.to(), at(after), id(after));
+    }
+
+    /** The next {@code limit} letters matching {@code f} after {@code after}, oldest failure first. */
+    public List<Mark> batch(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit) throws SQLException {
+        return sql.list("SELECT id, failed_at FROM queen.log_dlq_batch_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rs -> new Mark(rs.getObject(1, UUID.class), rs.getObject(2, OffsetDateTime.class).toInstant()),
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after), limit);
+    }
+
+    /** Deletes the next {@code limit} letters matching {@code f} after {@code after}, in one statement. */
+    public Deleted deleteBatch(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit) throws SQLException {
+        return sql.one("SELECT deleted, last_at, last_id FROM queen.log_dlq_delete_batch_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rs -> new Deleted(rs.getInt(1), rs.getObject(3) == null ? null
+                        : new Mark(rs.getObject(3, UUID.class), rs.getObject(2, OffsetDateTime.class).toInstant())),
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after), limit);
+    }
+
+    private static Object at(DlqFilter.Key k) {
+        return k == null ? null : k.failedAt();
+    }
+
+    private static Object id(DlqFilter.Key k) {
+        return k == null ? null : k.id();
     }
 
     public DeadLetter get(UUID tenant, UUID id) throws SQLException {

@@ -2,11 +2,17 @@ package io.queen.live;
 
 import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Input;
 import io.queen.api.Json;
+import io.queen.api.Times;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
+import io.queen.config.QueenConfig;
+import io.queen.kafka.group.GroupCoordinator;
+import jakarta.enterprise.inject.Instance;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -25,7 +31,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * {@code GET /api/v1/consumer-groups/:group/members}: who holds the group's leases now (per leased partition: lease
  * id, since, expiry, span, and the client address and user agent that took it when a fresh broker granted it) and
  * which clients popped for the group in the last minutes. The leases are read from the cursor rows, the clients
- * from the brokers' live publications ({@link PopClients}). Stateless.
+ * from the brokers' live publications ({@link PopClients}). With the Kafka listener on, a Kafka group of that name
+ * coordinated by this broker adds its members (member and client id, host, assigned partitions, since when) from
+ * the coordinator's snapshot. Stateless.
  */
 @Path("/api/v1/consumer-groups/{group}/members")
 @Access(Access.Level.READ)
@@ -41,7 +49,9 @@ public class GroupMembersResource {
     @Operation(summary = "A group's live leases with the clients that took them, and its recent poppers")
     @APIResponse(responseCode = "200", description = "{group, leases:[{queue, partition, partitionId, leaseId, "
             + "acquiredAt, expiresAt, expiresInSeconds, committed, batchEnd, address, userAgent, broker}], "
-            + "poppers:[{queue, address, userAgent, lastPopAt, pops, broker}]}")
+            + "poppers:[{queue, address, userAgent, lastPopAt, pops, broker}], kafka:{state, protocolType, protocol, "
+            + "members:[{memberId, groupInstanceId, clientId, clientHost, assignments:[{topic, partition}], "
+            + "joinedAt}]}|null}")
     @APIResponse(responseCode = "400", description = "a group name with a NUL, a lone surrogate or over 255 characters")
     public Response members(@PathParam("group") String group) throws SQLException {
         String g = Input.name(group, "group");
@@ -73,6 +83,38 @@ public class GroupMembersResource {
         }
         ArrayNode poppers = out.putArray("poppers");
         clients.poppers().forEach(poppers::add);
+        out.set("kafka", kafka(tenant, g));
         return Json.ok(out);
+    }
+
+    @Inject QueenConfig config;
+    @Inject Instance<GroupCoordinator> kafkaGroups;
+
+    /** The Kafka group of that name this broker coordinates, or JSON null (listener off, or no such membership). */
+    private JsonNode kafka(UUID tenant, String group) {
+        // with the listener off the coordinator is never created (it runs a timer thread)
+        GroupCoordinator.GroupSnapshot snap = config.kafka().enabled() ? kafkaGroups.get().snapshot(tenant, group)
+                : null;
+        if (snap == null) {
+            return NullNode.getInstance();
+        }
+        ObjectNode k = Json.MAPPER.createObjectNode();
+        k.put("state", snap.state());
+        k.put("protocolType", snap.protocolType());
+        k.put("protocol", snap.protocol());
+        ArrayNode members = k.putArray("members");
+        for (GroupCoordinator.MemberSnapshot m : snap.members()) {
+            ObjectNode o = members.addObject();
+            o.put("memberId", m.memberId());
+            o.put("groupInstanceId", m.instanceId());
+            o.put("clientId", m.clientId());
+            o.put("clientHost", m.clientHost());
+            ArrayNode a = o.putArray("assignments");
+            for (org.apache.kafka.common.TopicPartition tp : m.assigned()) {
+                a.addObject().put("topic", tp.topic()).put("partition", tp.partition());
+            }
+            o.put("joinedAt", Times.millis(m.joinedAt()));
+        }
+        return k;
     }
 }

@@ -179,6 +179,13 @@ class TenancyTest {
         assertSameAsMissing(Tokens.post(B, "/api/v1/dlq/" + dlqId + "/replay", "{}"),
                 Tokens.post(B, "/api/v1/dlq/" + missingDlq + "/replay", "{}"), dlqId, missingDlq);
         assertEquals(404, Tokens.get(B, "/api/v1/messages/" + pidA + "/t-0").status());
+        assertSameAsMissing(Tokens.get(B, "/api/v1/messages/" + pidA + "/t-0/groups"),
+                Tokens.get(B, "/api/v1/messages/" + missingPid + "/t-0/groups"), pidA, missingPid);
+        // B's bulk actions over every dead letter it has (no filter) see, replay and delete none of A's
+        assertEquals(0, json(Tokens.get(B, "/api/v1/dlq/count").body()).get("count").asInt());
+        assertEquals(0, json(Tokens.post(B, "/api/v1/dlq/replay", "{}").body()).get("visited").asInt());
+        assertEquals(0, json(Tokens.post(B, "/api/v1/dlq/delete", "{}").body()).get("deleted").asInt());
+        assertEquals(1, json(Tokens.get(A, "/api/v1/dlq/count?queue=" + Q).body()).get("count").asInt());
         // ... and A's own ids still work
         assertEquals(200, Tokens.get(A, "/api/v1/messages/" + pidA + "/t-0").status());
         assertEquals(1, json(Tokens.get(A, "/api/v1/dlq?queue=" + Q).body()).get("total").asInt());

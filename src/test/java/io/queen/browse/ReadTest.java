@@ -32,6 +32,8 @@ class ReadTest {
     AgroalDataSource ds;
     @Inject
     RetentionCycle cycle;
+    @Inject
+    io.queen.live.LiveSampler live;
 
     String cursors() {
         return String.valueOf(Sql.rows(ds, "SELECT partition_id, consumer_group, committed, batch_end, worker_id,"
@@ -223,5 +225,58 @@ class ReadTest {
         fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":3}],\"maxWaitMs\":5000,\"minBytes\":0}");
         fetch("{\"entries\":[{\"queue\":\"m-wait\",\"offset\":9}],\"maxWaitMs\":5000}");
         assertTrue((System.nanoTime() - t2) / 1_000_000 < 4000);
+    }
+
+    @Test
+    void aMessagesStatusPerGroupPendingLeasedAckedOrDeadLettered() throws Exception {
+        pushN("m-groups", "p0", "g", 0, 3);
+        pushN("m-groups", "p1", "h", 0, 1);
+        ackAll(pop("/api/v1/pop/queue/m-groups/partition/p0?batch=2&consumerGroup=acker"), "completed", "acker");
+        JsonNode leased = pop("/api/v1/pop/queue/m-groups/partition/p0?batch=2&consumerGroup=holder");
+        JsonNode one = pop("/api/v1/pop/queue/m-groups/partition/p0?batch=1&consumerGroup=filer").get("messages").get(0);
+        io.queen.testing.Api.ack("g-0", one.get("partitionId").asText(), one.get("leaseId").asText(), "dlq", "filer",
+                "bad sku");
+        ackAll(pop("/api/v1/pop/queue/m-groups/partition/p1?batch=1&consumerGroup=elsewhere"), "completed", "elsewhere");
+        String pid = leased.get("partitionId").asText();
+        String before = cursors();
+        live.publishNow(); // the lease holder's client is read from the brokers' live publications
+
+        JsonNode g0 = get("/api/v1/messages/" + pid + "/g-0/groups");
+        assertEquals(List.of("m-groups", "p0", "0"), List.of(g0.get("queue").asText(), g0.get("partition").asText(),
+                g0.get("offset").asText()));
+        assertEquals("{acker=acked, elsewhere=pending, filer=dead-lettered, holder=leased}", statuses(g0));
+        JsonNode holder = group(g0, "holder");
+        assertEquals(leased.get("leaseId").asText(), holder.get("lease").get("leaseId").asText());
+        assertEquals(1, holder.get("lease").get("leasedUpTo").asLong());
+        assertTrue(Instant.parse(holder.get("lease").get("expiresAt").asText()).isAfter(Instant.now()));
+        assertTrue(holder.get("lease").get("address").asText().startsWith("127.0.0.1:"), holder.toString());
+        assertEquals("bad sku", group(g0, "filer").get("deadLetter").get("errorMessage").asText());
+        assertTrue(group(g0, "elsewhere").get("committedOffset").isNull(), "no cursor on p0");
+        assertEquals(1, group(g0, "acker").get("committedOffset").asLong());
+
+        // offset 2: past the acked and the leased spans; the filer's cursor moved past offset 0 only
+        assertEquals("{acker=pending, elsewhere=pending, filer=pending, holder=pending}",
+                statuses(get("/api/v1/messages/" + pid + "/g-2/groups")));
+        assertEquals(before, cursors(), "a read moves no cursor");
+        assertEquals(404, Http.get("/api/v1/messages/" + pid + "/no-such/groups").status());
+        assertEquals(404, Http.get("/api/v1/messages/not-a-uuid/g-0/groups").status());
+        Http.Reply tooLong = Http.get("/api/v1/messages/" + pid + "/" + "t".repeat(1025) + "/groups");
+        assertEquals(400, tooLong.status(), tooLong.body());
+        assertTrue(json(tooLong.body()).get("error").asText().startsWith("transactionId"), tooLong.body());
+    }
+
+    private static String statuses(JsonNode answer) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        answer.get("groups").forEach(g -> out.put(g.get("group").asText(), g.get("status").asText()));
+        return out.toString();
+    }
+
+    private static JsonNode group(JsonNode answer, String name) {
+        for (JsonNode g : answer.get("groups")) {
+            if (g.get("group").asText().equals(name)) {
+                return g;
+            }
+        }
+        throw new AssertionError(name + " not in " + answer);
     }
 }

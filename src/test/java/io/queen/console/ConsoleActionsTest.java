@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.live.LiveSampler;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -23,12 +24,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -36,50 +34,21 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The console's live figures and actions in a real headless browser against a fresh broker (authentication off):
  * the live rates move while a load runs; a queue is created, published to (queued, then duplicate), purged and
  * deleted from the UI; a group's members show the client that holds a lease; a group is sought to the earliest
- * message and to the end, then deleted. Every action's effect is checked over HTTP. Screenshots of the pages at
- * desktop and phone width go to target/console-screenshots.
+ * message and to the end, then deleted; a message's drawer tells its status per group (acked, leased by whom,
+ * pending, dead-lettered); dead letters filtered by the broker are replayed into another queue and deleted in bulk
+ * after a confirmation telling the broker's count, also more than one batch of them. Every action's effect is
+ * checked over HTTP. Screenshots of the pages at desktop and phone width go to target/console-screenshots.
  */
 @QuarkusTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class ConsoleActionsTest {
+class ConsoleActionsTest extends ConsoleBrowserTest {
     private static final Logger LOG = Logger.getLogger(ConsoleActionsTest.class);
 
     @Inject
     LiveSampler sampler;
-
-    Browser browser;
-
-    @BeforeEach
-    void setUp() {
-        if (browser == null) {
-            browser = Browser.start(Http.base());
-        }
-    }
-
-    @AfterAll
-    void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-    }
-
-    private void page(String route, String page, String screenshot) {
-        browser.open(route, page);
-        browser.screenshot(screenshot);
-        browser.assertNoConsoleErrors(route);
-    }
-
-    private String k(String key) {
-        return browser.text("#view [data-k='" + key + "']");
-    }
-
-    private static JsonNode get(String path) {
-        Http.Reply r = Http.get(path);
-        assertEquals(200, r.status(), path + ": " + r.body());
-        return json(r.body());
-    }
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
 
     /** Pushes, pops and acks on {@code queue} until stopped; counts the messages pushed. */
     private static Thread load(String queue, AtomicBoolean running, AtomicLong pushed) {
@@ -319,7 +288,7 @@ class ConsoleActionsTest {
 
     @Test
     @Order(7)
-    void messagesAcrossPartitionsSearchJumpAndStatusPerGroup() {
+    void messagesAcrossPartitionsSearchJumpAndStatusPerGroup() throws Exception {
         pushN("act-msg", "p0", "m", 0, 3);
         pushN("act-msg", "p1", "n", 0, 3);
         ackAll(pop("/api/v1/pop/queue/act-msg/partition/p0?batch=3&consumerGroup=g1"), "completed", "g1");
@@ -336,10 +305,13 @@ class ConsoleActionsTest {
         browser.waitRedraw("messages", seq);
         assertEquals(1, browser.all("#view tr[data-transaction]").size());
         assertEquals("p0", browser.cell("tr[data-transaction='m-0']", "partition"));
+        sampler.publishNow(); // g2's lease holder is read from the brokers' live publications
         browser.click("tr[data-transaction='m-0'] [data-k='transactionId'] button");
         browser.waitFor("#record-detail [data-k='payload']");
         assertEquals("acked", browser.text("#record-detail tr[data-group='g1'] [data-k='status']"));
         assertEquals("leased", browser.text("#record-detail tr[data-group='g2'] [data-k='status']"));
+        assertTrue(browser.text("#record-detail tr[data-group='g2'] [data-k='detail']").startsWith("by 127.0.0.1:"),
+                "by whom: " + browser.text("#record-detail tr[data-group='g2'] [data-k='detail']"));
         assertEquals("pending", browser.text("#record-detail tr[data-group='g3'] [data-k='status']"));
         browser.screenshot("message-drawer");
 
@@ -427,9 +399,25 @@ class ConsoleActionsTest {
         browser.waitText("#confirm-text", "Delete 2 dead letter(s)");
         seq = browser.seq();
         browser.confirm(true);
-        browser.toast("Deleted the dead letters of 2 message(s)");
+        browser.toast("Deleted 2 dead letter(s)");
         browser.waitRedraw("dlq", seq);
         assertEquals(0, get("/api/v1/dlq?queue=act-dl").get("total").asInt());
+
+        // more letters than one batch (and than a page): the broker counts them all, the console goes on until
+        // none is left
+        String pid = Sql.one(ds, "SELECT lp.id FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id"
+                + " WHERE q.name = 'act-dl'");
+        Sql.exec(ds, "INSERT INTO queen.log_dlq (partition_id, consumer_group, \"offset\", transaction_id, payload, error)"
+                + " SELECT '" + pid + "', 'bulk', g, 'x-' || g, '{}', 'stale' FROM generate_series(0, 1199) g");
+        page("/dlq?queue=act-dl", "dlq", "dead-letters-many");
+        assertEquals("1,200 dead letters", k("total"));
+        browser.click("[data-write='bulk-delete']");
+        browser.waitText("#confirm-text", "Delete 1,200 dead letter(s)");
+        seq = browser.seq();
+        browser.confirm(true);
+        browser.toast("Deleted 1,200 dead letter(s)");
+        browser.waitRedraw("dlq", seq);
+        assertEquals(0, get("/api/v1/dlq/count?queue=act-dl").get("count").asInt());
         browser.assertNoConsoleErrors("dead letters");
     }
 

@@ -15,10 +15,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The console with authentication on: its files load without a token, the API asks for one (the console opens its
@@ -28,41 +25,28 @@ import org.junit.jupiter.api.TestInstance;
  */
 @QuarkusTest
 @TestProfile(JwtProfile.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class ConsoleAuthTest {
+class ConsoleAuthTest extends ConsoleBrowserTest {
     final String admin = Tokens.token("ops", "admin", null);
     final String readWrite = Tokens.token("app", "read-write", null);
     final String readOnly = Tokens.token("viewer", "read-only", null);
 
-    Browser browser;
-
-    @BeforeEach
-    void setUp() {
-        if (browser == null) {
-            ok(Tokens.post(admin, "/api/v1/configure", "{\"queue\":\"ro-orders\",\"options\":{}}"), 200);
-            ok(Tokens.post(admin, "/api/v1/push", "{\"items\":[{\"queue\":\"ro-orders\",\"partition\":\"a\","
-                    + "\"payload\":{\"n\":0}},{\"queue\":\"ro-orders\",\"partition\":\"a\",\"payload\":{\"n\":1}},"
-                    + "{\"queue\":\"ro-orders\",\"partition\":\"a\",\"payload\":{\"n\":2}}]}"), 201);
-            Http.Reply popped = Tokens.get(admin, "/api/v1/pop/queue/ro-orders/partition/a?batch=1");
-            ok(popped, 200);
-            JsonNode m = json(popped.body()).get("messages").get(0);
-            ok(Tokens.post(admin, "/api/v1/ack", "{\"transactionId\":\"" + m.get("transactionId").asText()
-                    + "\",\"partitionId\":\"" + m.get("partitionId").asText() + "\",\"leaseId\":\""
-                    + m.get("leaseId").asText() + "\",\"status\":\"dlq\",\"error\":\"bad\"}"), 200);
-            browser = Browser.start(Http.base());
-        }
+    @Override
+    void prepare() {
+        ok(Tokens.post(admin, "/api/v1/configure", "{\"queue\":\"ro-orders\",\"options\":{}}"), 200);
+        ok(Tokens.post(admin, "/api/v1/push", "{\"items\":[{\"queue\":\"ro-orders\",\"partition\":\"a\","
+                + "\"payload\":{\"n\":0}},{\"queue\":\"ro-orders\",\"partition\":\"a\",\"payload\":{\"n\":1}},"
+                + "{\"queue\":\"ro-orders\",\"partition\":\"a\",\"payload\":{\"n\":2}}]}"), 201);
+        Http.Reply popped = Tokens.get(admin, "/api/v1/pop/queue/ro-orders/partition/a?batch=1");
+        ok(popped, 200);
+        JsonNode m = json(popped.body()).get("messages").get(0);
+        ok(Tokens.post(admin, "/api/v1/ack", "{\"transactionId\":\"" + m.get("transactionId").asText()
+                + "\",\"partitionId\":\"" + m.get("partitionId").asText() + "\",\"leaseId\":\""
+                + m.get("leaseId").asText() + "\",\"status\":\"dlq\",\"error\":\"bad\"}"), 200);
     }
 
     private static void ok(Http.Reply r, int status) {
         assertEquals(status, r.status(), r.body());
-    }
-
-    @AfterAll
-    void stop() {
-        if (browser != null) {
-            browser.close();
-        }
     }
 
     private void useToken(String token) {

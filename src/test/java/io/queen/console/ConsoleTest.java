@@ -24,12 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jboss.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebElement;
@@ -42,10 +39,9 @@ import org.openqa.selenium.WebElement;
  * first (the figures), write actions after (ordered). A screenshot of each page goes to target/console-screenshots.
  */
 @QuarkusTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class ConsoleTest {
+class ConsoleTest extends ConsoleBrowserTest {
     private static final Logger LOG = Logger.getLogger(ConsoleTest.class);
 
     @Inject
@@ -55,53 +51,30 @@ class ConsoleTest {
     @Inject
     io.queen.live.LiveSampler live;
 
-    Browser browser;
-
-    // once per class, after Quarkus has set the test port (a @BeforeAll runs before it)
-    @BeforeEach
-    void setUp() {
-        if (browser == null) {
-            KnownDataSet.build(ds);
-            flusher.flushNow();
-            // this broker's live row exists before any page is drawn (its timer's first round may come later)
-            try {
-                live.publishNow();
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            Http.Reply t = Http.post("/api/v1/traces", "{\"transactionId\":\"o0-3\",\"partitionId\":\""
-                    + KnownDataSet.pid(ds, "st-orders", "p0") + "\",\"eventType\":\"processing\","
-                    + "\"traceNames\":[\"order-42\"],\"data\":{\"step\":\"charged\"}}");
-            assertEquals(201, t.status(), t.body());
-            String plain = "(SELECT id FROM queen.queues WHERE name = 'st-plain')";
-            String c0 = "'" + KnownDataSet.pid(ds, "st-plain", "c0") + "'";
-            Sql.exec(ds, "INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type,"
-                    + " executed_at) VALUES (" + c0 + ", " + plain + ", 7, 'retention', now() - interval '10 minutes'),"
-                    + " (" + c0 + ", " + plain + ", 3, 'completed_retention', now() - interval '5 minutes')");
-            browser = Browser.start(Http.base());
-        }
+    @Override
+    void prepare() throws Exception {
+        KnownDataSet.build(ds);
+        flusher.flushNow();
+        // this broker's live row exists before any page is drawn (its timer's first round may come later)
+        live.publishNow();
+        Http.Reply t = Http.post("/api/v1/traces", "{\"transactionId\":\"o0-3\",\"partitionId\":\""
+                + KnownDataSet.pid(ds, "st-orders", "p0") + "\",\"eventType\":\"processing\","
+                + "\"traceNames\":[\"order-42\"],\"data\":{\"step\":\"charged\"}}");
+        assertEquals(201, t.status(), t.body());
+        String plain = "(SELECT id FROM queen.queues WHERE name = 'st-plain')";
+        String c0 = "'" + KnownDataSet.pid(ds, "st-plain", "c0") + "'";
+        Sql.exec(ds, "INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type,"
+                + " executed_at) VALUES (" + c0 + ", " + plain + ", 7, 'retention', now() - interval '10 minutes'),"
+                + " (" + c0 + ", " + plain + ", 3, 'completed_retention', now() - interval '5 minutes')");
     }
 
-    @AfterAll
-    void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-    }
-
-    /** Opens a page afresh, checks it drew without console errors and without layout shift, saves a screenshot. */
-    private void page(String route, String page, String screenshot) {
-        browser.open(route, page);
+    /** No layout shift, and drawn in bounded time. */
+    @Override
+    void drawn(String route) {
         assertTrue(browser.layoutShift() < 0.1, "layout shift on " + route + ": " + browser.layoutShift());
         LOG.infof("console %s drawn %d ms after navigation start", route, browser.drawnAfterMs());
         // typically 0.2-0.8 s (the first page of a fresh broker ~1.4 s); the bound only catches a page that hangs
         assertTrue(browser.drawnAfterMs() < 5000, route + " drawn after " + browser.drawnAfterMs() + " ms");
-        browser.screenshot(screenshot);
-        browser.assertNoConsoleErrors(route);
-    }
-
-    private String k(String key) {
-        return browser.text("#view [data-k='" + key + "']");
     }
 
     @Test

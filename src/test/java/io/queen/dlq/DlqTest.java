@@ -379,4 +379,180 @@ class DlqTest {
         // a push recreates it from scratch
         assertEquals(0, push("d-qdel", "A", "q-1", "1").offset());
     }
+
+    static long count(String query) throws Exception {
+        return get("/api/v1/dlq/count?" + query).get("count").asLong();
+    }
+
+    static JsonNode bulk(String action, String body) throws Exception {
+        Http.Reply r = Http.post("/api/v1/dlq/" + action, body);
+        assertEquals(200, r.status(), action + " " + body + " -> " + r.body());
+        return MAPPER.readTree(r.body());
+    }
+
+    @Test
+    void bulkActionsCountReplayAndDeleteWhatTheFilterMatchesInBatches() throws Exception {
+        List<Pushed> p0 = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            p0.add(push("b-src", "p0", "b0-" + i, "{\"i\":" + i + "}"));
+        }
+        Pushed p1a = push("b-src", "p1", "b1-0", "10");
+        Pushed p1b = push("b-src", "p1", "b1-1", "11");
+        String dup = file(p0.get(0), "w", "{\"i\":0}", "Timeout talking to payments", "5 minutes");
+        file(p0.get(1), "w", "{\"i\":1}", "timeout talking to payments", "4 minutes");
+        file(p0.get(2), "w", "{\"i\":2}", "TIMEOUT again", "3 minutes");
+        file(p0.get(2), "v", "{\"i\":2}", "timeout for v", "3 minutes");
+        file(p0.get(3), "w", "{\"i\":3}", null, "2 minutes");
+        file(p1a, "w", "10", "bad sku 17", "2 minutes");
+        file(p1b, "w", "11", "bad sku 18", "1 minute");
+        file(push("b-other", "p0", "o-0", "0"), "w", "0", "timeout elsewhere", "1 minute");
+
+        assertEquals(7, count("queue=b-src"));
+        assertEquals(4, count("queue=b-src&error=TimeOut"), "any case, a substring");
+        assertEquals(3, count("queue=b-src&error=timeout&consumerGroup=w"));
+        assertEquals(2, count("queue=b-src&partition=p1"));
+        assertEquals(1, count("queue=b-src&error=retries%20exhausted"), "an empty error reads as it is shown");
+        assertEquals(0, count("queue=b-src&error=%25"), "no pattern characters");
+        assertEquals(5, count("error=timeout"), "every queue");
+        assertEquals(3, count("queue=b-src&from=" + enc(Instant.now().minusSeconds(150).toString())));
+        JsonNode page = get("/api/v1/dlq?queue=b-src&error=timeout&limit=2");
+        assertEquals(4, page.get("total").asInt(), "the browse takes the error filter too");
+        assertEquals(2, page.get("messages").size());
+
+        // the oldest timeout of w would duplicate (its replay's transaction id is taken): it stays, and the next
+        // call resumes after it instead of meeting it again
+        push("b-dst", "Default", "dlq:" + dup, "0");
+        String filter = "\"queue\":\"b-src\",\"consumerGroup\":\"w\",\"error\":\"timeout\"";
+        JsonNode first = bulk("replay", "{" + filter + ",\"intoQueue\":\"b-dst\",\"intoPartition\":\"Default\","
+                + "\"limit\":2}");
+        assertEquals(List.of(2, 1, 1, 0, 1), List.of(first.get("visited").asInt(), first.get("replayed").asInt(),
+                first.get("duplicates").asInt(), first.get("gone").asInt(), first.get("remaining").asInt()),
+                first.toString());
+        assertTrue(first.get("next").isTextual(), first.toString());
+        JsonNode second = bulk("replay", "{" + filter + ",\"intoQueue\":\"b-dst\",\"limit\":2,\"after\":\""
+                + first.get("next").asText() + "\"}");
+        assertEquals(List.of(1, 1, 0), List.of(second.get("visited").asInt(), second.get("replayed").asInt(),
+                second.get("remaining").asInt()), second.toString());
+        assertTrue(second.get("next").isNull(), "done");
+        assertEquals(3, get("/api/v1/resources/queues/b-dst").get("totals").get("total").asLong(),
+                "the squatter and the two moved");
+        assertEquals(1, count("queue=b-src&error=timeout&consumerGroup=w"), "the duplicate kept");
+        assertEquals(1, count("queue=b-src&consumerGroup=v"), "another group's letter is not matched");
+        assertEquals(4, frames(p0.get(0).partitionId()).size(), "nothing replayed into the source");
+
+        // delete one partition's letters, one per call
+        JsonNode d1 = bulk("delete", "{\"queue\":\"b-src\",\"partition\":\"p1\",\"limit\":1}");
+        assertEquals(List.of(1, 1, 1), List.of(d1.get("visited").asInt(), d1.get("deleted").asInt(),
+                d1.get("remaining").asInt()), d1.toString());
+        JsonNode d2 = bulk("delete", "{\"queue\":\"b-src\",\"partition\":\"p1\",\"after\":\""
+                + d1.get("next").asText() + "\"}");
+        assertEquals(List.of(1, 0), List.of(d2.get("deleted").asInt(), d2.get("remaining").asInt()), d2.toString());
+        assertTrue(d2.get("next").isNull());
+        assertEquals(0, count("queue=b-src&partition=p1"));
+        assertEquals(3, count("queue=b-src"), "the duplicate, v's letter and the one without error text");
+        assertEquals(1, count("queue=b-other"), "another queue untouched");
+        JsonNode none = bulk("replay", "{\"queue\":\"b-none\"}");
+        assertEquals(List.of(0, 0), List.of(none.get("visited").asInt(), none.get("remaining").asInt()));
+    }
+
+    /** Calls a bulk action batch after batch until nothing is left; sums {@code field} over the answers. */
+    static int drain(String action, String filter, String field) throws Exception {
+        int sum = 0;
+        String after = null;
+        for (int calls = 0; calls < 100; calls++) {
+            JsonNode r = bulk(action, "{" + filter + ",\"limit\":7" + (after == null ? "" : ",\"after\":\"" + after
+                    + "\"") + "}");
+            sum += r.get(field).asInt();
+            if (r.get("next").isNull()) {
+                return sum;
+            }
+            after = r.get("next").asText();
+        }
+        throw new AssertionError(action + " did not finish in 100 calls");
+    }
+
+    @Test
+    void concurrentBulkReplaysAndDeletesTakeEachLetterOnce() throws Exception {
+        int n = 60;
+        for (int i = 0; i < n; i++) {
+            file(push("b-race", "p", "r-" + i, String.valueOf(i)), "w", String.valueOf(i), "flaky", (n - i) + " seconds");
+        }
+        String filter = "\"queue\":\"b-race\"";
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> replays = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                replays.add(pool.submit(() -> {
+                    start.await();
+                    return drain("replay", filter + ",\"intoQueue\":\"b-race-out\"", "replayed");
+                }));
+            }
+            List<Future<Integer>> deletes = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                deletes.add(pool.submit(() -> {
+                    start.await();
+                    return drain("delete", filter, "deleted");
+                }));
+            }
+            start.countDown();
+            int replayed = replays.get(0).get() + replays.get(1).get();
+            int deleted = deletes.get(0).get() + deletes.get(1).get();
+            assertEquals(n, replayed + deleted, "each letter replayed or deleted, once: " + replayed + " + " + deleted);
+            assertEquals(0, count("queue=b-race"));
+            long written = replayed == 0 ? 0
+                    : get("/api/v1/resources/queues/b-race-out").get("totals").get("total").asLong();
+            assertEquals(replayed, written, "one message per replayed letter");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void bulkRoutesAnswerBadInput400NamingTheFieldAndChangeNothing() throws Exception {
+        Pushed m = push("b-bad", "p", "bb-1", "1");
+        file(m, "g", "1", "e", "1 minute");
+        String longName = "n".repeat(256);
+        String[][] cases = {
+            {"queue", "\"\\u0000\""}, {"queue", "\"\\ud800\""}, {"queue", "\"" + longName + "\""}, {"queue", "5"},
+            {"consumerGroup", "\"g\\u0000\""}, {"consumerGroup", "[]"}, {"partition", "\"\\udc00p\""},
+            {"partition", "\"" + longName + "\""}, {"error", "\"" + "e".repeat(1025) + "\""},
+            {"error", "\"\\u0000\""}, {"from", "\"yesterday\""}, {"to", "\"+10000-01-01T00:00:00Z\""},
+            {"limit", "0"}, {"limit", "1001"}, {"limit", "\"5\""}, {"limit", "1.5"}, {"after", "\"garbage\""},
+            {"after", "\"12_" + "x".repeat(36) + "\""}, {"after", "7"}, {"intoQueue", "\"a/b\""},
+            {"intoQueue", "\"\""}, {"intoPartition", "\"\\u0000\""},
+        };
+        for (String[] c : cases) {
+            for (String action : List.of("replay", "delete")) {
+                if (c[0].startsWith("into") && action.equals("delete")) {
+                    continue;
+                }
+                String body = "{" + (c[0].equals("queue") ? "" : "\"queue\":\"b-bad\",")
+                        + (c[0].equals("intoPartition") ? "\"intoQueue\":\"b-x\"," : "") + "\"" + c[0] + "\":" + c[1] + "}";
+                Http.Reply r = Http.post("/api/v1/dlq/" + action, body);
+                assertEquals(400, r.status(), action + " " + body + " -> " + r.body());
+                assertTrue(MAPPER.readTree(r.body()).path("error").asText().startsWith(c[0]), body + " -> " + r.body());
+            }
+        }
+        Http.Reply noQueue = Http.post("/api/v1/dlq/replay", "{\"intoPartition\":\"p\"}");
+        assertEquals(400, noQueue.status());
+        assertTrue(noQueue.body().contains("intoPartition"), noQueue.body());
+        assertEquals(400, Http.post("/api/v1/dlq/delete", "{bad").status());
+        assertEquals(400, Http.post("/api/v1/dlq/delete", "[1]").status());
+        for (String[] q : new String[][] {{"queue", "%00"}, {"consumerGroup", "g%ED%A0%80"}, {"partition", longName},
+                {"error", "e".repeat(1025)}, {"from", "soon"}, {"to", "2020-13-01"}}) {
+            Http.Reply r = Http.get("/api/v1/dlq/count?" + q[0] + "=" + q[1]);
+            assertEquals(400, r.status(), q[0] + " -> " + r.body());
+            assertTrue(MAPPER.readTree(r.body()).path("error").asText().startsWith(q[0]), r.body());
+        }
+        Http.Reply reversed = Http.get("/api/v1/dlq/count?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z");
+        assertEquals(400, reversed.status());
+        assertTrue(reversed.body().contains("from"), reversed.body());
+        Http.Reply reversedBulk = Http.post("/api/v1/dlq/delete", "{\"from\":\"2026-01-02\",\"to\":\"2026-01-01\"}");
+        assertEquals(400, reversedBulk.status(), reversedBulk.body());
+        assertEquals(0, get("/api/v1/dlq?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z").get("total").asInt(),
+                "the browse answers a reversed range with no rows, as it did");
+        assertEquals(1, count("queue=b-bad"), "a 400 deletes and replays nothing");
+        assertEquals(1, frames(m.partitionId()).size());
+    }
 }

@@ -80,7 +80,7 @@ final class ClassicGroups {
 
     /** One member as DescribeGroups shows it (metadata and assignment only while the group is Stable). */
     record MemberView(String memberId, String instanceId, String clientId, String clientHost, byte[] metadata,
-            byte[] assignment) {
+            byte[] assignment, java.time.Instant joinedAt) {
     }
 
     /** One group as ListGroups / DescribeGroups show it. */
@@ -284,6 +284,8 @@ final class ClassicGroups {
         String protocolType;
         List<Protocol> protocols;
         byte[] assignment = NONE;
+        /** Wall-clock time of the first join under this member id (shown, never compared). */
+        final java.time.Instant joinedAt = java.time.Instant.now();
         CompletableFuture<JoinResult> joining;
         CompletableFuture<SyncResult> syncing;
         long lastHeartbeatMs;
@@ -767,7 +769,7 @@ final class ClassicGroups {
             List<MemberView> list = new ArrayList<>();
             for (Member m : members.values()) {
                 list.add(new MemberView(m.memberId, m.instanceId, m.clientId, m.clientHost,
-                        stable ? m.metadata(protocolName) : NONE, stable ? m.assignment : NONE));
+                        stable ? m.metadata(protocolName) : NONE, stable ? m.assignment : NONE, m.joinedAt));
             }
             return new GroupView(key.groupId(), state, protocolType == null ? "" : protocolType,
                     stable ? protocolName : "", list);

@@ -268,6 +268,50 @@ public class GroupCoordinator {
         return CompletableFuture.completedFuture(out);
     }
 
+    /** One member of a Kafka group: its assigned partitions only while the group is Stable (as DescribeGroups). */
+    public record MemberSnapshot(String memberId, String instanceId, String clientId, String clientHost,
+            List<TopicPartition> assigned, java.time.Instant joinedAt) {
+    }
+
+    /** A Kafka group's membership held by this broker: state, protocol type and name, members by member id. */
+    public record GroupSnapshot(String state, String protocolType, String protocol, List<MemberSnapshot> members) {
+    }
+
+    /**
+     * A read-only snapshot of a group this broker coordinates with the classic protocol (what the console's members
+     * view shows), or null when it holds no membership for it. Takes the group's monitor once, as DescribeGroups.
+     */
+    public GroupSnapshot snapshot(UUID tenant, String groupId) {
+        ClassicGroups.GroupView v = validGroupId(groupId) ? groups.describe(new ClassicGroups.Key(tenant, groupId))
+                : null;
+        if (v == null || v.state() == ClassicGroups.State.DEAD) {
+            return null;
+        }
+        List<MemberSnapshot> members = new ArrayList<>();
+        for (ClassicGroups.MemberView m : v.members()) {
+            members.add(new MemberSnapshot(m.memberId(), m.instanceId(), m.clientId(), m.clientHost(),
+                    assigned(v.protocolType(), m.assignment()), m.joinedAt()));
+        }
+        members.sort(java.util.Comparator.comparing(MemberSnapshot::memberId));
+        return new GroupSnapshot(v.state().wire, v.protocolType(), v.protocolName(), members);
+    }
+
+    /**
+     * The partitions a consumer-protocol assignment names, read with the client library's own decoder; none for
+     * another protocol type or bytes that do not decode (the leader's client wrote them).
+     */
+    private static List<TopicPartition> assigned(String protocolType, byte[] assignment) {
+        if (!"consumer".equals(protocolType) || assignment.length == 0) {
+            return List.of();
+        }
+        try {
+            return org.apache.kafka.clients.consumer.internals.ConsumerProtocol
+                    .deserializeAssignment(java.nio.ByteBuffer.wrap(assignment)).partitions();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
     public CompletionStage<DescribeGroupsResponseData> describeGroups(KafkaCaller caller, short apiVersion,
             DescribeGroupsRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());

@@ -1,12 +1,12 @@
-// Dead letters: filter by queue, group, partition, error text and failure time; a letter opens in the detail
-// drawer (error, payload, addresses) where it can be replayed into its partition or into another queue, or
-// deleted; with a write role every letter matching the filter can be replayed or deleted at once, after a
-// confirmation telling how many. A replayed message is a new message of its queue: every group reading that queue
-// receives it, not only the group that dead-lettered it.
+// Dead letters: filter by queue, group, partition, error text and failure time (all applied by the broker); a
+// letter opens in the detail drawer (error, payload, addresses) where it can be replayed into its partition or into
+// another queue, or deleted; with a write role every letter matching the filter can be replayed or deleted at once
+// by the broker, in batches (POST /api/v1/dlq/replay|delete), after a confirmation telling how many
+// (GET /api/v1/dlq/count), with the progress told batch by batch. A replayed message is a new message of its
+// queue: every group reading that queue receives it, not only the group that dead-lettered it.
 import { get, post, del, qs, canWrite } from '../api.js';
 import { h, num, time, table, pretty, confirmAction, act, groupName, guard, drawer, formDialog, toast } from '../ui.js';
 
-const BULK_MAX = 1000;
 const fanOut = queue => 'Every consumer group reading ' + queue + ' receives the replayed message (it is appended as a new '
   + 'message), not only the group that dead-lettered it.';
 
@@ -15,20 +15,13 @@ function localInput(name, label, iso) {
     value: iso ? new Date(iso).toISOString().slice(0, 19) : '' });
 }
 
-/** The letters matching the filter: the broker filters by queue, group, partition and time, the console by error text. */
-async function matching(filter, limit) {
-  const page = await get('/api/v1/dlq' + qs({ queue: filter.queue, consumerGroup: filter.consumerGroup, partition: filter.partition,
-    from: filter.from, to: filter.to, limit: filter.error ? BULK_MAX : limit }));
-  if (!filter.error) return { messages: page.messages, total: page.total };
-  const needle = filter.error.toLowerCase();
-  const hits = page.messages.filter(d => (d.errorMessage || '').toLowerCase().includes(needle));
-  return { messages: hits.slice(0, limit), total: hits.length, capped: page.total > BULK_MAX };
-}
+/** The broker's filter fields of the page's filter (empty ones left out). */
+const filterOf = f => ({ queue: f.queue, consumerGroup: f.consumerGroup, partition: f.partition, error: f.error, from: f.from, to: f.to });
 
 export async function render(_params, query, { go, refresh }) {
   const filter = { queue: query.queue || '', consumerGroup: query.consumerGroup || '', partition: query.partition || '',
     error: query.error || '', from: query.from || '', to: query.to || '' };
-  const page = await matching(filter, 100);
+  const page = await get('/api/v1/dlq' + qs({ ...filterOf(filter), limit: 100 }));
   const inputs = Object.fromEntries(Object.entries({ queue: 'Queue', consumerGroup: 'Group', partition: 'Partition', error: 'Error text' })
     .map(([k, label]) => [k, h('input', { type: 'text', name: k, value: filter[k], placeholder: label, 'aria-label': label })]));
   inputs.from = localInput('from', 'Failed from', filter.from);
@@ -36,8 +29,7 @@ export async function render(_params, query, { go, refresh }) {
   const filtered = Object.values(filter).some(Boolean);
   return h('div', { class: 'page', 'data-title': 'Dead letters' },
     h('div', { class: 'page-head' }, h('h1', null, 'Dead letters'),
-      h('span', { class: 'muted', 'data-k': 'total' }, num(page.total) + (page.total === 1 ? ' dead letter' : ' dead letters')
-        + (page.capped ? ' (error text searched in the newest ' + BULK_MAX + ')' : ''))),
+      h('span', { class: 'muted', 'data-k': 'total' }, num(page.total) + (page.total === 1 ? ' dead letter' : ' dead letters'))),
     guard(h('form', { class: 'filters', onsubmit: e => {
       e.preventDefault();
       const v = Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value.trim()]));
@@ -116,49 +108,54 @@ function done(refresh) {
 const describe = f => Object.entries({ queue: 'queue', consumerGroup: 'group', partition: 'partition', error: 'error containing', from: 'failed from', to: 'failed until' })
   .filter(([k]) => f[k]).map(([k, label]) => label + ' ' + (k === 'consumerGroup' ? groupName(f[k]) : f[k])).join(', ') || 'no filter';
 
+/**
+ * Runs a bulk action batch after batch (each call answers its counts, what is left and where to go on), telling the
+ * progress; resolves to the summed counts, or to the error that stopped it with the counts so far.
+ */
+async function inBatches(path, body, total, verb, add) {
+  const sum = {};
+  let after;
+  for (;;) {
+    let r;
+    try {
+      r = await post(path, { ...body, after });
+    } catch (err) {
+      return { ...sum, error: err };
+    }
+    add(sum, r);
+    if (r.next === null || r.visited === 0) return sum;
+    after = r.next;
+    toast(verb + ' ' + num(sum.done) + ' of ' + num(total) + '…');
+  }
+}
+
+const counted = (sum, k, n) => (sum[k] = (sum[k] || 0) + n);
+
 async function bulkReplay(filter, refresh) {
-  const { messages, total } = await matching(filter, BULK_MAX);
+  const { count } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
   const v = await formDialog({
-    title: 'Replay ' + num(messages.length) + ' dead letter(s)', okLabel: 'Replay ' + num(messages.length), id: 'bulk-replay-dialog',
-    text: 'Matching: ' + describe(filter) + (total > messages.length ? ' (the newest ' + BULK_MAX + ' of ' + num(total) + ')' : '')
-      + '. Each is appended as a new message and its dead letter removed. Leave the queue empty to replay each into its own partition. '
-      + fanOut('the queue'),
+    title: 'Replay ' + num(count) + ' dead letter(s)', okLabel: 'Replay ' + num(count), id: 'bulk-replay-dialog',
+    text: 'Matching: ' + describe(filter) + '. Each is appended as a new message and its dead letter removed, by the broker, '
+      + 'oldest first. Leave the queue empty to replay each into its own partition. ' + fanOut('the queue'),
     fields: [{ name: 'queue', label: 'Into queue (optional)', value: '' }, { name: 'partition', label: 'Partition (optional)', value: '' }],
   });
   if (!v) return;
-  const target = v.queue.trim() ? { queue: v.queue.trim(), partition: v.partition.trim() || undefined } : undefined;
-  let moved = 0, dup = 0, failed = 0;
-  for (const d of messages) {
-    try {
-      const r = await replayInto(d, target);
-      if (r.result === 'moved') moved++;
-      else dup++;
-    } catch {
-      failed++;
-    }
-  }
-  toast('Replayed ' + moved + (dup ? ', ' + dup + ' duplicate(s) kept' : '') + (failed ? ', ' + failed + ' failed' : ''), failed > 0);
+  const into = v.queue.trim() ? { intoQueue: v.queue.trim(), intoPartition: v.partition.trim() || undefined } : {};
+  const s = await inBatches('/api/v1/dlq/replay', { ...filterOf(filter), ...into }, count, 'Replayed', (sum, r) => {
+    counted(sum, 'done', r.replayed);
+    counted(sum, 'dup', r.duplicates);
+    counted(sum, 'gone', r.gone);
+  });
+  toast('Replayed ' + num(s.done || 0) + (s.dup ? ', ' + num(s.dup) + ' duplicate(s) kept' : '')
+    + (s.gone ? ', ' + num(s.gone) + ' already gone' : '') + (s.error ? '; stopped: ' + s.error.message : ''), !!s.error);
   refresh();
 }
 
 async function bulkDelete(filter, refresh) {
-  const { messages, total } = await matching(filter, BULK_MAX);
-  if (!(await confirmAction('Delete ' + num(messages.length) + ' dead letter(s) matching ' + describe(filter)
-    + (total > messages.length ? ' (the newest ' + BULK_MAX + ' of ' + num(total) + ')' : '')
-    + '? Each address loses every group\'s letter; they cannot be replayed afterwards.', 'Delete ' + num(messages.length)))) return;
-  const seen = new Set();
-  let deleted = 0, failed = 0;
-  for (const d of messages) {
-    const key = d.partitionId + '/' + d.transactionId;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    try {
-      await del('/api/v1/messages/' + encodeURIComponent(d.partitionId) + '/' + encodeURIComponent(d.transactionId));
-      deleted++;
-    } catch {
-      failed++;
-    }
-  }
-  toast('Deleted the dead letters of ' + deleted + ' message(s)' + (failed ? ', ' + failed + ' failed' : ''), failed > 0);
+  const { count } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
+  if (!(await confirmAction('Delete ' + num(count) + ' dead letter(s) matching ' + describe(filter)
+    + '? They cannot be replayed afterwards.', 'Delete ' + num(count)))) return;
+  const s = await inBatches('/api/v1/dlq/delete', filterOf(filter), count, 'Deleted', (sum, r) => counted(sum, 'done', r.deleted));
+  toast('Deleted ' + num(s.done || 0) + ' dead letter(s)' + (s.error ? '; stopped: ' + s.error.message : ''), !!s.error);
   refresh();
 }

@@ -1,4 +1,5 @@
-// One consumer group: its members (live leases with the client that took each, recent poppers), lag per partition
+// One consumer group: its members (Kafka members this broker coordinates, live leases with the client that took
+// each, recent poppers), lag per partition
 // of each queue it reads; with a write role, seek a queue to the earliest or latest message or to a time, one
 // partition to its end or to an offset; as admin, delete the group (each after a confirmation).
 import { get, post, del, canWrite, isAdmin } from '../api.js';
@@ -92,6 +93,16 @@ export async function render([group], _query, { refresh, go }) {
 
 function membersView(m) {
   return [
+    m.kafka ? [
+      h('h3', null, 'Kafka members (', h('span', { 'data-k': 'kafka-state' }, m.kafka.state), m.kafka.protocol ? ', ' + m.kafka.protocol : '', ')'),
+      table([
+        { label: 'Member', key: 'memberId', value: k => k.memberId, head: true },
+        { label: 'Client id', key: 'clientId', value: k => k.clientId },
+        { label: 'Host', key: 'clientHost', value: k => k.clientHost },
+        { label: 'Partitions', key: 'assignments', value: k => k.assignments.map(a => a.topic + '/' + a.partition).join(', ') || '–' },
+        { label: 'Since', key: 'joinedAt', value: k => time(k.joinedAt) },
+      ], m.kafka.members, { stack: true, empty: 'No Kafka member now.', rowAttrs: k => ({ 'data-kafka-member': k.memberId }) }),
+    ] : null,
     h('h3', null, 'Leases now'),
     table([
       { label: 'Queue', key: 'queue', value: l => l.queue },

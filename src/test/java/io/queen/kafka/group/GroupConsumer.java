@@ -29,11 +29,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * records every record it is given, and commits what it consumed after every poll (auto-commit off, so the committed
  * offsets are exactly what was delivered). Tests read what it saw from the shared delivery list.
  */
-final class GroupConsumer extends Thread {
+public final class GroupConsumer extends Thread {
     static final int SESSION_MS = 3000;
 
     /** What a consumer saw: its name, the assignment round the partition was received in, the record. */
-    record Delivery(String consumer, int round, int partition, long offset, String value) {
+    public record Delivery(String consumer, int round, int partition, long offset, String value) {
     }
 
     final KafkaConsumer<String, String> consumer;
@@ -41,10 +41,10 @@ final class GroupConsumer extends Thread {
     final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
     final AtomicInteger rounds = new AtomicInteger();
     final String topic;
-    volatile CloseOptions.GroupMembershipOperation closeWith;
-    volatile Throwable failure;
+    public volatile CloseOptions.GroupMembershipOperation closeWith;
+    public volatile Throwable failure;
 
-    GroupConsumer(String bootstrap, String name, String group, String assignor, String topic,
+    public GroupConsumer(String bootstrap, String name, String group, String assignor, String topic,
             Collection<Delivery> deliveries, String instanceId) {
         super(name);
         this.topic = topic;
@@ -111,7 +111,7 @@ final class GroupConsumer extends Thread {
     }
 
     /** Produces records "p:n" at offsets n = from .. from + count - 1 of partitions 0 .. partitions - 1. */
-    static void produce(String bootstrap, String topic, int partitions, int from, int count) {
+    public static void produce(String bootstrap, String topic, int partitions, int from, int count) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

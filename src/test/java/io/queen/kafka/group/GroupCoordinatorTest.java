@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
+import io.queen.auth.Tenants;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -221,6 +222,11 @@ class GroupCoordinatorTest {
         assertEquals(1, g.members().size());
         assertEquals("test-client", g.members().get(0).clientId());
         assertEquals(3, g.members().get(0).memberAssignment()[0]);
+        // the console's snapshot of it: the member, and no partitions from an assignment that does not decode
+        GroupCoordinator.GroupSnapshot snap = coordinator.snapshot(Tenants.of(CALLER.tenant()), "members");
+        assertEquals(List.of("Stable", "test-client", j.memberId()), List.of(snap.state(),
+                snap.members().get(0).clientId(), snap.members().get(0).memberId()));
+        assertEquals(List.of(), snap.members().get(0).assigned());
         assertEquals(Errors.NONE.code(), coordinator.heartbeat(CALLER, (short) 4, new HeartbeatRequestData()
                 .setGroupId("members").setGenerationId(j.generationId()).setMemberId(j.memberId()))
                 .toCompletableFuture().get().errorCode());
@@ -234,6 +240,7 @@ class GroupCoordinatorTest {
                 new DeleteGroupsRequestData().setGroupsNames(List.of("members"))).toCompletableFuture().get();
         assertEquals(Errors.NONE.code(), d.results().find("members").errorCode());
         assertEquals("0", Sql.one(ds, "SELECT count(*) FROM queen.log_consumers WHERE consumer_group = 'members'"));
+        assertEquals(null, coordinator.snapshot(Tenants.of(CALLER.tenant()), "members"), "no membership left");
     }
 
     static JoinGroupRequestData joinRequest(String group, String memberId) {

@@ -1,0 +1,129 @@
+package io.queen.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.queen.kafka.KafkaEnabled;
+import io.queen.kafka.KafkaListener;
+import io.queen.kafka.group.GroupConsumer;
+import io.queen.testing.FreshDatabase;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The console with the Kafka listener on: a topic written by the Java producer is a queue with its messages, and a
+ * group of the Java consumer (classic protocol) is a consumer group with its committed offsets and lag and, on the
+ * group page, its Kafka member (client id, host, assigned partitions, since when) from the coordinator. Each figure
+ * is checked against the HTTP API; once the member leaves, the route shows none.
+ */
+@QuarkusTest
+@TestProfile(KafkaEnabled.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class ConsoleKafkaTest extends ConsoleBrowserTest {
+    static final String TOPIC = "k-orders";
+    static final String GROUP = "k-billing";
+    static final int PARTITIONS = 3;
+    static final int PER_PARTITION = 4;
+
+    @Inject
+    KafkaListener listener;
+
+    @Test
+    void aTopicItsMessagesAndAKafkaGroupWithLagAndItsMemberShowInTheConsole() throws Exception {
+        String bootstrap = "127.0.0.1:" + listener.port();
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+        }
+        GroupConsumer.produce(bootstrap, TOPIC, PARTITIONS, 0, PER_PARTITION);
+        GroupConsumer member = new GroupConsumer(bootstrap, "billing-app", GROUP,
+                org.apache.kafka.clients.consumer.RangeAssignor.class.getName(), TOPIC,
+                new ConcurrentLinkedQueue<>(), null);
+        member.start();
+        try {
+            // every record delivered and committed: the group's lag is 0 on every partition
+            await(() -> lag() == 0 && committedEverywhere());
+
+            page("/queues", "queues", "queues-kafka");
+            String row = "tr[data-queue='" + TOPIC + "']";
+            assertEquals(List.of("3", "12"), browser.cells(row, "partitions", "total"));
+            assertEquals("0", browser.text(row + " [data-group='" + GROUP + "'] b"), "the group's lag");
+
+            page("/queues/" + TOPIC + "/messages", "messages", "messages-kafka");
+            assertEquals(PARTITIONS * PER_PARTITION, browser.all("#view tr[data-transaction]").size());
+            assertEquals(PER_PARTITION, browser.all("#view tr[data-partition='1']").size());
+            browser.click("#view tr[data-partition='1'] [data-k='transactionId'] button");
+            browser.waitFor("#record-detail tr[data-group='" + GROUP + "']");
+            assertEquals("acked", browser.text("#record-detail tr[data-group='" + GROUP + "'] [data-k='status']"),
+                    "the group committed past every record");
+            browser.click("#drawer [data-close]");
+
+            page("/groups", "groups", "groups-kafka");
+            assertEquals("0", browser.cell("tr[data-group='" + GROUP + "'][data-queue='" + TOPIC + "']", "totalLag"));
+
+            JsonNode kafka = get("/api/v1/consumer-groups/" + GROUP + "/members").get("kafka");
+            assertEquals("Stable", kafka.get("state").asText(), kafka.toString());
+            JsonNode m = kafka.get("members").get(0);
+            assertEquals("billing-app", m.get("clientId").asText());
+            assertEquals(PARTITIONS, m.get("assignments").size(), "one member holds every partition: " + m);
+            page("/groups/" + GROUP, "group", "group-kafka");
+            String mine = "tr[data-kafka-member='" + m.get("memberId").asText() + "']";
+            assertEquals(List.of("billing-app", m.get("clientHost").asText(), "k-orders/0, k-orders/1, k-orders/2"),
+                    browser.cells(mine, "clientId", "clientHost", "assignments"));
+            assertTrue(m.get("clientHost").asText().contains("127.0.0.1"), m.toString());
+            assertEquals("Stable", browser.one("#view [data-k='kafka-state']").getDomProperty("textContent"));
+            assertTrue(browser.cell(mine, "joinedAt").startsWith(m.get("joinedAt").asText().substring(0, 10)));
+            String p1 = "section[data-queue='" + TOPIC + "'] tr[data-partition='1']";
+            assertEquals(List.of(String.valueOf(PER_PARTITION - 1), "0"),
+                    browser.cells(p1, "committedOffset", "offsetLag"), "Kafka's next offset 4 is Queen's cursor 3");
+            browser.size(390, 844);
+            try {
+                page("/groups/" + GROUP, "group", "phone-group-kafka");
+                browser.assertFitsWidth("/groups/" + GROUP);
+            } finally {
+                browser.size(1366, 900);
+            }
+        } finally {
+            member.closeWith = CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
+            member.join(30_000);
+        }
+        assertNull(member.failure);
+        JsonNode left = get("/api/v1/consumer-groups/" + GROUP + "/members").get("kafka");
+        assertTrue(left.isNull() || left.get("members").isEmpty(), "no member after it left: " + left);
+    }
+
+    private static long lag() {
+        long lag = 0;
+        for (JsonNode part : get("/api/v1/consumer-groups/" + GROUP).path(TOPIC).path("partitions")) {
+            lag += part.get("offsetLag").asLong();
+        }
+        return lag;
+    }
+
+    private static boolean committedEverywhere() {
+        return get("/api/v1/consumer-groups/" + GROUP).path(TOPIC).path("partitions").size() == PARTITIONS;
+    }
+
+    private static void await(java.util.function.BooleanSupplier met) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!met.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "the consumer did not commit every record within 60 s");
+            Thread.sleep(100);
+        }
+    }
+}
