@@ -29,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
@@ -67,21 +66,11 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class KafkaClientTest {
-    @Inject
-    KafkaListener listener;
+class KafkaClientTest extends KafkaListenerClients {
     @Inject
     AgroalDataSource ds;
 
-    String bootstrap() {
-        return "127.0.0.1:" + listener.port();
-    }
 
-    Admin admin() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        return Admin.create(p);
-    }
 
     KafkaProducer<byte[], byte[]> producer(String compression) {
         Properties p = new Properties();

@@ -9,7 +9,6 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,12 +27,10 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class KafkaToolsTest {
+class KafkaToolsTest extends KafkaListenerClients {
     static final Path KCAT = Path.of("/usr/bin/kcat");
     static final Path PYTHON = Path.of("/usr/bin/python3");
 
-    @Inject
-    KafkaListener listener;
 
     record Run(int exit, String out) {
     }
@@ -49,21 +46,18 @@ class KafkaToolsTest {
         return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 
-    String broker() {
-        return "127.0.0.1:" + listener.port();
-    }
 
     @Test
     void kcatProducesAndConsumes() throws Exception {
         assumeTrue(Files.isExecutable(KCAT), "kcat is not installed (scripts/install-test-tools.sh)");
         Run produced = run("k1:plain value\nk2:{\"a\": 1}\n:no key\n",
-                List.of(KCAT.toString(), "-P", "-b", broker(), "-t", "kcat-topic", "-p", "1", "-K", ":"));
+                List.of(KCAT.toString(), "-P", "-b", bootstrap(), "-t", "kcat-topic", "-p", "1", "-K", ":"));
         assertEquals(0, produced.exit(), produced.out());
-        Run consumed = run(null, List.of(KCAT.toString(), "-C", "-b", broker(), "-t", "kcat-topic", "-p", "1",
+        Run consumed = run(null, List.of(KCAT.toString(), "-C", "-b", bootstrap(), "-t", "kcat-topic", "-p", "1",
                 "-o", "beginning", "-e", "-q", "-f", "%o|%k|%s\\n"));
         assertEquals(0, consumed.exit(), consumed.out());
         assertEquals("0|k1|plain value\n1|k2|{\"a\": 1}\n2||no key\n", consumed.out());
-        Run metadata = run(null, List.of(KCAT.toString(), "-L", "-b", broker(), "-t", "kcat-topic"));
+        Run metadata = run(null, List.of(KCAT.toString(), "-L", "-b", bootstrap(), "-t", "kcat-topic"));
         assertTrue(metadata.out().contains("topic \"kcat-topic\" with 3 partitions"), metadata.out());
     }
 
@@ -92,7 +86,7 @@ class KafkaToolsTest {
                 c.close()
                 print('\\n'.join(got))
                 """;
-        Run r = run(null, List.of(PYTHON.toString(), "-c", script, broker()));
+        Run r = run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
         assertEquals(0, r.exit(), r.out());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -127,7 +121,7 @@ class KafkaToolsTest {
                 print('committed', sorted((tp.partition, c.committed(tp)) for tp in c.assignment() if c.committed(tp)))
                 c.close()
                 """;
-        Run r = run(null, List.of(PYTHON.toString(), "-c", script, broker()));
+        Run r = run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
         assertEquals(0, r.exit(), r.out());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 10; i++) {

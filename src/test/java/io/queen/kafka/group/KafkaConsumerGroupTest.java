@@ -1,5 +1,6 @@
 package io.queen.kafka.group;
 
+import io.queen.kafka.KafkaListenerClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,22 +10,18 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
-import io.queen.kafka.KafkaListener;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
-import jakarta.inject.Inject;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -46,24 +43,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class KafkaConsumerGroupTest {
+class KafkaConsumerGroupTest extends KafkaListenerClients {
     static final int PARTITIONS = 6;
     static final int FIRST = 30;
     static final int SECOND = 20;
     static final int SESSION_MS = GroupConsumer.SESSION_MS;
 
-    @Inject
-    KafkaListener listener;
 
-    String bootstrap() {
-        return "127.0.0.1:" + listener.port();
-    }
 
-    Admin admin() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        return Admin.create(p);
-    }
 
     void produce(String topic, int partitions, int from, int count) throws Exception {
         GroupConsumer.produce(bootstrap(), topic, partitions, from, count);

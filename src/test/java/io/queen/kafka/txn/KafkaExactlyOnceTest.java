@@ -1,5 +1,6 @@
 package io.queen.kafka.txn;
 
+import io.queen.kafka.KafkaListenerClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,10 +10,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
-import io.queen.kafka.KafkaListener;
 import io.queen.kafka.ReadToEnd;
 import io.queen.testing.FreshDatabase;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,18 +47,13 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class KafkaExactlyOnceTest {
+class KafkaExactlyOnceTest extends KafkaListenerClients {
     static final int PER_PARTITION = 40;
     static final String IN = "eos-in";
     static final String OUT = "eos-out";
     static final String GROUP = "eos-copier";
 
-    @Inject
-    KafkaListener listener;
 
-    String bootstrap() {
-        return "127.0.0.1:" + listener.port();
-    }
 
     /** One worker: poll, transform, commit output and offsets in one transaction; abort and rewind on failure. */
     final class Worker extends Thread {

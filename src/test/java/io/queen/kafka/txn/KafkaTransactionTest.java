@@ -1,5 +1,6 @@
 package io.queen.kafka.txn;
 
+import io.queen.kafka.KafkaListenerClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,12 +12,10 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
-import io.queen.kafka.KafkaListener;
 import io.queen.kafka.ReadToEnd;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,6 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -54,19 +52,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class KafkaTransactionTest {
-    @Inject
-    KafkaListener listener;
+class KafkaTransactionTest extends KafkaListenerClients {
 
-    String bootstrap() {
-        return "127.0.0.1:" + listener.port();
-    }
 
-    Admin admin() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        return Admin.create(p);
-    }
 
     void createTopics(String... names) throws Exception {
         try (Admin a = admin()) {
