@@ -1,0 +1,172 @@
+package io.queen.kafka.cluster;
+
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.queen.config.QueenConfig;
+import io.queen.kafka.KafkaListener;
+import io.queen.sql.SqlCalls;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * This broker's membership of the Kafka cluster formed by every broker on the same database
+ * (db/023_kafka_cluster.sql, {@code queen.kafka_brokers}): at startup it takes its node id (configured, else the one
+ * its advertised address held before, else a new one) and then, every {@code QUEEN_KAFKA_BROKER_HEARTBEAT_MS},
+ * renews its registration and re-reads the live brokers into the {@link ClusterView} every Kafka API reads. A broker
+ * silent for {@code QUEEN_KAFKA_BROKER_SESSION_TIMEOUT_MS} (killed) drops out of every view; on SIGTERM this broker
+ * leaves at once and its own view stops naming it, so its clients move to the others while it drains.
+ *
+ * <p>A separate registry from {@code queen.live_brokers} (the console's figures) on purpose: that one is keyed by a
+ * random id per process, published every few seconds with a sample of figures and kept a minute after a broker
+ * stops; Kafka clients need an id that survives restarts, a one-second cadence, and a leave that takes effect at
+ * once.
+ *
+ * <p>Thread-safety: the view is one volatile immutable snapshot, replaced by the timer thread (and the shutdown
+ * observer); readers never lock. If a heartbeat fails (database unreachable) the last view stays in force.
+ */
+@ApplicationScoped
+public class BrokerRegistry {
+    private static final Logger LOG = Logger.getLogger(BrokerRegistry.class);
+
+    private final QueenConfig.Kafka config;
+    private final KafkaListener listener;
+    private final SqlCalls sql;
+    private final UUID instance = UUID.randomUUID();
+    private final int heartbeatMs;
+    private final int sessionMs;
+    private volatile ClusterView view;
+    private volatile ClusterView unregistered;
+    private volatile boolean leaving;
+    private ScheduledExecutorService timer;
+    private boolean warned;
+
+    BrokerRegistry(QueenConfig config, KafkaListener listener, SqlCalls sql) {
+        this.config = config.kafka();
+        this.listener = listener;
+        this.sql = sql;
+        this.heartbeatMs = Math.max(100, this.config.brokerHeartbeatMs());
+        this.sessionMs = Math.max(2 * heartbeatMs, this.config.brokerSessionTimeoutMs());
+    }
+
+    /** After the listener is up (its port is what the broker advertises). */
+    void start(@Observes @Priority(110) StartupEvent event) throws SQLException {
+        if (!config.enabled()) {
+            return;
+        }
+        join();
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kafka-broker-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::tick, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** First thing on SIGTERM: the other brokers take over this one's partitions and groups at their next beat. */
+    void leave(@Observes @Priority(10) ShutdownDelayInitiatedEvent event) {
+        leaveNow();
+    }
+
+    void stop(@Observes @Priority(2) ShutdownEvent event) {
+        leaveNow();
+    }
+
+    private synchronized void leaveNow() {
+        if (!config.enabled() || leaving) {
+            return;
+        }
+        leaving = true;
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+        ClusterView v = view();
+        view = new ClusterView(v.self(), v.nodes().stream().filter(n -> n.id() != v.self().id()).toList());
+        try {
+            sql.flag("SELECT queen.kafka_broker_leave_v1(?, ?)", v.self().id(), instance);
+            LOG.infof("Kafka node %d left the cluster", v.self().id());
+        } catch (SQLException e) {
+            LOG.warnf("Kafka node %d could not deregister (%s); it drops out after %d ms", v.self().id(),
+                    e.getMessage(), sessionMs);
+        }
+    }
+
+    /** The cluster as this broker last read it; before its registration (or with Kafka off), this broker alone. */
+    public ClusterView view() {
+        ClusterView v = view;
+        if (v != null) {
+            return v;
+        }
+        ClusterView u = unregistered;
+        if (u == null) {
+            u = ClusterView.alone(advertised(config.nodeId().orElse(1)));
+            unregistered = u;
+        }
+        return u;
+    }
+
+    /** This broker's node id. */
+    public int nodeId() {
+        return view().self().id();
+    }
+
+    private KafkaNode advertised(int id) {
+        return new KafkaNode(id, listener.advertisedHost(), listener.advertisedPort(),
+                config.rack().filter(r -> !r.isBlank()).orElse(null));
+    }
+
+    private void join() throws SQLException {
+        KafkaNode me = advertised(-1);
+        Integer wanted = config.nodeId().isPresent() ? config.nodeId().getAsInt() : null;
+        int id = (int) sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", wanted, instance,
+                me.host(), me.port(), me.rack() == null ? SqlCalls.NULL_TEXT : me.rack(), sessionMs);
+        KafkaNode self = advertised(id);
+        view = ClusterView.alone(self);
+        LOG.infof("Kafka node %d registered as %s:%d", id, self.host(), self.port());
+        beat();
+    }
+
+    /** Renews the registration and re-reads the live brokers (the timer's job; tests call it to skip a wait). */
+    public synchronized void beat() throws SQLException {
+        if (leaving) {
+            return;
+        }
+        KafkaNode self = view().self();
+        List<KafkaNode> live = sql.list("SELECT node_id, host, port, rack FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
+                rs -> new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
+                self.id(), instance, sessionMs);
+        if (live.stream().noneMatch(n -> n.id() == self.id())) {
+            // expired while the database was out of reach, or taken over: join again under the same id
+            LOG.warnf("Kafka node %d was no longer registered; registering again", self.id());
+            sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", self.id(), instance, self.host(),
+                    self.port(), self.rack() == null ? SqlCalls.NULL_TEXT : self.rack(), sessionMs);
+            return;
+        }
+        ClusterView next = new ClusterView(self, live);
+        if (!next.nodes().equals(view().nodes())) {
+            LOG.infof("Kafka cluster: live nodes %s", live.stream().map(KafkaNode::id).toList());
+        }
+        view = next;
+    }
+
+    private void tick() {
+        try {
+            beat();
+            warned = false;
+        } catch (Throwable t) {
+            // never cancel the schedule; one warning per outage
+            if (!warned) {
+                LOG.warnf("Kafka broker heartbeat failed: %s", t.toString());
+                warned = true;
+            }
+        }
+    }
+}
