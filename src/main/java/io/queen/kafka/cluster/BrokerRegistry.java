@@ -140,7 +140,8 @@ public class BrokerRegistry {
             return;
         }
         KafkaNode self = view().self();
-        List<KafkaNode> live = sql.list("SELECT node_id, host, port, rack FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
+        List<KafkaNode> live = sql.list(
+                "SELECT node_id, host, port, rack FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
                 rs -> new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
                 self.id(), instance, sessionMs);
         if (live.stream().noneMatch(n -> n.id() == self.id())) {

@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -123,6 +125,18 @@ final class GroupConsumer extends Thread {
                 }
             }
             producer.flush();
+        }
+    }
+
+    /** The group's committed offsets by partition (-1: none); empty while no broker answers. */
+    static Map<Integer, Long> committed(Admin admin, String group) {
+        try {
+            Map<Integer, Long> out = new HashMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+                    .forEach((tp, o) -> out.put(tp.partition(), o == null ? -1 : o.offset()));
+            return out;
+        } catch (Exception e) {
+            return Map.of(); // no broker answers yet
         }
     }
 
