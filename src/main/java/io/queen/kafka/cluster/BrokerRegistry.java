@@ -31,7 +31,8 @@ import org.jboss.logging.Logger;
  * once.
  *
  * <p>Thread-safety: the view is one volatile immutable snapshot, replaced by the timer thread (and the shutdown
- * observer); readers never lock. If a heartbeat fails (database unreachable) the last view stays in force.
+ * observer); readers never lock. If a heartbeat fails (database unreachable) the last view stays in force for one
+ * session timeout; after that this broker drops itself from it, as the others have.
  */
 @ApplicationScoped
 public class BrokerRegistry {
@@ -46,6 +47,7 @@ public class BrokerRegistry {
     private volatile ClusterView view;
     private volatile ClusterView unregistered;
     private volatile boolean leaving;
+    private volatile long lastBeatNanos = System.nanoTime();
     private ScheduledExecutorService timer;
     private boolean warned;
 
@@ -144,6 +146,7 @@ public class BrokerRegistry {
                 "SELECT node_id, host, port, rack FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
                 rs -> new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
                 self.id(), instance, sessionMs);
+        lastBeatNanos = System.nanoTime();
         if (live.stream().noneMatch(n -> n.id() == self.id())) {
             // expired while the database was out of reach, or taken over: join again under the same id
             LOG.warnf("Kafka node %d was no longer registered; registering again", self.id());
@@ -168,6 +171,23 @@ public class BrokerRegistry {
                 LOG.warnf("Kafka broker heartbeat failed: %s", t.toString());
                 warned = true;
             }
+            fenceIfSilent();
         }
+    }
+
+    /**
+     * A broker that could not renew for a whole session is out of the others' views by now: it takes itself out
+     * of its own too, so it stops coordinating groups another broker has taken over (it rejoins with its next
+     * successful beat).
+     */
+    private synchronized void fenceIfSilent() {
+        ClusterView v = view;
+        if (leaving || v == null || System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(sessionMs)
+                || v.nodes().stream().noneMatch(n -> n.id() == v.self().id())) {
+            return;
+        }
+        LOG.warnf("Kafka node %d could not renew its registration for %d ms: it coordinates nothing until it can",
+                v.self().id(), sessionMs);
+        view = new ClusterView(v.self(), v.nodes().stream().filter(n -> n.id() != v.self().id()).toList());
     }
 }
