@@ -91,7 +91,7 @@ public class BrokerRegistry {
             timer.shutdownNow();
         }
         ClusterView v = view();
-        view = new ClusterView(v.self(), v.nodes().stream().filter(n -> n.id() != v.self().id()).toList());
+        view = v.withoutSelf();
         try {
             sql.flag("SELECT queen.kafka_broker_leave_v1(?, ?)", v.self().id(), instance);
             LOG.infof("Kafka node %d left the cluster", v.self().id());
@@ -147,14 +147,14 @@ public class BrokerRegistry {
                 rs -> new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
                 self.id(), instance, sessionMs);
         lastBeatNanos = System.nanoTime();
-        if (live.stream().noneMatch(n -> n.id() == self.id())) {
+        ClusterView next = new ClusterView(self, live);
+        if (!next.includesSelf()) {
             // expired while the database was out of reach, or taken over: join again under the same id
             LOG.warnf("Kafka node %d was no longer registered; registering again", self.id());
             sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", self.id(), instance, self.host(),
                     self.port(), self.rack() == null ? SqlCalls.NULL_TEXT : self.rack(), sessionMs);
             return;
         }
-        ClusterView next = new ClusterView(self, live);
         if (!next.nodes().equals(view().nodes())) {
             LOG.infof("Kafka cluster: live nodes %s", live.stream().map(KafkaNode::id).toList());
         }
@@ -183,11 +183,11 @@ public class BrokerRegistry {
     private synchronized void fenceIfSilent() {
         ClusterView v = view;
         if (leaving || v == null || System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(sessionMs)
-                || v.nodes().stream().noneMatch(n -> n.id() == v.self().id())) {
+                || !v.includesSelf()) {
             return;
         }
         LOG.warnf("Kafka node %d could not renew its registration for %d ms: it coordinates nothing until it can",
                 v.self().id(), sessionMs);
-        view = new ClusterView(v.self(), v.nodes().stream().filter(n -> n.id() != v.self().id()).toList());
+        view = v.withoutSelf();
     }
 }

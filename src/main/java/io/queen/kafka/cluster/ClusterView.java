@@ -34,6 +34,19 @@ public record ClusterView(KafkaNode self, List<KafkaNode> nodes) {
         return new ClusterView(self, List.of(self));
     }
 
+    /**
+     * The same brokers without this one (leaving, or fenced): it is then chosen for nothing. A broker alone stays
+     * in its own view (there is no one to hand over to).
+     */
+    public ClusterView withoutSelf() {
+        return new ClusterView(self, nodes.stream().filter(n -> n.id() != self.id()).toList());
+    }
+
+    /** Whether this broker is among the live ones it chooses from. */
+    public boolean includesSelf() {
+        return nodes.stream().anyMatch(n -> n.id() == self.id());
+    }
+
     /** The leader of a topic's partition. */
     public KafkaNode leader(String topic, int partition) {
         int n = nodes.size();

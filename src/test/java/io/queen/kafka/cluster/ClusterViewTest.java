@@ -60,12 +60,15 @@ class ClusterViewTest {
 
     @Test
     void aBrokerNotInTheViewIsChosenForNothingAndALoneBrokerForEverything() {
-        ClusterView leaving = new ClusterView(node(1), List.of(node(2), node(3)));
+        ClusterView leaving = new ClusterView(node(1), List.of(node(1), node(2), node(3))).withoutSelf();
+        assertFalse(leaving.includesSelf());
+        assertEquals(List.of(node(2), node(3)), leaving.nodes());
         for (int g = 0; g < 100; g++) {
             assertFalse(leaving.coordinates(ClusterView.KeyType.GROUP, "g" + g));
             assertTrue(leaving.leader("t", g).id() != 1);
         }
-        ClusterView alone = ClusterView.alone(node(7));
+        ClusterView alone = ClusterView.alone(node(7)).withoutSelf();
+        assertTrue(alone.includesSelf(), "a broker alone has no one to hand over to");
         assertEquals(7, alone.leader("t", 5).id());
         assertTrue(alone.coordinates(ClusterView.KeyType.GROUP, "anything"));
         assertEquals(7, alone.controllerId());
