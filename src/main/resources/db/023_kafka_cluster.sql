@@ -53,16 +53,19 @@ BEGIN
 END $$;
 
 -- A broker's heartbeat: its row lives p_session_ms more while it still belongs to p_instance (a row taken over by
--- another process is left alone: the answer then lacks this broker, which joins again). Answers the live brokers
--- by node id. Cost: one primary-key update and a scan of the (small) table.
-CREATE OR REPLACE FUNCTION queen.kafka_broker_heartbeat_v1(p_node INT, p_instance UUID, p_session_ms INT)
-RETURNS TABLE (node_id INT, host TEXT, port INT, rack TEXT)
+-- another process, a restart at the same address, is left alone). Answers the live brokers by node id, mine marking
+-- the caller's own row: an answer without it tells the caller it no longer holds its id. Cost: one primary-key
+-- update and a scan of the (small) table.
+DROP FUNCTION IF EXISTS queen.kafka_broker_heartbeat_v1(INT, UUID, INT);
+CREATE FUNCTION queen.kafka_broker_heartbeat_v1(p_node INT, p_instance UUID, p_session_ms INT)
+RETURNS TABLE (node_id INT, host TEXT, port INT, rack TEXT, mine BOOLEAN)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
     UPDATE queen.kafka_brokers b SET expires_at = now() + make_interval(secs => p_session_ms / 1000.0)
      WHERE b.node_id = p_node AND b.instance = p_instance;
-    RETURN QUERY SELECT b.node_id, b.host, b.port, b.rack FROM queen.kafka_brokers b
+    RETURN QUERY SELECT b.node_id, b.host, b.port, b.rack, b.instance = p_instance AND b.node_id = p_node
+                   FROM queen.kafka_brokers b
                   WHERE b.expires_at > now() ORDER BY b.node_id;
 END $$;
 

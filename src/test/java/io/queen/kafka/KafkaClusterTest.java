@@ -53,7 +53,8 @@ import org.junit.jupiter.api.Test;
  * broker registered in the same table (as another process would) appears in Metadata with partition leadership
  * spread over both and a share of the coordinator keys; a group request for a key the other broker coordinates is
  * answered NOT_COORDINATOR; a broker that leaves, or stops renewing and expires, takes nothing with it and its keys
- * come back here; a broker's node id is kept for its address, and never shared by two live brokers.
+ * come back here; a broker's node id is kept for its address, and never shared by two live brokers: a process whose
+ * id was taken over serves no group any more.
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
@@ -205,6 +206,23 @@ class KafkaClusterTest {
         admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
                 .forEach(p -> led.merge(p.leader().id(), 1, Integer::sum));
         return led;
+    }
+
+    @Test
+    void aBrokerWhoseIdAnotherProcessTookOverLeadsAndCoordinatesNothing() throws Exception {
+        int self = registry.nodeId();
+        String mine = Sql.one(ds, "SELECT instance FROM queen.kafka_brokers WHERE node_id = " + self);
+        try {
+            // a restart at the same address takes the id over (this process could not renew meanwhile)
+            assertEquals(self, join(null, UUID.randomUUID(), "127.0.0.1", listener.port(), null, 60_000));
+            registry.beat();
+            assertTrue(!registry.view().includesSelf());
+            assertEquals(Errors.NOT_COORDINATOR, heartbeat("any-group"));
+            assertEquals(Errors.NOT_COORDINATOR, joinGroup("any-group"));
+        } finally {
+            Sql.one(ds, "UPDATE queen.kafka_brokers SET instance = '" + mine + "' WHERE node_id = " + self
+                    + " RETURNING node_id");
+        }
     }
 
     @Test

@@ -45,9 +45,12 @@ public class BrokerRegistry {
     private final int heartbeatMs;
     private final int sessionMs;
     private volatile ClusterView view;
+    /** This broker as registered (null before): its id stays this process's even when its view leaves it out. */
+    private volatile KafkaNode me;
     private volatile ClusterView unregistered;
     private volatile boolean leaving;
     private volatile long lastBeatNanos = System.nanoTime();
+    private boolean takenOver;
     private ScheduledExecutorService timer;
     private boolean warned;
 
@@ -90,13 +93,13 @@ public class BrokerRegistry {
         if (timer != null) {
             timer.shutdownNow();
         }
-        ClusterView v = view();
-        view = v.withoutSelf();
+        view = view().withoutSelf();
+        int id = nodeId();
         try {
-            sql.flag("SELECT queen.kafka_broker_leave_v1(?, ?)", v.self().id(), instance);
-            LOG.infof("Kafka node %d left the cluster", v.self().id());
+            sql.flag("SELECT queen.kafka_broker_leave_v1(?, ?)", id, instance);
+            LOG.infof("Kafka node %d left the cluster", id);
         } catch (SQLException e) {
-            LOG.warnf("Kafka node %d could not deregister (%s); it drops out after %d ms", v.self().id(),
+            LOG.warnf("Kafka node %d could not deregister (%s); it drops out after %d ms", id,
                     e.getMessage(), sessionMs);
         }
     }
@@ -117,7 +120,8 @@ public class BrokerRegistry {
 
     /** This broker's node id. */
     public int nodeId() {
-        return view().self().id();
+        KafkaNode m = me;
+        return m != null ? m.id() : view().self().id();
     }
 
     private KafkaNode advertised(int id) {
@@ -126,36 +130,51 @@ public class BrokerRegistry {
     }
 
     private void join() throws SQLException {
-        KafkaNode me = advertised(-1);
+        KafkaNode address = advertised(ClusterView.NO_ID);
         Integer wanted = config.nodeId().isPresent() ? config.nodeId().getAsInt() : null;
         int id = (int) sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", wanted, instance,
-                me.host(), me.port(), me.rack() == null ? SqlCalls.NULL_TEXT : me.rack(), sessionMs);
+                address.host(), address.port(), address.rack() == null ? SqlCalls.NULL_TEXT : address.rack(),
+                sessionMs);
         KafkaNode self = advertised(id);
+        me = self;
         view = ClusterView.alone(self);
         LOG.infof("Kafka node %d registered as %s:%d", id, self.host(), self.port());
         beat();
     }
 
-    /** Renews the registration and re-reads the live brokers (the timer's job; tests call it to skip a wait). */
+    /** A row of the heartbeat's answer: a live broker, and whether it is this process's own registration. */
+    private record Live(KafkaNode node, boolean mine) {
+    }
+
+    /**
+     * Renews the registration and re-reads the live brokers (the timer's job; tests call it to skip a wait). If
+     * another process holds this broker's node id now (a broker restarted at the same address while this one
+     * could not reach the database), this one takes itself out of its view: it leads and coordinates nothing more.
+     */
     public synchronized void beat() throws SQLException {
         if (leaving) {
             return;
         }
-        KafkaNode self = view().self();
-        List<KafkaNode> live = sql.list(
-                "SELECT node_id, host, port, rack FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
-                rs -> new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
-                self.id(), instance, sessionMs);
-        lastBeatNanos = System.nanoTime();
-        ClusterView next = new ClusterView(self, live);
-        if (!next.includesSelf()) {
-            // expired while the database was out of reach, or taken over: join again under the same id
-            LOG.warnf("Kafka node %d was no longer registered; registering again", self.id());
-            sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", self.id(), instance, self.host(),
-                    self.port(), self.rack() == null ? SqlCalls.NULL_TEXT : self.rack(), sessionMs);
-            return;
+        KafkaNode self = me;
+        if (self == null) {
+            return; // not registered (the listener is off)
         }
-        if (!next.nodes().equals(view().nodes())) {
+        List<Live> rows = sql.list(
+                "SELECT node_id, host, port, rack, mine FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
+                rs -> new Live(new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
+                        rs.getBoolean(5)), self.id(), instance, sessionMs);
+        lastBeatNanos = System.nanoTime();
+        List<KafkaNode> live = rows.stream().map(Live::node).toList();
+        ClusterView next = new ClusterView(self, live);
+        if (rows.stream().noneMatch(Live::mine)) {
+            if (!takenOver) {
+                LOG.errorf("Kafka node %d is registered by another process now: this broker leads and coordinates"
+                        + " nothing until it restarts", self.id());
+                takenOver = true;
+            }
+            // the id is the other process's now: this one stands in the view under no id
+            next = new ClusterView(new KafkaNode(ClusterView.NO_ID, self.host(), self.port(), self.rack()), live);
+        } else if (!next.nodes().equals(view().nodes())) {
             LOG.infof("Kafka cluster: live nodes %s", live.stream().map(KafkaNode::id).toList());
         }
         view = next;
@@ -187,7 +206,7 @@ public class BrokerRegistry {
             return;
         }
         LOG.warnf("Kafka node %d could not renew its registration for %d ms: it coordinates nothing until it can",
-                v.self().id(), sessionMs);
+                nodeId(), sessionMs);
         view = v.withoutSelf();
     }
 }

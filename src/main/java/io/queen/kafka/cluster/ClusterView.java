@@ -14,9 +14,13 @@ import org.apache.kafka.common.utils.Utils;
  * n]} (a topic's partitions go round the brokers from a per-topic start), a coordinator key's broker is
  * {@code nodes[murmur2(key) mod n]} (Kafka's own hash, the same in every JVM); the controller is the lowest id.
  *
- * <p>Invariant: {@code nodes} is non-empty, sorted by id, ids distinct. Immutable, thread-safe.
+ * <p>Invariant: {@code nodes} is non-empty, sorted by id, ids distinct; {@code self} is among them unless it is
+ * leaving, fenced or holds {@link #NO_ID}. Immutable, thread-safe.
  */
 public record ClusterView(KafkaNode self, List<KafkaNode> nodes) {
+    /** The id of a broker that holds none (another process took its id over): it is chosen for nothing. */
+    public static final int NO_ID = -1;
+
     /** What a FindCoordinator key names (Kafka's key types). */
     public enum KeyType {
         GROUP, TRANSACTION
