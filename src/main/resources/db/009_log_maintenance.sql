@@ -97,6 +97,38 @@ LANGUAGE sql STABLE AS $$
         p_from)
 $$;
 
+-- Deletes the whole segments of a partition that lie in [p_start, p_bound) (a contiguous prefix: p_start is its
+-- log_start), advances log_start (never backwards) and oldest_live_at (the new first live segment's created_at,
+-- NULL when none) and audits the deletion in retention_history as p_type. The caller holds the partition's row
+-- lock (FOR UPDATE) and chose the bound: the retention step and Kafka DeleteRecords (021_kafka.sql).
+CREATE OR REPLACE FUNCTION queen.log_delete_prefix_v1(p_pid UUID, p_queue UUID, p_start BIGINT, p_bound BIGINT,
+                                                      p_type TEXT, OUT deleted INT, OUT messages BIGINT,
+                                                      OUT new_log_start BIGINT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_end BIGINT;
+BEGIN
+    new_log_start := p_start;
+    -- base_offset < bound bounds the PK range scan; end_offset < bound keeps only whole segments
+    WITH d AS (
+        DELETE FROM queen.log_segments s
+         WHERE s.partition_id = p_pid AND s.base_offset >= p_start AND s.base_offset < p_bound
+           AND s.end_offset < p_bound
+        RETURNING s.end_offset, s.end_offset - s.base_offset + 1 AS n)
+    SELECT count(*)::int, COALESCE(sum(d.n), 0)::bigint, max(d.end_offset) INTO deleted, messages, v_end FROM d;
+    IF deleted = 0 THEN
+        RETURN;
+    END IF;
+    UPDATE queen.log_partitions lp
+       SET log_start = GREATEST(lp.log_start, v_end + 1),
+           oldest_live_at = (SELECT s.created_at FROM queen.log_segments s WHERE s.partition_id = p_pid
+                              ORDER BY s.base_offset LIMIT 1)
+     WHERE lp.id = p_pid
+    RETURNING lp.log_start INTO new_log_start;
+    INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type)
+    VALUES (p_pid, p_queue, messages, p_type);
+END $$;
+
 -- One retention step on one partition, under its row lock (the only lock taken):
 --   rule 1 (p_all_cutoff): everything created before the cutoff;
 --   rule 2 (p_completed_cutoff): created before the cutoff AND consumed by every consumer group of the partition
@@ -120,7 +152,6 @@ DECLARE
     v_b2     BIGINT;
     v_min    BIGINT;
     v_bound  BIGINT;
-    v_end    BIGINT;
     v_type   TEXT;
     v_sub    TIMESTAMPTZ;
 BEGIN
@@ -152,26 +183,10 @@ BEGIN
     IF v_bound <= v_start THEN
         RETURN;
     END IF;
-    -- base_offset < bound bounds the PK range scan; end_offset < bound keeps only whole segments
-    WITH d AS (
-        DELETE FROM queen.log_segments s
-         WHERE s.partition_id = p_pid AND s.base_offset >= v_start AND s.base_offset < v_bound
-           AND s.end_offset < v_bound
-        RETURNING s.end_offset, s.end_offset - s.base_offset + 1 AS n)
-    SELECT count(*)::int, COALESCE(sum(d.n), 0)::bigint, max(d.end_offset) INTO deleted, messages, v_end FROM d;
-    done := deleted < p_max_rows;
-    IF deleted = 0 THEN
-        RETURN;
-    END IF;
-    UPDATE queen.log_partitions lp
-       SET log_start = GREATEST(lp.log_start, v_end + 1),
-           oldest_live_at = (SELECT s.created_at FROM queen.log_segments s WHERE s.partition_id = p_pid
-                              ORDER BY s.base_offset LIMIT 1)
-     WHERE lp.id = p_pid
-    RETURNING lp.log_start INTO new_log_start;
     v_type := COALESCE(p_history_type, CASE WHEN v_b2 > v_b1 THEN 'completed_retention' ELSE 'retention' END);
-    INSERT INTO queen.retention_history (partition_id, queue_id, messages_deleted, retention_type)
-    VALUES (p_pid, v_queue, messages, v_type);
+    SELECT d.deleted, d.messages, d.new_log_start INTO deleted, messages, new_log_start
+      FROM queen.log_delete_prefix_v1(p_pid, v_queue, v_start, v_bound, v_type) d;
+    done := deleted < p_max_rows;
 END $$;
 
 -- max_wait_time_seconds eviction: rule 1 with the eviction cutoff, regardless of retention_enabled. Deletes

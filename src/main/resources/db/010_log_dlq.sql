@@ -78,18 +78,15 @@ LANGUAGE sql STABLE AS $$
      LIMIT 1
 $$;
 
--- One dead letter with its source names (what the broker needs to build the replay frame), tenant-checked.
+-- One dead letter with its source names (what the broker needs to build the replay frame), tenant-checked: the
+-- unfiltered browse rows of the tenant with that id (both functions are inlined, so this is a primary-key probe).
 CREATE OR REPLACE FUNCTION queen.log_dlq_get_v1(p_tenant UUID, p_id UUID)
 RETURNS TABLE (id UUID, partition_id UUID, consumer_group TEXT, "offset" BIGINT, message_id UUID,
                transaction_id TEXT, payload TEXT, error TEXT, retry_count INT, failed_at TIMESTAMPTZ,
                trace_id UUID, producer_sub TEXT, message_created_at TIMESTAMPTZ, queue_name TEXT,
                partition_name TEXT, namespace TEXT, task TEXT)
 LANGUAGE sql STABLE AS $$
-    SELECT r.id, r.partition_id, r.consumer_group, r."offset", r.message_id, r.transaction_id, r.payload, r.error,
-           r.retry_count, r.failed_at, r.trace_id, r.producer_sub, r.message_created_at, r.queue_name,
-           r.partition_name, r.namespace, r.task
-      FROM queen.log_dlq_rows_v1 r
-     WHERE r.id = p_id AND r.tenant_id = p_tenant
+    SELECT f.* FROM queen.log_dlq_filtered_v1(p_tenant, NULL, NULL, NULL, NULL, NULL) f WHERE f.id = p_id
 $$;
 
 -- Moves ONE dead letter back into the log, exactly once: lock the DLQ row (concurrent replays of the same row

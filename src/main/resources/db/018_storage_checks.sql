@@ -6,8 +6,8 @@
 --   sidecar          sidecar rows are contiguous from txns_start to last_offset, each mirrors the segment of the
 --                    same range while that segment lives, 16 bytes per frame
 --   cursor_range     batch_end/lease columns consistent; committed <= last_offset; committed >= log_start - 1
---                    unless time retention or max-wait eviction deleted unconsumed data here (then a lagging
---                    cursor is by design: invariant 4, gaps are skipped)
+--                    unless time retention, max-wait eviction or a Kafka DeleteRecords deleted unconsumed data
+--                    here (then a lagging cursor is by design: invariant 4, gaps are skipped)
 --   watermark        oldest_live_at / oldest_txn_at equal the created_at of the first live segment / sidecar row
 --   orphan           sidecar, dead-letter or trace rows of a partition that does not exist
 CREATE OR REPLACE FUNCTION queen.storage_invariant_violations_v1()
@@ -78,7 +78,7 @@ LANGUAGE sql STABLE AS $$
         OR (c.committed < lp.log_start - 1
             AND NOT EXISTS (SELECT 1 FROM queen.retention_history h
                              WHERE h.partition_id = c.partition_id
-                               AND h.retention_type IN ('retention', 'max_wait_time_eviction')))
+                               AND h.retention_type IN ('retention', 'max_wait_time_eviction', 'delete_records')))
     UNION ALL
     SELECT 'watermark', lp.id,
            format('oldest_live_at %s, first segment created %s; oldest_txn_at %s, first sidecar row created %s',

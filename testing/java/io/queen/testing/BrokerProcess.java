@@ -160,6 +160,23 @@ public final class BrokerProcess implements AutoCloseable {
         throw new IllegalStateException("broker not healthy within " + timeout + ":\n" + logText());
     }
 
+    /** Waits until something accepts TCP connections on {@code port} of this machine (the broker's Kafka listener). */
+    public void awaitListening(int port, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
+                return;
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("nothing listening on " + port + " within " + timeout + ":\n"
+                            + logText());
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
     public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

@@ -1,5 +1,6 @@
 package io.queen.ack;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
@@ -30,15 +31,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/ack")
 @Tag(name = "core")
 public class AckResource {
-    private final AckService service;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    AckResource(AckService service, ObjectMapper mapper, Callers callers) {
-        this.service = service;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject AckService service;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.WRITE)
     @POST

@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,7 +9,6 @@ import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.config.QueenConfig;
 import io.queen.api.QueryParams;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -40,36 +40,30 @@ import java.util.UUID;
 public class AnalyticsResource {
     private static final String BIN = "date_bin(make_interval(mins => ?), bucket, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
     private static final String WINDOW = " bucket >= ? AND bucket <= ?";
-    /** Per-minute sums over brokers of one queue (the inner level of the two-level aggregation). */
-    private static final String QUEUE_MINUTES = "SELECT " + BIN + " AS b, bucket, tenant_id, queue_name,"
-            + " sum(push_requests) AS push_requests, sum(push_messages) AS push_messages,"
-            + " sum(pop_requests) AS pop_requests, sum(pop_messages) AS pop_messages, sum(pop_empty) AS pop_empty,"
+    /** A minute's counters summed over brokers, under their column names (the peaks: the max). */
+    private static final String MINUTE_SUMS = " sum(push_requests) AS push_requests,"
+            + " sum(push_messages) AS push_messages, sum(pop_requests) AS pop_requests,"
+            + " sum(pop_messages) AS pop_messages, sum(pop_empty) AS pop_empty,"
             + " sum(ack_requests) AS ack_requests, sum(ack_messages) AS ack_messages, sum(ack_failed) AS ack_failed,"
             + " sum(transactions) AS transactions, sum(dlq) AS dlq, sum(lag_count) AS lag_count,"
-            + " sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms, sum(parked) AS parked"
+            + " sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms, sum(parked) AS parked";
+    /** Per-minute sums over brokers of one queue (the inner level of the two-level aggregation). */
+    private static final String QUEUE_MINUTES = "SELECT " + BIN + " AS b, bucket, tenant_id, queue_name," + MINUTE_SUMS
             + " FROM queen.metrics_queue_minute WHERE" + WINDOW + " AND tenant_id = ?"
             + " AND (?::text IS NULL OR queue_name = ?::text)"
             + " AND (?::text IS NULL OR hostname = ?::text) AND (?::int IS NULL OR worker_id = ?::int)"
             + " GROUP BY 1, 2, 3, 4";
 
-    private final AnalyticsReads reads;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-    private final UUID defaultTenant;
-
-    AnalyticsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers, QueenConfig config) {
-        this.reads = reads;
-        this.mapper = mapper;
-        this.callers = callers;
-        this.defaultTenant = UUID.fromString(config.defaultTenant());
-    }
+    @Inject AnalyticsReads reads;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     /**
      * Broker-wide figures (every tenant's traffic summed, brokers' processes) are the cluster operator's: served to
      * callers of the default tenant only.
      */
-    static void requireClusterView(Callers callers, UUID defaultTenant) {
-        if (!callers.tenant().equals(defaultTenant)) {
+    static void requireClusterView(Callers callers) {
+        if (!callers.tenant().equals(callers.defaultTenant())) {
             throw new ApiException(403, "broker-wide metrics are served to callers of the default tenant only");
         }
     }
@@ -84,13 +78,8 @@ public class AnalyticsResource {
         ArrayNode series = reads.rows("SELECT b AS bucket, queue_name AS \"queueName\", " + AnalyticsReads.SUMS
                 + ", max(parked)::bigint AS \"parkedCount\" FROM (" + QUEUE_MINUTES + ") m GROUP BY b, queue_name"
                 + " ORDER BY b, queue_name", queueArgs(r, callers.tenant(), q, null, null));
-        double seconds = r.bucketMinutes() * 60.0;
-        for (JsonNode n : series) {
-            ObjectNode o = (ObjectNode) n;
-            o.put("pushPerSecond", o.get("pushMessages").asLong() / seconds);
-            o.put("popPerSecond", o.get("popMessages").asLong() / seconds);
-            o.put("ackPerSecond", (o.get("ackSuccess").asLong() + o.get("ackFailed").asLong()) / seconds);
-            o.put("emptyPerSecond", o.get("popEmpty").asLong() / seconds);
+        for (JsonNode n : perSecond(series, r)) {
+            ((ObjectNode) n).put("emptyPerSecond", n.get("popEmpty").asLong() / (r.bucketMinutes() * 60.0));
         }
         out.set("series", series);
         out.set("queues", queueTotals(r, callers.tenant(), q, null, null));
@@ -141,22 +130,11 @@ public class AnalyticsResource {
         // per minute summed over brokers, then per bucket: sums, and the peak of the per-minute parked sums
         ArrayNode series = reads.rows("SELECT b AS timestamp, " + AnalyticsReads.SUMS
                 + ", sum(db_errors)::bigint AS \"dbErrors\", max(parked)::bigint AS parked,"
-                + " max(workers)::bigint AS \"workerCount\" FROM (SELECT " + BIN + " AS b, bucket,"
-                + " sum(push_requests) AS push_requests, sum(push_messages) AS push_messages,"
-                + " sum(pop_requests) AS pop_requests, sum(pop_messages) AS pop_messages, sum(pop_empty) AS pop_empty,"
-                + " sum(ack_requests) AS ack_requests, sum(ack_messages) AS ack_messages,"
-                + " sum(ack_failed) AS ack_failed, sum(transactions) AS transactions, sum(dlq) AS dlq,"
-                + " sum(lag_count) AS lag_count, sum(lag_sum_ms) AS lag_sum_ms, max(lag_max_ms) AS lag_max_ms,"
-                + " sum(parked) AS parked, sum(db_errors) AS db_errors, count(*) AS workers" + filter
+                + " max(workers)::bigint AS \"workerCount\" FROM (SELECT " + BIN + " AS b, bucket," + MINUTE_SUMS
+                + ", sum(db_errors) AS db_errors, count(*) AS workers" + filter
                 + " GROUP BY 1, 2) m GROUP BY b ORDER BY b",
                 w.bucketedArgs());
-        double seconds = w.range().bucketMinutes() * 60.0;
-        for (JsonNode n : series) {
-            ObjectNode o = (ObjectNode) n;
-            o.put("pushPerSecond", o.get("pushMessages").asLong() / seconds);
-            o.put("popPerSecond", o.get("popMessages").asLong() / seconds);
-            o.put("ackPerSecond", (o.get("ackSuccess").asLong() + o.get("ackFailed").asLong()) / seconds);
-        }
+        perSecond(series, w.range());
         out.put("pointCount", series.size());
         out.set("timeSeries", series);
         ArrayNode workers = reads.rows("SELECT hostname, worker_id AS \"workerId\", max(port) AS port, "
@@ -164,20 +142,17 @@ public class AnalyticsResource {
                 + " max(bucket) AS \"lastSeen\"" + filter + " GROUP BY 1, 2 ORDER BY 1, 2",
                 w.args());
         out.set("workers", workers);
-        out.set("queues", queueTotals(w.range(), defaultTenant, null, w.host(), w.worker()));
+        out.set("queues", queueTotals(w.range(), callers.defaultTenant(), null, w.host(), w.worker()));
         ObjectNode summary = out.putObject("summary");
         ObjectNode total = reads.one("SELECT " + AnalyticsReads.SUMS + ", sum(db_errors)::bigint AS \"dbErrors\""
                 + filter, w.args());
-        summary.put("totalPushMessages", total.path("pushMessages").asLong());
-        summary.put("totalPopMessages", total.path("popMessages").asLong());
-        summary.put("totalAckMessages", total.path("ackSuccess").asLong());
-        summary.put("totalPushRequests", total.path("pushRequests").asLong());
-        summary.put("totalPopRequests", total.path("popRequests").asLong());
-        summary.put("totalAckRequests", total.path("ackRequests").asLong());
-        summary.put("totalDbErrors", total.path("dbErrors").asLong());
-        summary.put("totalAckFailed", total.path("ackFailed").asLong());
-        summary.put("totalDlq", total.path("dlq").asLong());
-        summary.put("totalTransactions", total.path("transactions").asLong());
+        String[] keyThenColumn = {"totalPushMessages", "pushMessages", "totalPopMessages", "popMessages",
+            "totalAckMessages", "ackSuccess", "totalPushRequests", "pushRequests", "totalPopRequests", "popRequests",
+            "totalAckRequests", "ackRequests", "totalDbErrors", "dbErrors", "totalAckFailed", "ackFailed", "totalDlq",
+            "dlq", "totalTransactions", "transactions"};
+        for (int i = 0; i < keyThenColumn.length; i += 2) {
+            summary.put(keyThenColumn[i], total.path(keyThenColumn[i + 1]).asLong());
+        }
         // now, not over the window: queue-mode backlog by offset arithmetic over every partition
         summary.put("pendingMessages", reads.one("SELECT COALESCE(sum(GREATEST(p.last_offset"
                 + " - COALESCE(c.committed, p.log_start - 1), 0)), 0)::bigint AS n FROM queen.log_partitions p"
@@ -260,7 +235,7 @@ public class AnalyticsResource {
 
     /** Checks the caller may see the whole cluster, then reads from/to, hostname and workerId (400 naming one). */
     private BrokerWindow brokerWindow(String from, String to, String hostname, String workerId) {
-        requireClusterView(callers, defaultTenant);
+        requireClusterView(callers);
         return new BrokerWindow(TimeRange.parse(from, to, Duration.ofHours(1)), QueryParams.blankToNull(hostname),
                 workerFilter(workerId));
     }
@@ -269,6 +244,18 @@ public class AnalyticsResource {
     private static Integer workerFilter(String workerId) {
         return workerId == null || workerId.isBlank() ? null
                 : QueryParams.intParam(workerId, "workerId", 0, Integer.MIN_VALUE);
+    }
+
+    /** Adds pushPerSecond, popPerSecond and ackPerSecond (acked and failed) to every bucket of {@code series}. */
+    private static ArrayNode perSecond(ArrayNode series, TimeRange r) {
+        double seconds = r.bucketMinutes() * 60.0;
+        for (JsonNode n : series) {
+            ObjectNode o = (ObjectNode) n;
+            o.put("pushPerSecond", o.get("pushMessages").asLong() / seconds);
+            o.put("popPerSecond", o.get("popMessages").asLong() / seconds);
+            o.put("ackPerSecond", (o.get("ackSuccess").asLong() + o.get("ackFailed").asLong()) / seconds);
+        }
+        return series;
     }
 
     /** Sets {@code to[key] = row[column]} for each (key, column) pair, in order. */

@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import io.queen.background.DaemonTimer;
 import io.queen.config.QueenConfig;
 import io.queen.metrics.OpsMeter;
 import io.queen.metrics.ProcessStats;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
@@ -82,11 +82,7 @@ public class MetricsFlusher {
     }
 
     void start(@Observes @Priority(20) StartupEvent event) {
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "queen-metrics-flush");
-            t.setDaemon(true);
-            return t;
-        });
+        timer = DaemonTimer.create("queen-metrics-flush");
         // first run on the next multiple of the interval, so that 60 s flushes land just after each minute starts
         long now = System.currentTimeMillis();
         long first = flushMs - now % flushMs + 200;

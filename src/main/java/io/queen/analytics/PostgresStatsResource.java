@@ -1,5 +1,6 @@
 package io.queen.analytics;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -7,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.config.QueenConfig;
 import io.queen.api.Times;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -19,7 +19,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.UUID;
 
 /**
  * {@code GET /api/v1/analytics/postgres-stats} (API spec 4.8): PostgreSQL's own statistics for the broker's
@@ -41,17 +40,9 @@ public class PostgresStatsResource {
     /** Characters of a statement read: a literal cut by this read is cut from the answer too. */
     private static final int QUERY_READ_CHARS = 4096;
 
-    private final AnalyticsReads reads;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-    private final UUID defaultTenant;
-
-    PostgresStatsResource(AnalyticsReads reads, ObjectMapper mapper, Callers callers, QueenConfig config) {
-        this.reads = reads;
-        this.mapper = mapper;
-        this.callers = callers;
-        this.defaultTenant = UUID.fromString(config.defaultTenant());
-    }
+    @Inject AnalyticsReads reads;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @GET
     @Operation(summary = "PostgreSQL statistics of the broker's database (admin role)",
@@ -65,7 +56,7 @@ public class PostgresStatsResource {
     @APIResponse(responseCode = "403", description = "a caller without the admin role, or of another tenant than"
             + " the default one")
     public Response stats() throws SQLException {
-        AnalyticsResource.requireClusterView(callers, defaultTenant);  // the database is shared by every tenant
+        AnalyticsResource.requireClusterView(callers);  // the database is shared by every tenant
         ObjectNode out = mapper.createObjectNode();
         out.put("timestamp", Times.millis(Instant.now()));
         out.set("database", reads.one("SELECT datname AS name, numbackends AS connections,"

@@ -26,6 +26,11 @@ public class Callers {
         return active;
     }
 
+    /** The default tenant: the one whose callers see the whole cluster (broker-wide figures, analytics). */
+    public UUID defaultTenant() {
+        return anonymous.tenant();
+    }
+
     /** Caller of requests that carry no identity. */
     public Caller anonymous() {
         return anonymous;

@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -53,17 +54,10 @@ public class FetchResource {
     static final int MAX_RECORDS = 10_000;
     static final long MAX_WAIT_MS = 30_000;
 
-    private final OffsetReader reader;
-    private final PayloadCipher cipher;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    FetchResource(OffsetReader reader, PayloadCipher cipher, ObjectMapper mapper, Callers callers) {
-        this.reader = reader;
-        this.cipher = cipher;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject OffsetReader reader;
+    @Inject PayloadCipher cipher;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @Access(Access.Level.READ)
     @POST

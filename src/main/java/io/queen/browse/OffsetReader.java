@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import jakarta.inject.Inject;
 import io.queen.config.QueenConfig;
 import io.queen.pop.ParkingBudget;
 import io.queen.pop.PopWaiters;
@@ -19,17 +20,14 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class OffsetReader {
-    private final ReadStore store;
-    private final PopWaiters waiters;
-    private final ParkingBudget parking;
-    /** A parked read re-reads on this interval only if a wake-up was lost (the pops' safety net). */
-    private final long recheckNanos;
+    @Inject ReadStore store;
+    @Inject PopWaiters waiters;
+    @Inject ParkingBudget parking;
+    @Inject QueenConfig config;
 
-    OffsetReader(ReadStore store, PopWaiters waiters, ParkingBudget parking, QueenConfig config) {
-        this.store = store;
-        this.waiters = waiters;
-        this.parking = parking;
-        this.recheckNanos = Math.max(1, config.pop().recheckIntervalMs()) * 1_000_000L;
+    /** A parked read re-reads on this interval only if a wake-up was lost (the pops' safety net). */
+    private long recheckNanos() {
+        return Math.max(1, config.pop().recheckIntervalMs()) * 1_000_000L;
     }
 
     /** Reads the entries; {@code clientAddress} is the address the parking caps count the wait against. */
@@ -74,7 +72,7 @@ public class OffsetReader {
             }
             try {
                 // bounded: a lost wake-up costs at most one re-check interval
-                signal.awaitChange(seen, Math.min(left, recheckNanos));
+                signal.awaitChange(seen, Math.min(left, recheckNanos()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return rows;

@@ -53,14 +53,7 @@ public class ConsumerGroupResource {
             + "metadataDeleted}")
     public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
             throws SQLException {
-        ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, null, metadataFlag(deleteMetadata));
-        pop.cursorsMoved(group);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("success", true);
-        out.put("consumerGroup", group);
-        out.put("deletedPartitions", d.partitions());
-        out.put("metadataDeleted", d.metadata() > 0);
-        return Json.ok(out);
+        return deleted(group, null, deleteMetadata);
     }
 
     @Access(Access.Level.ADMIN)
@@ -72,15 +65,7 @@ public class ConsumerGroupResource {
             + "deletedPartitions, metadataDeleted}")
     public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
             @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
-        ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, queue, metadataFlag(deleteMetadata));
-        pop.cursorsMoved(group);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("success", true);
-        out.put("consumerGroup", group);
-        out.put("queueName", queue);
-        out.put("deletedPartitions", d.partitions());
-        out.put("metadataDeleted", d.metadata() > 0);
-        return Json.ok(out);
+        return deleted(group, queue, deleteMetadata);
     }
 
     @Access(Access.Level.WRITE)
@@ -100,9 +85,7 @@ public class ConsumerGroupResource {
         Instant at = timestamp(ts, "subscriptionTimestamp");
         int rows = store.moveSubscription(callers.tenant(), group, at);
         pop.cursorsMoved(group);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("success", true);
-        out.put("consumerGroup", group);
+        ObjectNode out = success(group, null);
         out.put("newTimestamp", ts.textValue());
         out.put("rowsUpdated", rows);
         return Json.ok(out);
@@ -133,10 +116,7 @@ public class ConsumerGroupResource {
         }
         List<ConsumerGroupStore.Moved> moved = store.seek(callers.tenant(), group, queue, null, at);
         pop.cursorsMoved(group);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("success", true);
-        out.put("consumerGroup", group);
-        out.put("queueName", queue);
+        ObjectNode out = success(group, queue);
         out.put("seekToEnd", toEnd);
         if (hasTs) {
             out.put("targetTimestamp", ts.textValue());
@@ -180,10 +160,7 @@ public class ConsumerGroupResource {
                 ? store.seekToOffset(callers.tenant(), group, queue, partition, offset.asLong())
                 : store.seek(callers.tenant(), group, queue, partition, at);
         pop.cursorsMoved(group);
-        ObjectNode out = mapper.createObjectNode();
-        out.put("success", true);
-        out.put("consumerGroup", group);
-        out.put("queueName", queue);
+        ObjectNode out = success(group, queue);
         out.put("partitionName", partition);
         out.put("updated", !moved.isEmpty());
         if (moved.isEmpty()) {
@@ -192,6 +169,22 @@ public class ConsumerGroupResource {
             out.put("cursorMovedTo", moved.get(0).committed());
         }
         return Json.ok(out);
+    }
+
+    /** Deletes the group's cursors on {@code queue} (null = every queue) and answers what went. */
+    private Response deleted(String group, String queue, String deleteMetadata) throws SQLException {
+        ConsumerGroupStore.Deleted d = store.delete(callers.tenant(), group, queue, metadataFlag(deleteMetadata));
+        pop.cursorsMoved(group);
+        ObjectNode out = success(group, queue);
+        out.put("deletedPartitions", d.partitions());
+        out.put("metadataDeleted", d.metadata() > 0);
+        return Json.ok(out);
+    }
+
+    /** The head of every answer here: {@code {success:true, consumerGroup, queueName}} (queueName given a queue). */
+    private ObjectNode success(String group, String queue) {
+        ObjectNode out = mapper.createObjectNode().put("success", true).put("consumerGroup", group);
+        return queue == null ? out : out.put("queueName", queue);
     }
 
     /** The seeks' answer for a name the caller's tenant does not have (API spec 4.12's shape). */

@@ -1,6 +1,7 @@
 package io.queen.kafka;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -21,11 +22,15 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 /**
  * DescribeConfigs, AlterConfigs and IncrementalAlterConfigs for the topic configs that map onto queue options:
  * {@code retention.ms} (the queue's retention; -1 = kept until deleted) is described and set;
- * {@code cleanup.policy} is described as {@code delete}, read-only. Setting any other config is refused with
- * INVALID_CONFIG; a broker resource is described with no configs. Stateless, thread-safe.
+ * {@code cleanup.policy} (as the topic was created) and {@code retention.bytes} (always -1) are described,
+ * read-only. Setting any other config is refused with INVALID_CONFIG; a broker resource is described with no
+ * configs. Stateless, thread-safe.
  */
 @ApplicationScoped
 class ConfigApis implements KafkaApiProvider {
+    /** Size-based retention: Queen has none (-1), described so clients that check it (Kafka Streams) find it. */
+    static final String RETENTION_BYTES = "retention.bytes";
+
     private final Topics topics;
     private final KafkaStore store;
 
@@ -62,8 +67,11 @@ class ConfigApis implements KafkaApiProvider {
             }
             String retention = t.retentionEnabled() && t.retentionSeconds() > 0
                     ? Long.toString(t.retentionSeconds() * 1000L) : "-1";
-            for (Map.Entry<String, String> e : Map.of(TopicConfigs.RETENTION_MS, retention, "cleanup.policy",
-                    "delete").entrySet()) {
+            Map<String, String> configs = new LinkedHashMap<>();
+            configs.put(TopicConfigs.RETENTION_MS, retention);
+            configs.put(RETENTION_BYTES, "-1");
+            configs.put(TopicConfigs.CLEANUP_POLICY, t.cleanupPolicy());
+            for (Map.Entry<String, String> e : configs.entrySet()) {
                 if (res.configurationKeys() != null && !res.configurationKeys().contains(e.getKey())) {
                     continue;
                 }
@@ -71,8 +79,9 @@ class ConfigApis implements KafkaApiProvider {
                 r.configs().add(new DescribeConfigsResourceResult().setName(e.getKey()).setValue(e.getValue())
                         .setReadOnly(!retentionKey)
                         .setConfigSource(DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
-                        .setConfigType((retentionKey ? DescribeConfigsResponse.ConfigType.LONG
-                                : DescribeConfigsResponse.ConfigType.LIST).id()));
+                        .setConfigType((e.getKey().equals(TopicConfigs.CLEANUP_POLICY)
+                                ? DescribeConfigsResponse.ConfigType.LIST : DescribeConfigsResponse.ConfigType.LONG)
+                                .id()));
             }
         }
         return out;

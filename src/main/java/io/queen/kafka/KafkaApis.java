@@ -64,16 +64,17 @@ public final class KafkaApis {
     /**
      * What a caller's role must allow for {@code key} while authentication is on ({@link Role#allows}):
      * {@code PUBLIC} = any authenticated caller. Reads by offset and group membership are reads; committing a
-     * group's offset moves its cursor as an HTTP ack does; topic and group administration is admin; anything not
-     * listed is admin.
+     * group's offset moves its cursor as an HTTP ack does (so do a transaction's offsets, TxnOffsetCommit and
+     * AddOffsetsToTxn); a transaction's partitions and its end are produce; topic and group administration is
+     * admin; anything not listed is admin.
      */
     public static Access.Level level(ApiKeys key) {
         return switch (key) {
             case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR -> Access.Level.PUBLIC;
-            case PRODUCE, INIT_PRODUCER_ID -> Access.Level.PRODUCE;
+            case PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, END_TXN -> Access.Level.PRODUCE;
             case FETCH, LIST_OFFSETS, DESCRIBE_CONFIGS, OFFSET_FETCH, JOIN_GROUP, SYNC_GROUP, HEARTBEAT,
                     LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS -> Access.Level.READ;
-            case OFFSET_COMMIT -> Access.Level.WRITE;
+            case OFFSET_COMMIT, TXN_OFFSET_COMMIT, ADD_OFFSETS_TO_TXN -> Access.Level.WRITE;
             default -> Access.Level.ADMIN;
         };
     }

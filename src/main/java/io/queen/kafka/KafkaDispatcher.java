@@ -13,6 +13,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -149,6 +150,10 @@ final class KafkaDispatcher {
         Role role = session.caller("").role();
         if (level == Access.Level.PUBLIC || (role != null && role.allows(level))) {
             return null;
+        }
+        if (key == ApiKeys.ADD_PARTITIONS_TO_TXN || key == ApiKeys.ADD_OFFSETS_TO_TXN || key == ApiKeys.END_TXN
+                || key == ApiKeys.TXN_OFFSET_COMMIT) {
+            return new TransactionalIdAuthorizationException("Insufficient permissions");
         }
         return level == Access.Level.ADMIN || key == ApiKeys.INIT_PRODUCER_ID
                 ? new ClusterAuthorizationException("Insufficient permissions")

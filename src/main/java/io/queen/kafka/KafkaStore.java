@@ -17,8 +17,16 @@ public class KafkaStore {
         this.sql = sql;
     }
 
-    /** A topic: a queue with its partition count; the queue's id is the topic id. */
-    public record Topic(String name, UUID id, int partitions, int retentionSeconds, boolean retentionEnabled) {
+    /**
+     * A topic: a queue with its partition count and the cleanup.policy it was created with ({@code delete},
+     * {@code compact} or {@code compact,delete}); the queue's id is the topic id.
+     */
+    public record Topic(String name, UUID id, int partitions, int retentionSeconds, boolean retentionEnabled,
+            String cleanupPolicy) {
+    }
+
+    /** What a DeleteRecords did to one partition: {@code ok}, {@code unknown} or {@code out_of_range}. */
+    public record DeletedRecords(String status, long lowWatermark) {
     }
 
     /** Watermarks of one partition: -1, -1 for an unknown topic. */
@@ -27,16 +35,25 @@ public class KafkaStore {
 
     /** The tenant's topics, all ({@code names} null) or the named ones that exist, by name. */
     public List<Topic> topics(UUID tenant, List<String> names) throws SQLException {
-        return sql.list("SELECT name, queue_id, partitions, retention_seconds, retention_enabled"
+        return sql.list("SELECT name, queue_id, partitions, retention_seconds, retention_enabled, cleanup_policy"
                         + " FROM queen.kafka_topics_v1(?, ?::text[])",
                 rs -> new Topic(rs.getString(1), rs.getObject(2, UUID.class), rs.getInt(3), rs.getInt(4),
-                        rs.getBoolean(5)),
+                        rs.getBoolean(5), rs.getString(6)),
                 tenant, names == null ? null : names.toArray(new String[0]));
     }
 
     /** Creates a topic; false when a queue of that name exists already. */
-    public boolean create(UUID tenant, String name, int partitions, int retentionSeconds) throws SQLException {
-        return sql.flag("SELECT queen.kafka_create_topic_v1(?, ?, ?, ?)", tenant, name, partitions, retentionSeconds);
+    public boolean create(UUID tenant, String name, int partitions, int retentionSeconds, String cleanupPolicy)
+            throws SQLException {
+        return sql.flag("SELECT queen.kafka_create_topic_v1(?, ?, ?, ?, ?)", tenant, name, partitions,
+                retentionSeconds, cleanupPolicy);
+    }
+
+    /** Deletes the whole segments of a partition below {@code offset} (-1 = the high watermark). */
+    public DeletedRecords deleteRecords(UUID tenant, String queue, String partition, long offset)
+            throws SQLException {
+        return sql.one("SELECT status, low_watermark FROM queen.kafka_delete_records_v1(?, ?, ?, ?)",
+                rs -> new DeletedRecords(rs.getString(1), rs.getLong(2)), tenant, queue, partition, offset);
     }
 
     public List<Watermarks> watermarks(UUID tenant, String[] queues, String[] partitions) throws SQLException {

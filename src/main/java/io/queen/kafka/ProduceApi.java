@@ -5,16 +5,20 @@ import io.queen.api.ApiException;
 import io.queen.auth.Caller;
 import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
+import io.queen.kafka.txn.TransactionCoordinator;
+import io.queen.kafka.txn.TxnStore;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
 import io.queen.metrics.OpsMeter;
 import io.queen.push.PushEncryption;
 import io.queen.push.PushFusion;
 import io.queen.push.PushItem;
+import io.queen.push.SegmentPacker;
 import io.queen.segment.TransactionHash;
 import io.queen.segment.Uuid7;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,8 +50,12 @@ import org.apache.kafka.common.record.RecordBatch;
  * {@code kafka:<producerId>:<epoch>:<sequence>}, so Queen's exact windowed dedup makes a retried batch write
  * nothing; the retry is answered with success and the offset its first record got the first time, as Apache Kafka
  * answers a duplicate batch. Sequence gaps are not checked (no OUT_OF_ORDER_SEQUENCE_NUMBER). Producer ids come
- * from a database sequence, unique across brokers and restarts. Transactions are not served: InitProducerId with a
- * transactional id is answered UNSUPPORTED_VERSION. Stateless, thread-safe.
+ * from a database sequence, unique across brokers and restarts.
+ *
+ * <p>Transactions ({@link TransactionCoordinator}): InitProducerId with a transactional id goes to the coordinator;
+ * a transactional Produce stages its batches there (packed into segments here, as a push packs them, one SQL call
+ * per request) and is answered base offset -1, since offsets are only given at the commit. Non-transactional
+ * produce never touches the staging. Stateless, thread-safe.
  */
 @ApplicationScoped
 class ProduceApi implements KafkaApiProvider {
@@ -61,11 +69,16 @@ class ProduceApi implements KafkaApiProvider {
     private final OpsMeter meter;
     private final long drainWaitMs;
     private final long maxBatchBytes;
+    private final int zstdLevel;
+    private final TransactionCoordinator transactions;
     private final ExecutorService answers = Executors
             .newThreadPerTaskExecutor(Thread.ofVirtual().name("queen-kafka-produce-", 0).factory());
 
     ProduceApi(Topics topics, KafkaStore store, ReadStore reads, PushFusion fusion, PushEncryption encryption,
-            MaintenanceSwitches switches, PushSpool spool, OpsMeter meter, QueenConfig config) {
+            MaintenanceSwitches switches, PushSpool spool, OpsMeter meter, QueenConfig config,
+            TransactionCoordinator transactions) {
+        this.transactions = transactions;
+        this.zstdLevel = config.zstdLevel();
         this.topics = topics;
         this.store = store;
         this.reads = reads;
@@ -83,13 +96,15 @@ class ProduceApi implements KafkaApiProvider {
         // in order: a pipelining producer's batches of one partition must reach their lane in send order
         apis.serveInOrder(ApiKeys.PRODUCE, 12, (KafkaHandler<ProduceRequestData>) (c, v, r) -> produce(c, r))
                 .serve(ApiKeys.INIT_PRODUCER_ID, 5, (KafkaHandler<InitProducerIdRequestData>) (c, v, r) ->
-                        TopicApis.done(initProducerId(r)));
+                        TopicApis.done(initProducerId(c, v, r)));
     }
 
-    InitProducerIdResponseData initProducerId(InitProducerIdRequestData request) throws Exception {
+    InitProducerIdResponseData initProducerId(KafkaCaller caller, short version, InitProducerIdRequestData request)
+            throws Exception {
         InitProducerIdResponseData out = new InitProducerIdResponseData();
         if (request.transactionalId() != null) {
-            return out.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+            return transactions.initProducerId(caller, version, request.transactionalId(),
+                    request.transactionTimeoutMs(), request.producerId(), request.producerEpoch());
         }
         if (request.producerId() >= 0 && request.producerEpoch() >= 0 && request.producerEpoch() < Short.MAX_VALUE - 1) {
             // an idempotent producer bumping its epoch after an error keeps its id
@@ -105,6 +120,11 @@ class ProduceApi implements KafkaApiProvider {
         final PartitionProduceResponse answer;
         final List<PushItem> items = new ArrayList<>();
         List<CompletableFuture<PushFusion.Verdict>> verdicts;
+        /** A transactional lane's batch: its producer, epoch, first sequence and size as sent. */
+        long producerId = -1;
+        short epoch;
+        int baseSequence;
+        long bytes;
 
         Lane(String queue, String partition, PartitionProduceResponse answer) {
             this.queue = queue;
@@ -125,7 +145,9 @@ class ProduceApi implements KafkaApiProvider {
             names.add(t.name());
         }
         Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, true);
-        boolean refused = request.transactionalId() != null || pushPaused();
+        boolean transactional = request.transactionalId() != null;
+        // staging does not write the log: only the commit waits for push maintenance
+        boolean refused = !transactional && pushPaused();
         List<Lane> lanes = new ArrayList<>();
         int index = 0;
         for (ProduceRequestData.TopicProduceData td : request.topicData()) {
@@ -140,11 +162,6 @@ class ProduceApi implements KafkaApiProvider {
                     pr.setErrorCode(e.code());
                     continue;
                 }
-                if (request.transactionalId() != null) {
-                    pr.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
-                            .setErrorMessage("transactions are not supported");
-                    continue;
-                }
                 if (refused) {
                     pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage("push maintenance");
                     continue;
@@ -156,7 +173,7 @@ class ProduceApi implements KafkaApiProvider {
                     continue;
                 }
                 try {
-                    index = items(lane, (MemoryRecords) pd.records(), index);
+                    index = items(lane, (MemoryRecords) pd.records(), index, transactional);
                 } catch (CorruptRecordException e) {
                     pr.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setErrorMessage(e.getMessage());
                     continue;
@@ -168,6 +185,10 @@ class ProduceApi implements KafkaApiProvider {
                     lanes.add(lane);
                 }
             }
+        }
+        if (transactional) {
+            stage(tenant, caller, request.transactionalId(), lanes);
+            return CompletableFuture.completedFuture(out);
         }
         submit(tenant, caller, lanes);
         List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
@@ -203,7 +224,7 @@ class ProduceApi implements KafkaApiProvider {
         return max;
     }
 
-    private static int items(Lane lane, MemoryRecords records, int index) {
+    private static int items(Lane lane, MemoryRecords records, int index, boolean transactional) {
         if (records == null) {
             return index;
         }
@@ -213,10 +234,25 @@ class ProduceApi implements KafkaApiProvider {
                         + " are not accepted (v2 only)");
             }
             batch.ensureValid();
-            if (batch.isControlBatch() || batch.isTransactional()) {
-                throw new IllegalArgumentException("transactional and control batches are not accepted");
+            if (batch.isControlBatch()) {
+                throw new IllegalArgumentException("control batches are not accepted");
             }
             boolean idempotent = batch.hasProducerId() && batch.baseSequence() >= 0;
+            if (batch.isTransactional() != transactional || (transactional && !idempotent)) {
+                throw new IllegalArgumentException(transactional
+                        ? "a produce with a transactional id takes only transactional batches with producer id and"
+                                + " sequence"
+                        : "a transactional batch needs the produce's transactional id");
+            }
+            if (transactional) {
+                if (lane.producerId >= 0) {
+                    throw new IllegalArgumentException("one record batch per partition in a transactional produce");
+                }
+                lane.producerId = batch.producerId();
+                lane.epoch = batch.producerEpoch();
+                lane.baseSequence = batch.baseSequence();
+                lane.bytes = batch.sizeInBytes();
+            }
             int i = 0;
             for (Record r : batch) {
                 UUID messageId = Uuid7.next();
@@ -234,24 +270,88 @@ class ProduceApi implements KafkaApiProvider {
         return index;
     }
 
-    private void submit(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
-        if (lanes.isEmpty()) {
-            return;
-        }
+    /**
+     * The lanes' items as stored: stamped with the token's subject (as HTTP pushes are) and encrypted where the
+     * tenant's policy says; null (every lane answered POLICY_VIOLATION) when the policy refuses them.
+     */
+    private List<PushItem> stored(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
         List<PushItem> all = new ArrayList<>();
         for (Lane lane : lanes) {
             all.addAll(lane.items);
         }
-        List<PushItem> stored;
         try {
-            // the token's subject is stamped on the records as on HTTP pushes
-            stored = encryption.apply(tenant, ProducerSub.stamp(new Caller(tenant, caller.subject(), caller.role()),
+            return encryption.apply(tenant, ProducerSub.stamp(new Caller(tenant, caller.subject(), caller.role()),
                     all));
         } catch (ApiException e) {
             for (Lane lane : lanes) {
                 lane.answer.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(e.getMessage());
             }
             lanes.clear();
+            return null;
+        }
+    }
+
+    /**
+     * Stages the transactional lanes with the coordinator, each packed into one segment as a push would write it;
+     * a staged lane is answered base offset -1 (its offsets are given at the commit).
+     */
+    private void stage(UUID tenant, KafkaCaller caller, String transactionalId, List<Lane> lanes) throws Exception {
+        if (lanes.isEmpty()) {
+            return;
+        }
+        List<PushItem> stored = stored(tenant, caller, lanes);
+        if (stored == null) {
+            return;
+        }
+        long pid = lanes.get(0).producerId;
+        short epoch = lanes.get(0).epoch;
+        List<Lane> staged = new ArrayList<>(lanes.size());
+        List<TxnStore.StagedBatch> batches = new ArrayList<>(lanes.size());
+        int at = 0;
+        for (Lane lane : lanes) {
+            List<PushItem> items = stored.subList(at, at + lane.items.size());
+            at += lane.items.size();
+            if (lane.producerId != pid || lane.epoch != epoch) {
+                lane.answer.setErrorCode(Errors.INVALID_RECORD.code())
+                        .setErrorMessage("the batches of one transactional produce carry one producer id and epoch");
+                continue;
+            }
+            List<byte[]> hashes = new ArrayList<>(items.size());
+            for (PushItem it : items) {
+                hashes.add(TransactionHash.of(it.transactionIdUtf8()));
+            }
+            SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+            staged.add(lane);
+            batches.add(new TxnStore.StagedBatch(lane.queue, lane.partition, lane.baseSequence, packed.count(),
+                    lane.bytes, packed.hashes(), packed.blob()));
+        }
+        if (batches.isEmpty()) {
+            return;
+        }
+        List<Errors> errors;
+        try {
+            errors = transactions.stage(tenant, transactionalId, pid, epoch, batches);
+        } catch (SQLException e) {
+            for (Lane lane : staged) {
+                lane.answer.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage("retry");
+            }
+            return;
+        }
+        for (int i = 0; i < staged.size(); i++) {
+            Errors e = errors.get(i);
+            PartitionProduceResponse answer = staged.get(i).answer.setErrorCode(e.code()).setBaseOffset(-1);
+            if (e == Errors.TRANSACTION_ABORTABLE) {
+                answer.setErrorMessage(transactions.limitMessage());
+            }
+        }
+    }
+
+    private void submit(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
+        if (lanes.isEmpty()) {
+            return;
+        }
+        List<PushItem> stored = stored(tenant, caller, lanes);
+        if (stored == null) {
             return;
         }
         int at = 0;

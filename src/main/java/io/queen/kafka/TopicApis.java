@@ -135,8 +135,8 @@ class TopicApis implements KafkaApiProvider {
                 if (partitions < 1) {
                     throw new InvalidPartitionsException("the number of partitions must be at least 1");
                 }
-                int retentionSeconds = TopicConfigs.retentionSeconds(ct.configs());
-                if (!request.validateOnly() && !topics.create(tenant, ct.name(), partitions, retentionSeconds)) {
+                TopicConfigs.Requested configs = TopicConfigs.requested(ct.configs());
+                if (!request.validateOnly() && !topics.create(tenant, ct.name(), partitions, configs)) {
                     r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code())
                             .setErrorMessage("Topic '" + ct.name() + "' already exists.");
                     continue;

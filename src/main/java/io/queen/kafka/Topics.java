@@ -65,7 +65,7 @@ public class Topics {
             List<String> missing = new ArrayList<>();
             for (String n : names) {
                 if (!found.containsKey(n) && valid(n)) {
-                    store.create(tenant, n, defaultPartitions, 0);
+                    store.create(tenant, n, defaultPartitions, 0, TopicConfigs.DELETE);
                     missing.add(n);
                 }
             }
@@ -78,10 +78,11 @@ public class Topics {
     }
 
     /** Creates a topic; false when it exists. */
-    boolean create(UUID tenant, String name, int partitions, int retentionSeconds) throws SQLException {
-        boolean created = store.create(tenant, name, partitions, retentionSeconds);
+    boolean create(UUID tenant, String name, int partitions, TopicConfigs.Requested configs) throws SQLException {
+        boolean created = store.create(tenant, name, partitions, configs.retentionSeconds(), configs.cleanupPolicy());
         if (created) {
-            LOG.infof("kafka topic created: tenant=%s topic=%s partitions=%d", tenant, name, partitions);
+            LOG.infof("kafka topic created: tenant=%s topic=%s partitions=%d cleanup.policy=%s", tenant, name,
+                    partitions, configs.cleanupPolicy());
         }
         return created;
     }
@@ -91,7 +92,7 @@ public class Topics {
         return deletion.delete(tenant, name);
     }
 
-    static boolean valid(String name) {
+    public static boolean valid(String name) {
         try {
             validate(name);
             return true;

@@ -1,5 +1,6 @@
 package io.queen.live;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Input;
@@ -30,15 +31,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Access(Access.Level.READ)
 @Tag(name = "consumer-groups")
 public class GroupMembersResource {
-    private final LiveStore store;
-    private final LiveBoard live;
-    private final Callers callers;
-
-    GroupMembersResource(LiveStore store, LiveBoard live, Callers callers) {
-        this.store = store;
-        this.live = live;
-        this.callers = callers;
-    }
+    @Inject LiveStore store;
+    @Inject LiveBoard live;
+    @Inject Callers callers;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)

@@ -1,10 +1,11 @@
 package io.queen.live;
 
+import jakarta.inject.Inject;
+import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,15 +25,9 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class LiveBoard {
-    private final LiveStore store;
-    private final LiveSampler sampler;
-    private final UUID defaultTenant;
-
-    LiveBoard(LiveStore store, LiveSampler sampler, QueenConfig config) {
-        this.store = store;
-        this.sampler = sampler;
-        this.defaultTenant = UUID.fromString(config.defaultTenant());
-    }
+    @Inject LiveStore store;
+    @Inject LiveSampler sampler;
+    @Inject Callers callers;
 
     /** Rows older than this many publish intervals (at least 10 s) are a stopped broker's and are not summed. */
     int freshSeconds() {
@@ -50,7 +45,7 @@ public class LiveBoard {
     /** The answer of {@code GET /api/v1/live} for {@code tenant}. */
     public ObjectNode live(UUID tenant) throws SQLException {
         String me = tenant.toString();
-        boolean cluster = tenant.equals(defaultTenant);
+        boolean cluster = tenant.equals(callers.defaultTenant());
         Map<String, double[]> queues = new TreeMap<>();
         double[] totals = new double[6];
         ObjectNode out = Json.MAPPER.createObjectNode();

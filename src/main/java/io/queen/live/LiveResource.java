@@ -1,5 +1,6 @@
 package io.queen.live;
 
+import jakarta.inject.Inject;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
@@ -22,13 +23,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Access(Access.Level.READ)
 @Tag(name = "status")
 public class LiveResource {
-    private final LiveBoard board;
-    private final Callers callers;
-
-    LiveResource(LiveBoard board, Callers callers) {
-        this.board = board;
-        this.callers = callers;
-    }
+    @Inject LiveBoard board;
+    @Inject Callers callers;
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)

@@ -1,5 +1,6 @@
 package io.queen.live;
 
+import io.queen.background.DaemonTimer;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -17,9 +18,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -69,12 +68,7 @@ public class LiveSampler {
     }
 
     void start(@Observes @Priority(30) StartupEvent event) {
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "queen-live-publish");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(this::tick, publishMs, publishMs, TimeUnit.MILLISECONDS);
+        timer = DaemonTimer.every("queen-live-publish", publishMs, this::tick);
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -1,5 +1,6 @@
 package io.queen.maintenance;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -12,15 +13,9 @@ import jakarta.ws.rs.core.Response;
 /** {@code GET /api/v1/status/buffers} (API spec 4.7): this broker's push spool. Stateless. */
 @Path("/api/v1/status/buffers")
 public class SpoolStatusResource {
-    private final PushSpool spool;
-    private final ObjectMapper mapper;
-    private final int workerId;
-
-    SpoolStatusResource(PushSpool spool, ObjectMapper mapper, QueenConfig config) {
-        this.spool = spool;
-        this.mapper = mapper;
-        this.workerId = config.workerId();
-    }
+    @Inject PushSpool spool;
+    @Inject ObjectMapper mapper;
+    @Inject QueenConfig config;
 
     @GET
     @Access(Access.Level.READ)
@@ -29,7 +24,7 @@ public class SpoolStatusResource {
         out.put("pending", spool.pending());
         out.put("failed", spool.failedAttempts());
         out.put("dbHealthy", spool.dbHealthy());
-        out.put("worker", workerId);
+        out.put("worker", config.workerId());
         out.set("stats", stats(mapper, spool));
         return Json.ok(out);
     }

@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import io.queen.metrics.OpsMeter;
 import io.queen.push.PushFusion;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,15 +17,9 @@ import org.jboss.logging.Logger;
 public class QueueDeletion {
     private static final Logger LOG = Logger.getLogger(QueueDeletion.class);
 
-    private final QueueStore store;
-    private final PushFusion fusion;
-    private final OpsMeter meter;
-
-    QueueDeletion(QueueStore store, PushFusion fusion, OpsMeter meter) {
-        this.store = store;
-        this.fusion = fusion;
-        this.meter = meter;
-    }
+    @Inject QueueStore store;
+    @Inject PushFusion fusion;
+    @Inject OpsMeter meter;
 
     /** Deletes the queue; whether it existed. */
     public boolean delete(UUID tenant, String name) throws SQLException {

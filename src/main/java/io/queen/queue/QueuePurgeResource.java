@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
@@ -31,13 +32,8 @@ public class QueuePurgeResource {
     /** Segments deleted per partition lock: one retention step's size. */
     static final int STEP_SEGMENTS = 1000;
 
-    private final QueueStore store;
-    private final Callers callers;
-
-    QueuePurgeResource(QueueStore store, Callers callers) {
-        this.store = store;
-        this.callers = callers;
-    }
+    @Inject QueueStore store;
+    @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
     @POST

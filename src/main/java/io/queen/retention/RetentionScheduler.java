@@ -1,5 +1,6 @@
 package io.queen.retention;
 
+import io.queen.background.DaemonTimer;
 import io.queen.config.QueenConfig;
 import io.queen.schema.SchemaApplier;
 import io.quarkus.runtime.ShutdownEvent;
@@ -7,7 +8,6 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.time.Instant;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
@@ -34,12 +34,7 @@ public class RetentionScheduler {
     }
 
     synchronized void start(@Observes StartupEvent event) {
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "queen-retention");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        timer = DaemonTimer.every("queen-retention", intervalMs, this::tick);
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -50,21 +50,12 @@ public class QueueResource {
         return snapshots.serve(tenant, StatusSnapshots.key("resources/queue", name), () -> {
             StatusStore.Queue q = requireQueue(store, tenant, name);
             List<StatusStore.PartitionRow> parts = store.partitions(q.id());
-            ObjectNode out = Json.MAPPER.createObjectNode();
-            out.put("id", q.id().toString());
-            out.put("name", q.name());
-            out.put("namespace", q.namespace());
-            out.put("task", q.task());
-            out.put("priority", q.priority());
-            out.put("createdAt", Times.millis(q.createdAt()));
+            ObjectNode out = StatusJson.queueHead(Json.MAPPER.createObjectNode(), q);
             out.put("storage", "segments");
             out.set("config", q.config());
             ArrayNode ps = out.putArray("partitions");
             for (StatusStore.PartitionRow p : parts) {
-                ObjectNode o = ps.addObject();
-                o.put("id", p.id().toString());
-                o.put("name", p.name());
-                o.put("createdAt", Times.millis(p.createdAt()));
+                ObjectNode o = StatusJson.partitionHead(ps, p);
                 o.set("stats", StatusJson.messages(p.figures()));
                 o.put("oldestMessage", Times.millis(p.oldestAt()));
                 o.put("newestMessage", Times.millis(p.newestAt()));

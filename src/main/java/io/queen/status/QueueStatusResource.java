@@ -38,7 +38,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueStatusResource {
-    static final int DEFAULT_QUEUE_LIMIT = 100;
     static final int DEFAULT_MESSAGE_LIMIT = 50;
 
     @Inject StatusStore store;
@@ -46,6 +45,7 @@ public class QueueStatusResource {
     @Inject StatusConfig limits;
     @Inject Callers callers;
     @Inject StatusSnapshots snapshots;
+    @Inject QueueListing listing;
 
     @GET
     @Operation(summary = "Queues, newest first, with message figures",
@@ -58,13 +58,7 @@ public class QueueStatusResource {
     public Response list(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
-        UUID tenant = callers.tenant();
-        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        String ns = StatusJson.filter(namespace, "namespace");
-        String tk = StatusJson.filter(task, "task");
-        return snapshots.serve(tenant, StatusSnapshots.key("status/queues", ns, tk, paging.limit(), paging.offset()),
-                () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, null, paging.limit(), paging.offset()),
-                        paging));
+        return listing.serve(callers.tenant(), "status/queues", namespace, task, null, limitParam, offsetParam);
     }
 
     @GET
@@ -86,13 +80,7 @@ public class QueueStatusResource {
             StatusStore.Queue q = QueueResource.requireQueue(store, tenant, name);
             List<StatusStore.PartitionRow> parts = store.partitions(q.id());
             ObjectNode out = Json.MAPPER.createObjectNode();
-            ObjectNode qo = out.putObject("queue");
-            qo.put("id", q.id().toString());
-            qo.put("name", q.name());
-            qo.put("namespace", q.namespace());
-            qo.put("task", q.task());
-            qo.put("priority", q.priority());
-            qo.put("createdAt", Times.millis(q.createdAt()));
+            ObjectNode qo = StatusJson.queueHead(out.putObject("queue"), q);
             ObjectNode cfg = qo.putObject("config");
             JsonNode options = q.config();
             cfg.set("leaseTime", options.get("leaseTime"));
@@ -104,10 +92,7 @@ public class QueueStatusResource {
             qo.put("storage", "segments");
             ArrayNode ps = out.putArray("partitions");
             for (StatusStore.PartitionRow p : parts) {
-                ObjectNode o = ps.addObject();
-                o.put("id", p.id().toString());
-                o.put("name", p.name());
-                o.put("createdAt", Times.millis(p.createdAt()));
+                ObjectNode o = StatusJson.partitionHead(ps, p);
                 o.set("messages", StatusJson.messages(p.figures()));
                 o.set("stats", StatusJson.messages(p.figures()));
                 o.putObject("cursor").put("totalConsumed", p.totalConsumed()).put("consumers", p.cursors())

@@ -1,7 +1,6 @@
 package io.queen.status;
 
 import jakarta.inject.Inject;
-import io.queen.api.Paging;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -37,12 +36,10 @@ public class ResourcesResource {
     /** Complete minutes the overview's rates average over. */
     static final int RATE_MINUTES = 5;
 
-    static final int DEFAULT_QUEUE_LIMIT = 100;
-
     @Inject StatusStore store;
-    @Inject StatusConfig limits;
     @Inject Callers callers;
     @Inject StatusSnapshots snapshots;
+    @Inject QueueListing listing;
 
     @GET
     @Path("overview")
@@ -98,14 +95,7 @@ public class ResourcesResource {
             @Parameter(description = "case-insensitive substring of the queue name") @QueryParam("search") String search,
             @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
-        UUID tenant = callers.tenant();
-        Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_QUEUE_LIMIT, limits.maxLimit());
-        String ns = StatusJson.filter(namespace, "namespace");
-        String tk = StatusJson.filter(task, "task");
-        String sr = StatusJson.filter(search, "search");
-        return snapshots.serve(tenant, StatusSnapshots.key("resources/queues", ns, tk, sr, paging.limit(),
-                paging.offset()), () -> StatusJson.queuePage(store.queues(tenant, null, ns, tk, sr, paging.limit(),
-                paging.offset()), paging));
+        return listing.serve(callers.tenant(), "resources/queues", namespace, task, search, limitParam, offsetParam);
     }
 
     @GET

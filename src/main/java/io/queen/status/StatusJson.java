@@ -4,7 +4,10 @@ import io.queen.api.Paging;
 import io.queen.api.Answer;
 import static io.queen.api.QueryParams.blankToNull;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.OffsetDateTime;
+import java.util.UUID;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
@@ -26,17 +29,38 @@ final class StatusJson {
         return m;
     }
 
-    /** A queue of a listing: {id, name, namespace, task, createdAt, partitions, messages}. */
+    /** A queue of a listing: {id, name, namespace, task, priority, createdAt, partitions, messages}. */
     static ObjectNode queueEntry(StatusStore.QueueRow q) {
-        ObjectNode o = Json.MAPPER.createObjectNode();
-        o.put("id", q.id().toString());
-        o.put("name", q.name());
-        o.put("namespace", q.namespace());
-        o.put("task", q.task());
-        o.put("priority", q.priority());
-        o.put("createdAt", Times.millis(q.createdAt()));
+        ObjectNode o = queueHead(Json.MAPPER.createObjectNode(), q.id(), q.name(), q.namespace(), q.task(),
+                q.priority(), q.createdAt());
         o.put("partitions", q.partitions());
         o.set("messages", messages(q.figures()));
+        return o;
+    }
+
+    /** Puts a queue's {id, name, namespace, task, priority, createdAt} into {@code o}; returns {@code o}. */
+    static ObjectNode queueHead(ObjectNode o, UUID id, String name, String namespace, String task, int priority,
+            OffsetDateTime createdAt) {
+        o.put("id", id.toString());
+        o.put("name", name);
+        o.put("namespace", namespace);
+        o.put("task", task);
+        o.put("priority", priority);
+        o.put("createdAt", Times.millis(createdAt));
+        return o;
+    }
+
+    /** A queue's detail head: {@link #queueHead} of the queue into {@code o}. */
+    static ObjectNode queueHead(ObjectNode o, StatusStore.Queue q) {
+        return queueHead(o, q.id(), q.name(), q.namespace(), q.task(), q.priority(), q.createdAt());
+    }
+
+    /** Adds a partition's {id, name, createdAt} to {@code partitions}; returns the new object. */
+    static ObjectNode partitionHead(ArrayNode partitions, StatusStore.PartitionRow p) {
+        ObjectNode o = partitions.addObject();
+        o.put("id", p.id().toString());
+        o.put("name", p.name());
+        o.put("createdAt", Times.millis(p.createdAt()));
         return o;
     }
 

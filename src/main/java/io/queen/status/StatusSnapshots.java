@@ -1,5 +1,6 @@
 package io.queen.status;
 
+import io.queen.background.DaemonTimer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
@@ -90,12 +90,7 @@ public class StatusSnapshots {
     }
 
     void start(@Observes StartupEvent event) {
-        refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "queen-status-snapshots");
-            t.setDaemon(true);
-            return t;
-        });
-        refresher.scheduleWithFixedDelay(this::refreshAll, refreshMs, refreshMs, TimeUnit.MILLISECONDS);
+        refresher = DaemonTimer.every("queen-status-snapshots", refreshMs, this::refreshAll);
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -23,17 +23,10 @@ import java.util.UUID;
 @Path("/streams/v1/cycle")
 @RunOnVirtualThread
 public class CycleResource {
-    private final CycleService cycles;
-    private final ObjectMapper mapper;
-    private final StreamsConfig limits;
-    private final Callers callers;
-
-    CycleResource(CycleService cycles, ObjectMapper mapper, StreamsConfig limits, QueenConfig config, Callers callers) {
-        this.cycles = cycles;
-        this.mapper = mapper;
-        this.limits = limits;
-        this.callers = callers;
-    }
+    @Inject CycleService cycles;
+    @Inject ObjectMapper mapper;
+    @Inject StreamsConfig limits;
+    @Inject Callers callers;
 
     @POST
     @Access(Access.Level.WRITE)

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.api.Bodies;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
@@ -9,7 +10,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Input;
 import io.queen.api.Json;
-import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
@@ -26,15 +26,9 @@ import java.util.UUID;
 @Path("/streams/v1/queries")
 @RunOnVirtualThread
 public class QueriesResource {
-    private final StreamsStore store;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-
-    QueriesResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers) {
-        this.store = store;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject StreamsStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
 
     @POST
     @Access(Access.Level.WRITE)

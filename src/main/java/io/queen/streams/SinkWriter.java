@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.ack.AckStore;
 import io.queen.config.QueenConfig;
 import io.queen.push.PushEncryption;
@@ -28,17 +29,10 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class SinkWriter {
-    private final PushStore pushStore;
-    private final AckStore ackStore;
-    private final PushEncryption encryption;
-    private final int zstdLevel;
-
-    SinkWriter(PushStore pushStore, AckStore ackStore, PushEncryption encryption, QueenConfig config) {
-        this.pushStore = pushStore;
-        this.ackStore = ackStore;
-        this.encryption = encryption;
-        this.zstdLevel = config.zstdLevel();
-    }
+    @Inject PushStore pushStore;
+    @Inject AckStore ackStore;
+    @Inject PushEncryption encryption;
+    @Inject QueenConfig config;
 
     /** One item's verdict; {@code offset} is -1 for a duplicate. */
     public record Result(int index, boolean duplicate, PushItem item, UUID messageId, UUID partitionId, long offset) {
@@ -74,7 +68,7 @@ public class SinkWriter {
                 for (PushItem p : g) {
                     hashes.add(TransactionHash.of(p.transactionIdUtf8()));
                 }
-                SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, zstdLevel);
+                SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, config.zstdLevel());
                 writes.add(new PushStore.SegmentWrite(tenant, g.get(0).queue(), g.get(0).partition(), packed.count(),
                         packed.hashes(), -1L, 0, null, packed.blob()));
             }

@@ -1,5 +1,6 @@
 package io.queen.streams;
 
+import jakarta.inject.Inject;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +11,6 @@ import io.queen.api.ApiException;
 import io.queen.api.Bodies;
 import io.queen.api.Json;
 import io.queen.api.Times;
-import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -32,17 +32,10 @@ import java.util.UUID;
 public class StateResource {
     /** Far beyond any epoch-ms; bounds what reaches PostgreSQL's numeric. */
     private static final BigDecimal RIPE_LIMIT = new BigDecimal("1e30");
-    private final StreamsStore store;
-    private final ObjectMapper mapper;
-    private final Callers callers;
-    private final StreamsConfig limits;
-
-    StateResource(StreamsStore store, ObjectMapper mapper, QueenConfig config, Callers callers, StreamsConfig limits) {
-        this.store = store;
-        this.limits = limits;
-        this.mapper = mapper;
-        this.callers = callers;
-    }
+    @Inject StreamsStore store;
+    @Inject ObjectMapper mapper;
+    @Inject Callers callers;
+    @Inject StreamsConfig limits;
 
     @POST
     @Access(Access.Level.READ)

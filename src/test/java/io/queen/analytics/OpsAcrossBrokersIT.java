@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
-import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import java.net.URI;
@@ -14,9 +14,8 @@ import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two packaged brokers on one database, flushing every 500 ms: each labels its rows with its own worker id, the
@@ -26,39 +25,28 @@ import org.junit.jupiter.api.Test;
 class OpsAcrossBrokersIT {
     /** Event lines name the queue's tenant: the default one here. */
     static final String TENANT = "tenant=00000000-0000-0000-0000-000000000001";
-    static BrokerDatabase cluster;
-    static BrokerProcess a;
-    static BrokerProcess b;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = BrokerDatabase.create("opsmetrics");
-        a = cluster.start("ops-a", Map.of("QUEEN_WORKER_ID", "7", "QUEEN_METRICS_FLUSH_MS", "500",
-                "QUEEN_LOG_JSON", "true", "QUEEN_HOSTNAME", "host-a"));
-        b = cluster.start("ops-b", Map.of("QUEEN_WORKER_ID", "8", "QUEEN_METRICS_FLUSH_MS", "500",
-                "QUEEN_HOSTNAME", "host-b"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TwoBrokers brokers = new TwoBrokers("opsmetrics",
+            "ops-a", Map.of("QUEEN_WORKER_ID", "7", "QUEEN_METRICS_FLUSH_MS", "500", "QUEEN_LOG_JSON", "true",
+                    "QUEEN_HOSTNAME", "host-a"),
+            "ops-b", Map.of("QUEEN_WORKER_ID", "8", "QUEEN_METRICS_FLUSH_MS", "500", "QUEEN_HOSTNAME", "host-b"));
 
     @Test
     void bothBrokersAreCountedAndTheJsonLogCarriesTheEvents() throws Exception {
-        assertEquals(200, Http.post(a.url(), "/api/v1/configure",
+        assertEquals(200, Http.post(brokers.a().url(), "/api/v1/configure",
                 "{\"queue\":\"x-ops\",\"options\":{\"retryLimit\":0}}").status());
-        push(a, 3);
-        push(b, 2);
+        push(brokers.a(), 3);
+        push(brokers.b(), 2);
         // one message failed to the dead-letter queue through broker b
-        JsonNode popped = Api.json(Http.get(b.url(), "/api/v1/pop/queue/x-ops?batch=1").body());
+        JsonNode popped = Api.json(Http.get(brokers.b().url(), "/api/v1/pop/queue/x-ops?batch=1").body());
         JsonNode m = popped.get("messages").get(0);
-        Http.Reply ack = Http.post(b.url(), "/api/v1/ack", "{\"transactionId\":\"" + m.get("transactionId").asText()
+        Http.Reply ack = Http.post(brokers.b().url(), "/api/v1/ack",
+                "{\"transactionId\":\"" + m.get("transactionId").asText()
                 + "\",\"partitionId\":\"" + m.get("partitionId").asText() + "\",\"leaseId\":\""
                 + m.get("leaseId").asText() + "\",\"status\":\"failed\",\"error\":\"poison\"}");
         assertTrue(ack.body().contains("\"dlq\":true"), ack.body());
 
-        JsonNode w = awaitWorkers(a, 5);
+        JsonNode w = awaitWorkers(brokers.a(), 5);
         List<Integer> ids = new ArrayList<>();
         w.get("workers").forEach(x -> ids.add(x.get("workerId").asInt()));
         assertEquals(List.of(7, 8), ids);
@@ -66,13 +54,14 @@ class OpsAcrossBrokersIT {
         assertEquals("host-a", w.get("workers").get(0).get("hostname").asText());
         assertEquals(2, w.get("workers").get(1).get("pushMessages").asLong());
         assertEquals(1, w.get("summary").get("totalDlq").asLong());
-        JsonNode sys = Api.json(Http.get(b.url(), "/api/v1/analytics/system-metrics").body());
+        JsonNode sys = Api.json(Http.get(brokers.b().url(), "/api/v1/analytics/system-metrics").body());
         assertEquals(2, sys.get("replicaCount").asInt(), sys.toString());
-        assertEquals(5.0, waitForMetric(b, "queen_cluster_push_messages_total{scope=\"cluster\"}", 5.0));
+        assertEquals(5.0, waitForMetric(brokers.b(), "queen_cluster_push_messages_total{scope=\"cluster\"}", 5.0));
 
-        assertEquals(200, Http.send(HttpRequest.newBuilder(URI.create(a.url() + "/api/v1/resources/queues/x-ops"))
+        assertEquals(200, Http.send(
+                HttpRequest.newBuilder(URI.create(brokers.a().url() + "/api/v1/resources/queues/x-ops"))
                 .DELETE().build()).status());
-        String log = awaitLog(a, "queue deleted: " + TENANT + " queue=x-ops");
+        String log = awaitLog(brokers.a(), "queue deleted: " + TENANT + " queue=x-ops");
         List<JsonNode> lines = new ArrayList<>();
         for (String line : log.lines().toList()) {
             if (line.startsWith("{")) {
@@ -87,7 +76,7 @@ class OpsAcrossBrokersIT {
         assertTrue(lines.stream().anyMatch(j -> j.path("message").asText().startsWith("queue configured: " + TENANT
                 + " queue=x-ops")));
         // broker b logs text (the default) and carries the dead-letter event
-        String textLog = awaitLog(b, "dead-lettered 1 message(s): " + TENANT + " queue=x-ops");
+        String textLog = awaitLog(brokers.b(), "dead-lettered 1 message(s): " + TENANT + " queue=x-ops");
         assertFalse(textLog.lines().anyMatch(l -> l.startsWith("{\"timestamp\"")), "b logs text");
     }
 

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
-import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import java.sql.Connection;
@@ -15,9 +15,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Maintenance modes across two broker processes on one database: a switch set through one broker reaches the
@@ -25,21 +24,9 @@ import org.junit.jupiter.api.Test;
  * every buffered push is delivered exactly once and in push order.
  */
 class MaintenanceIT {
-    static BrokerDatabase cluster;
-    static BrokerProcess a;
-    static BrokerProcess b;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = BrokerDatabase.create("maintenance");
-        a = cluster.start("maint-a", Map.of());
-        b = cluster.start("maint-b", Map.of());
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        cluster.close();
-    }
+    @RegisterExtension
+    static final TwoBrokers brokers = new TwoBrokers("maintenance", "maint-a", Map.of(),
+            "maint-b", Map.of());
 
     static String push(BrokerProcess broker, String txn) {
         Http.Reply r = Http.post(broker.url(), "/api/v1/push", "{\"items\":[{\"queue\":\"mq\",\"transactionId\":\""
@@ -57,15 +44,15 @@ class MaintenanceIT {
     void switchesReachEveryBrokerAndAKilledBrokersSpoolIsDrainedOnRestart() throws Exception {
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            assertEquals("queued", push(a, "pre-" + i));
+            assertEquals("queued", push(brokers.a(), "pre-" + i));
             expected.add("pre-" + i);
         }
-        set(b, "/api/v1/system/maintenance", true);
+        set(brokers.b(), "/api/v1/system/maintenance", true);
         long t0 = System.nanoTime();
         int probe = 0;
         String status;
         do {
-            status = push(a, "probe-" + probe);
+            status = push(brokers.a(), "probe-" + probe);
             expected.add("probe-" + probe++);
         } while (!status.equals("buffered") && System.nanoTime() - t0 < 5_000_000_000L);
         long reachedMs = (System.nanoTime() - t0) / 1_000_000;
@@ -73,20 +60,21 @@ class MaintenanceIT {
         assertTrue(reachedMs < 1000, "push maintenance reached the other broker in " + reachedMs + " ms");
 
         for (int i = 0; i < 20; i++) {
-            assertEquals("buffered", push(a, "a-" + i));
+            assertEquals("buffered", push(brokers.a(), "a-" + i));
             expected.add("a-" + i);
-            assertEquals("buffered", push(b, "b-" + i));
+            assertEquals("buffered", push(brokers.b(), "b-" + i));
             expected.add("b-" + i);
         }
-        a.kill();   // its spool holds a-0..a-19 (and the buffered probes)
-        set(b, "/api/v1/system/maintenance", false);
-        a = cluster.start("maint-a", Map.of());   // same spool directory: drained at start
+        brokers.a().kill();   // its spool holds a-0..a-19 (and the buffered probes)
+        set(brokers.b(), "/api/v1/system/maintenance", false);
+        brokers.restartA();   // same spool directory: drained at start
 
         Map<String, Integer> seen = new HashMap<>();
         List<String> order = new ArrayList<>();
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (order.size() < expected.size() && System.nanoTime() < deadline) {
-            Http.Reply r = Http.get(b.url(), "/api/v1/pop/queue/mq/partition/Default?batch=100&wait=true&timeout=1000");
+            Http.Reply r = Http.get(brokers.b().url(),
+                    "/api/v1/pop/queue/mq/partition/Default?batch=100&wait=true&timeout=1000");
             if (r.status() == 204) {
                 continue;
             }
@@ -101,7 +89,7 @@ class MaintenanceIT {
                         .append("\",\"partitionId\":\"").append(m.get("partitionId").asText())
                         .append("\",\"leaseId\":\"").append(m.get("leaseId").asText()).append("\"}");
             }
-            Http.Reply acked = Http.post(b.url(), "/api/v1/ack/batch", acks.append("]}").toString());
+            Http.Reply acked = Http.post(brokers.b().url(), "/api/v1/ack/batch", acks.append("]}").toString());
             assertEquals(200, acked.status(), acked.body());
         }
         assertEquals(expected.size(), order.size(), "delivered " + order);
@@ -112,13 +100,13 @@ class MaintenanceIT {
         assertInOrder(order, "probe-");
 
         // pop maintenance set through A stops pops on B within a second
-        assertEquals("queued", push(a, "late"));
-        set(a, "/api/v1/system/maintenance/pop", true);
+        assertEquals("queued", push(brokers.a(), "late"));
+        set(brokers.a(), "/api/v1/system/maintenance/pop", true);
         Thread.sleep(1000);
-        assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/mq/partition/Default?wait=false").status());
-        set(a, "/api/v1/system/maintenance/pop", false);
+        assertEquals(204, Http.get(brokers.b().url(), "/api/v1/pop/queue/mq/partition/Default?wait=false").status());
+        set(brokers.a(), "/api/v1/system/maintenance/pop", false);
         Thread.sleep(1000);
-        assertEquals(200, Http.get(b.url(), "/api/v1/pop/queue/mq/partition/Default?wait=false").status());
+        assertEquals(200, Http.get(brokers.b().url(), "/api/v1/pop/queue/mq/partition/Default?wait=false").status());
     }
 
     /**
@@ -130,7 +118,7 @@ class MaintenanceIT {
     @Test
     void aSpoolRestartedDuringPushMaintenanceWaitsForTheSwitch() throws Exception {
         String q = "crashq";
-        BrokerProcess c = cluster.start("maint-c", Map.of());
+        BrokerProcess c = brokers.database().start("maint-c", Map.of());
         try {
             assertEquals(200, Http.post(c.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
             set(c, "/api/v1/system/maintenance", true);   // adopted by c at once
@@ -144,13 +132,13 @@ class MaintenanceIT {
             }
             c.kill();
 
-            try (Connection lock = cluster.connect()) {
+            try (Connection lock = brokers.database().connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
                 }
                 // the schema is in place; applying it again would wait on the lock too
-                c = cluster.start("maint-c", Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                c = brokers.database().start("maint-c", Map.of("QUEEN_APPLY_SCHEMA", "false"));
                 String said = awaitLog(c, "wait for the first read of the maintenance switches",
                         "push spool: drained (");
                 assertEquals("wait for the first read of the maintenance switches", said,
@@ -159,16 +147,16 @@ class MaintenanceIT {
                 lock.rollback();   // the switch read completes: maintenance is on
             }
             awaitLog(c, "this broker now has push maintenance on", "this broker now has push maintenance on");
-            try (Connection read = cluster.connect()) {
+            try (Connection read = brokers.database().connect()) {
                 assertEquals(0, segments(read, q), "buffered pushes reached the log during maintenance");
             }
-            assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
+            assertEquals(204, Http.get(brokers.b().url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
 
-            set(b, "/api/v1/system/maintenance", false);
+            set(brokers.b(), "/api/v1/system/maintenance", false);
             Map<String, Integer> seen = new HashMap<>();
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (seen.size() < expected.size() && System.nanoTime() < deadline) {
-                Http.Reply r = Http.get(b.url(), "/api/v1/pop/queue/" + q
+                Http.Reply r = Http.get(brokers.b().url(), "/api/v1/pop/queue/" + q
                         + "?batch=100&wait=true&timeout=1000&autoAck=true");
                 if (r.status() == 204) {
                     continue;
@@ -180,7 +168,7 @@ class MaintenanceIT {
             }
             assertEquals(new java.util.HashSet<>(expected), seen.keySet());
             assertTrue(seen.values().stream().allMatch(n -> n == 1), "each once: " + seen);
-            assertEquals(204, Http.get(b.url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
+            assertEquals(204, Http.get(brokers.b().url(), "/api/v1/pop/queue/" + q + "?wait=false").status());
         } finally {
             c.close();
         }
@@ -189,19 +177,19 @@ class MaintenanceIT {
     @Test
     void aPushBeforeTheFirstSwitchReadAfterARestartIsBuffered() throws Exception {
         String q = "firstreadq";
-        BrokerProcess d = cluster.start("maint-d", Map.of());
+        BrokerProcess d = brokers.database().start("maint-d", Map.of());
         try {
             assertEquals(200, Http.post(d.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
             set(d, "/api/v1/system/maintenance", true);
             d.kill();   // its spool is empty: nothing holds a later push back but the switch itself
             // pg_stat_activity is read outside the locking transaction, which would see one snapshot of it
-            try (Connection lock = cluster.connect();
-                    Connection watch = cluster.connect()) {
+            try (Connection lock = brokers.database().connect();
+                    Connection watch = brokers.database().connect()) {
                 lock.setAutoCommit(false);
                 try (Statement st = lock.createStatement()) {
                     st.execute("LOCK TABLE queen.system_switches IN ACCESS EXCLUSIVE MODE");
                 }
-                d = cluster.start("maint-d", Map.of("QUEEN_APPLY_SCHEMA", "false"));
+                d = brokers.database().start("maint-d", Map.of("QUEEN_APPLY_SCHEMA", "false"));
                 BrokerProcess restarted = d;
                 // every broker's poller (a, b and the restarted d) waits for the switch; then the push is sent
                 long deadline = System.nanoTime() + 60_000_000_000L;
@@ -222,11 +210,11 @@ class MaintenanceIT {
                 assertEquals(201, r.status(), r.body());
                 assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText(), r.body());
             }
-            try (Connection read = cluster.connect()) {
+            try (Connection read = brokers.database().connect()) {
                 assertEquals(0, segments(read, q), "a push reached the log during maintenance");
             }
         } finally {
-            set(b, "/api/v1/system/maintenance", false);
+            set(brokers.b(), "/api/v1/system/maintenance", false);
             d.close();
         }
     }

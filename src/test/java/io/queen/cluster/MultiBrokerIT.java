@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
-import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import java.sql.Connection;
@@ -20,31 +20,18 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two real broker processes on one database: what the storage model promises across brokers (dedup, one lease
  * per (partition, group), wake-ups through NOTIFY) and what survives a broker killed with -9.
  */
 class MultiBrokerIT {
-    static BrokerDatabase cluster;
-    static BrokerProcess a;
-    static BrokerProcess b;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = BrokerDatabase.create("multibroker");
-        a = cluster.start("a", Map.of());
-        // B re-checks parked pops only every 60 s: within a test, only a NOTIFY can wake it
-        b = cluster.start("b", Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        cluster.close();
-    }
+    // B re-checks parked pops only every 60 s: within a test, only a NOTIFY can wake it
+    @RegisterExtension
+    static final TwoBrokers brokers = new TwoBrokers("multibroker", "a", Map.of(),
+            "b", Map.of("POP_WAIT_MAX_INTERVAL_MS", "60000"));
 
     static String push(BrokerProcess broker, String queue, String txn, int n) {
         Http.Reply r = Http.post(broker.url(), "/api/v1/push", "{\"items\":[{\"queue\":\"" + queue
@@ -54,7 +41,7 @@ class MultiBrokerIT {
     }
 
     long count(String sql) throws Exception {
-        try (Connection c = cluster.connect();
+        try (Connection c = brokers.database().connect();
                 Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -63,8 +50,8 @@ class MultiBrokerIT {
 
     @Test
     void dedupHoldsAcrossBrokers() throws Exception {
-        JsonNode first = Api.json(push(a, "mb-dedup", "same", 1)).get(0);
-        JsonNode second = Api.json(push(b, "mb-dedup", "same", 2)).get(0);
+        JsonNode first = Api.json(push(brokers.a(), "mb-dedup", "same", 1)).get(0);
+        JsonNode second = Api.json(push(brokers.b(), "mb-dedup", "same", 2)).get(0);
         assertEquals("queued", first.get("status").asText());
         assertEquals("duplicate", second.get("status").asText());
         assertEquals(first.get("message_id").asText(), second.get("message_id").asText());
@@ -72,7 +59,7 @@ class MultiBrokerIT {
         ExecutorService pool = Executors.newFixedThreadPool(16);
         List<Future<JsonNode>> fs = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
-            BrokerProcess target = i % 2 == 0 ? a : b;
+            BrokerProcess target = i % 2 == 0 ? brokers.a() : brokers.b();
             int n = i;
             fs.add(pool.submit(() -> Api.json(push(target, "mb-dedup", "race", n)).get(0)));
         }
@@ -93,11 +80,11 @@ class MultiBrokerIT {
     @Test
     void longPollOnOneBrokerWakesOnAPushToTheOther() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        Future<Http.Reply> parked = pool.submit(() -> Http.get(b.url(),
+        Future<Http.Reply> parked = pool.submit(() -> Http.get(brokers.b().url(),
                 "/api/v1/pop/queue/mb-wake/partition/Default?wait=true&timeout=30000"));
         Thread.sleep(500);
         long t0 = System.nanoTime();
-        push(a, "mb-wake", "w-1", 1);
+        push(brokers.a(), "mb-wake", "w-1", 1);
         Http.Reply r = parked.get();
         long ms = (System.nanoTime() - t0) / 1_000_000;
         pool.shutdown();
@@ -109,7 +96,7 @@ class MultiBrokerIT {
 
     @Test
     void aKilledBrokersLeaseExpiresAndTheBatchIsRedeliveredElsewhere() throws Exception {
-        BrokerProcess victim = cluster.start("victim", Map.of());
+        BrokerProcess victim = brokers.database().start("victim", Map.of());
         try {
             Http.Reply cfg = Http.post(victim.url(), "/api/v1/configure",
                     "{\"queue\":\"mb-crash\",\"options\":{\"leaseTime\":2}}");
@@ -120,10 +107,12 @@ class MultiBrokerIT {
             Http.Reply popped = Http.get(victim.url(), "/api/v1/pop/queue/mb-crash/partition/Default?batch=3");
             assertEquals(200, popped.status());
             victim.kill();
-            assertEquals(204, Http.get(a.url(), "/api/v1/pop/queue/mb-crash/partition/Default?batch=10").status(),
+            assertEquals(204,
+                    Http.get(brokers.a().url(), "/api/v1/pop/queue/mb-crash/partition/Default?batch=10").status(),
                     "the dead broker's lease still holds");
             Thread.sleep(2300);
-            JsonNode again = Api.json(Http.get(a.url(), "/api/v1/pop/queue/mb-crash/partition/Default?batch=10").body());
+            JsonNode again = Api.json(
+                    Http.get(brokers.a().url(), "/api/v1/pop/queue/mb-crash/partition/Default?batch=10").body());
             List<Integer> ns = new ArrayList<>();
             again.get("messages").forEach(m -> ns.add(m.get("data").get("n").asInt()));
             assertEquals(List.of(0, 1, 2, 3, 4), ns, "redelivered from the cursor, nothing lost");
@@ -144,12 +133,12 @@ class MultiBrokerIT {
                 items.append(k == i ? "" : ",").append("{\"queue\":\"mb-share\",\"transactionId\":\"s-").append(k)
                         .append("\",\"payload\":{\"n\":").append(k).append("}}");
             }
-            assertEquals(201, Http.post(a.url(), "/api/v1/push", "{\"items\":[" + items + "]}").status());
+            assertEquals(201, Http.post(brokers.a().url(), "/api/v1/push", "{\"items\":[" + items + "]}").status());
         }
         ExecutorService pool = Executors.newFixedThreadPool(6);
         List<Future<List<Integer>>> fs = new ArrayList<>();
         for (int t = 0; t < 6; t++) {
-            BrokerProcess target = t % 2 == 0 ? a : b;
+            BrokerProcess target = t % 2 == 0 ? brokers.a() : brokers.b();
             fs.add(pool.submit(() -> {
                 List<Integer> got = new ArrayList<>();
                 int empty = 0;
@@ -187,6 +176,6 @@ class MultiBrokerIT {
         }
         pool.shutdown();
         assertEquals(total, all.size());
-        assertNotNull(a.url());
+        assertNotNull(brokers.a().url());
     }
 }

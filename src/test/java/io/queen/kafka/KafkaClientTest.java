@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
+import io.queen.testing.StorageInvariants;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -32,7 +34,10 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,7 +47,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
@@ -63,6 +70,8 @@ import org.junit.jupiter.api.Test;
 class KafkaClientTest {
     @Inject
     KafkaListener listener;
+    @Inject
+    AgroalDataSource ds;
 
     String bootstrap() {
         return "127.0.0.1:" + listener.port();
@@ -295,5 +304,106 @@ class KafkaClientTest {
             assertEquals(2, m.partition());
             assertEquals(0, m.offset());
         }
+    }
+
+    /**
+     * A compacted topic (what Kafka Streams creates for a store's changelog) is created and describes its policy
+     * back; Queen compacts nothing, so every record of a key stays readable. A policy other than delete and
+     * compact is refused.
+     */
+    @Test
+    void compactedTopicsAreCreatedDescribedAndKeepEveryRecord() throws Exception {
+        ConfigResource compacted = new ConfigResource(ConfigResource.Type.TOPIC, "changelog");
+        ConfigResource both = new ConfigResource(ConfigResource.Type.TOPIC, "windowed-changelog");
+        ConfigResource plain = new ConfigResource(ConfigResource.Type.TOPIC, "plain");
+        try (Admin a = admin()) {
+            a.createTopics(List.of(
+                    new NewTopic("changelog", 2, (short) 1).configs(Map.of("cleanup.policy", "compact")),
+                    new NewTopic("windowed-changelog", 1, (short) 1).configs(Map.of("cleanup.policy",
+                            "delete, compact", "retention.ms", "86400000")),
+                    new NewTopic("plain", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            Map<ConfigResource, Config> d = a.describeConfigs(List.of(compacted, both, plain)).all()
+                    .get(30, TimeUnit.SECONDS);
+            assertEquals("compact", d.get(compacted).get("cleanup.policy").value());
+            assertEquals("-1", d.get(compacted).get("retention.ms").value());
+            assertEquals("-1", d.get(compacted).get("retention.bytes").value(), "no size-based retention");
+            assertEquals("compact,delete", d.get(both).get("cleanup.policy").value());
+            assertEquals("86400000", d.get(both).get("retention.ms").value());
+            assertEquals("delete", d.get(plain).get("cleanup.policy").value());
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> a.createTopics(List.of(
+                    new NewTopic("shrunk", 1, (short) 1).configs(Map.of("cleanup.policy", "shrink"))))
+                    .all().get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof InvalidConfigurationException, refused.toString());
+            assertFalse(a.listTopics().names().get(30, TimeUnit.SECONDS).contains("shrunk"));
+        }
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            for (int i = 0; i < 3; i++) {
+                p.send(new ProducerRecord<>("changelog", 1, "same-key".getBytes(StandardCharsets.UTF_8),
+                        ("v" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            p.flush();
+        }
+        try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+            TopicPartition tp = new TopicPartition("changelog", 1);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            List<String> values = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (values.size() < 3 && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(r -> values.add(new String(r.value(), StandardCharsets.UTF_8)));
+            }
+            assertEquals(List.of("v0", "v1", "v2"), values, "every record of the key, none compacted away");
+        }
+    }
+
+    /**
+     * DeleteRecords moves the partition's log start (as retention does, by whole segments): the low watermark
+     * it answers is the earliest offset consumers are given afterwards, and the storage invariants hold. An
+     * offset beyond the high watermark is refused (OFFSET_OUT_OF_RANGE).
+     */
+    @Test
+    void deleteRecordsMovesThePartitionsLogStart() throws Exception {
+        TopicPartition tp = new TopicPartition("purged", 0);
+        TopicPartition unwritten = new TopicPartition("purged", 1);
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic("purged", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+                for (int i = 0; i < 10; i++) {
+                    // one request at a time: each is a segment of its own
+                    p.send(new ProducerRecord<>("purged", 0, null, ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get(30, TimeUnit.SECONDS);
+                }
+            }
+            Map<TopicPartition, KafkaFuture<DeletedRecords>> deleted = a.deleteRecords(Map.of(
+                    tp, RecordsToDelete.beforeOffset(6), unwritten, RecordsToDelete.beforeOffset(0)))
+                    .lowWatermarks();
+            long low = deleted.get(tp).get(30, TimeUnit.SECONDS).lowWatermark();
+            assertTrue(low > 0 && low <= 6, "low watermark " + low);
+            assertEquals(0L, deleted.get(unwritten).get(30, TimeUnit.SECONDS).lowWatermark());
+            try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+                assertEquals(low, c.beginningOffsets(List.of(tp)).get(tp));
+                assertEquals(10L, c.endOffsets(List.of(tp)).get(tp));
+                c.assign(List.of(tp));
+                c.seekToBeginning(List.of(tp));
+                List<String> values = new ArrayList<>();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (values.size() < 10 - low && System.nanoTime() < deadline) {
+                    c.poll(Duration.ofMillis(200)).forEach(r -> values.add(new String(r.value(), StandardCharsets.UTF_8)));
+                }
+                assertEquals("v" + low, values.get(0), "the first record left is the new log start");
+                assertEquals(10 - low, values.size());
+            }
+            // again up to the high watermark: nothing left, log start = high watermark
+            assertEquals(10L, a.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(-1))).lowWatermarks()
+                    .get(tp).get(30, TimeUnit.SECONDS).lowWatermark());
+            ExecutionException beyond = assertThrows(ExecutionException.class, () -> a.deleteRecords(Map.of(
+                    tp, RecordsToDelete.beforeOffset(11))).all().get(30, TimeUnit.SECONDS));
+            assertTrue(beyond.getCause() instanceof OffsetOutOfRangeException, beyond.toString());
+        }
+        // writes after a purge go on from the high watermark
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            assertEquals(10L, p.send(new ProducerRecord<>("purged", 0, null, new byte[] {1})).get().offset());
+        }
+        StorageInvariants.assertHold(ds);
     }
 }

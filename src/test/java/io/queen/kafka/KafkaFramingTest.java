@@ -15,8 +15,13 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.List;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DescribeAclsRequestData;
 import org.apache.kafka.common.message.DescribeAclsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -125,6 +130,71 @@ class KafkaFramingTest {
             out.write(request(ApiKeys.API_VERSIONS, (short) 0, 3, new ApiVersionsRequestData()));
             assertEquals(Errors.NONE.code(), new ApiVersionsResponseData(new ByteBufferAccessor(
                     response(in, 3, (short) 0)), (short) 0).errorCode());
+        }
+    }
+
+    /**
+     * DeleteRecords answers each partition for itself: an unknown or invalid topic, a partition beyond the
+     * topic's count or below 0 and an offset below -1 or beyond the high watermark get their error code, the
+     * request's valid partition is served. A cleanup.policy that is neither delete nor compact is INVALID_CONFIG,
+     * its message free of the client's bytes.
+     */
+    @Test
+    void deleteRecordsAndCleanupPolicyAnswerBadInputPerPartition() throws Exception {
+        try (Socket s = connect()) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            short cv = ApiKeys.CREATE_TOPICS.latestVersion();
+            CreateTopicsRequestData.CreatableTopicConfigCollection bad =
+                    new CreateTopicsRequestData.CreatableTopicConfigCollection();
+            bad.add(new CreateTopicsRequestData.CreatableTopicConfig().setName("cleanup.policy")
+                    .setValue("compact,\u0007shrink"));
+            CreateTopicsRequestData.CreatableTopicCollection topics = new CreateTopicsRequestData.CreatableTopicCollection();
+            topics.add(new CreateTopicsRequestData.CreatableTopic().setName("dr-raw").setNumPartitions(2)
+                    .setReplicationFactor((short) -1));
+            topics.add(new CreateTopicsRequestData.CreatableTopic().setName("dr-bad-policy").setNumPartitions(1)
+                    .setReplicationFactor((short) -1).setConfigs(bad));
+            out.write(request(ApiKeys.CREATE_TOPICS, cv, 1, new CreateTopicsRequestData().setTopics(topics)
+                    .setTimeoutMs(30_000)));
+            CreateTopicsResponseData created = new CreateTopicsResponseData(new ByteBufferAccessor(
+                    response(in, 1, ApiKeys.CREATE_TOPICS.responseHeaderVersion(cv))), cv);
+            assertEquals(Errors.NONE.code(), created.topics().find("dr-raw").errorCode());
+            CreateTopicsResponseData.CreatableTopicResult refused = created.topics().find("dr-bad-policy");
+            assertEquals(Errors.INVALID_CONFIG.code(), refused.errorCode());
+            assertTrue(refused.errorMessage().chars().noneMatch(Character::isISOControl), refused.errorMessage());
+
+            short v = ApiKeys.DELETE_RECORDS.latestVersion();
+            DeleteRecordsRequestData req = new DeleteRecordsRequestData().setTimeoutMs(30_000);
+            req.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("dr-raw").setPartitions(List.of(
+                    new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(0),
+                    new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(1).setOffset(-5),
+                    new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(2).setOffset(0),
+                    new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(-1).setOffset(0))));
+            req.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("dr-missing").setPartitions(
+                    List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(3))));
+            req.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("bad name\u0000").setPartitions(
+                    List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(0))));
+            out.write(request(ApiKeys.DELETE_RECORDS, v, 2, req));
+            DeleteRecordsResponseData r = new DeleteRecordsResponseData(new ByteBufferAccessor(
+                    response(in, 2, ApiKeys.DELETE_RECORDS.responseHeaderVersion(v))), v);
+            DeleteRecordsResponseData.DeleteRecordsTopicResult raw = r.topics().find("dr-raw");
+            assertEquals(Errors.NONE.code(), raw.partitions().find(0).errorCode());
+            assertEquals(0L, raw.partitions().find(0).lowWatermark(), "nothing written: log start 0");
+            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), raw.partitions().find(1).errorCode());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), raw.partitions().find(2).errorCode());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), raw.partitions().find(-1).errorCode());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                    r.topics().find("dr-missing").partitions().find(0).errorCode());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                    r.topics().find("bad name\u0000").partitions().find(0).errorCode());
+            // an offset beyond the high watermark of a partition never written
+            DeleteRecordsRequestData beyond = new DeleteRecordsRequestData().setTimeoutMs(30_000);
+            beyond.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("dr-raw").setPartitions(
+                    List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(1).setOffset(1))));
+            out.write(request(ApiKeys.DELETE_RECORDS, v, 3, beyond));
+            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), new DeleteRecordsResponseData(new ByteBufferAccessor(
+                    response(in, 3, ApiKeys.DELETE_RECORDS.responseHeaderVersion(v))), v).topics().find("dr-raw")
+                    .partitions().find(1).errorCode());
         }
     }
 

@@ -283,16 +283,14 @@ class PopAckTest {
         pushN("poison", "Default", "x", 0, 3);
         JsonNode p1 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
         JsonNode m = p1.get("messages").get(0);
-        JsonNode r1 = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
-                "failed", null, "boom 1");
+        JsonNode r1 = ack(m, "failed", null, "boom 1");
         assertTrue(r1.get("success").asBoolean());
         assertTrue(r1.get("leaseReleased").asBoolean());
         assertFalse(r1.get("dlq").asBoolean());
         JsonNode p2 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
         assertEquals(List.of(0), ns(p2), "retried");
         m = p2.get("messages").get(0);
-        JsonNode r2 = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
-                "failed", null, "Test error: boom 2");
+        JsonNode r2 = ack(m, "failed", null, "Test error: boom 2");
         assertTrue(r2.get("dlq").asBoolean(), r2.toString());
         assertEquals(List.of(1, 2), ns(pop("/api/v1/pop/queue/poison/partition/Default?batch=5")),
                 "the rest of the partition keeps flowing");
@@ -334,8 +332,7 @@ class PopAckTest {
         pushN("nodlq", "Default", "d", 0, 2);
         JsonNode p = pop("/api/v1/pop/queue/nodlq/partition/Default?batch=1");
         JsonNode m = p.get("messages").get(0);
-        JsonNode r = ack(m.get("transactionId").asText(), m.get("partitionId").asText(), m.get("leaseId").asText(),
-                "failed", null, "x");
+        JsonNode r = ack(m, "failed", null, "x");
         assertTrue(r.get("success").asBoolean());
         assertFalse(r.get("dlq").asBoolean());
         assertEquals(List.of(1), ns(pop("/api/v1/pop/queue/nodlq/partition/Default?batch=5")));

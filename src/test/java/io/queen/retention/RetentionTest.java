@@ -212,13 +212,24 @@ class RetentionTest {
         assertEquals(s1[2] + 1, s2[0]);
     }
 
+    /**
+     * A retention-enabled queue (60 s) with three segments of two messages in its Default partition, the third
+     * created at least 20 ms after the second; each as {base, end, ...} of {@link #segment}.
+     */
+    private long[][] threeSegments(String queue) throws Exception {
+        configure(queue, "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
+        long[] s1 = segment(queue, "Default", 2, "a");
+        long[] s2 = segment(queue, "Default", 2, "b");
+        Thread.sleep(20);
+        return new long[][] {s1, s2, segment(queue, "Default", 2, "c")};
+    }
+
     @Test
     void aConsumerWhoseNextOffsetWasDeletedContinuesAtTheNextLiveSegment() throws Exception {
-        configure("r-gap", "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
-        long[] s1 = segment("r-gap", "Default", 2, "a");
-        long[] s2 = segment("r-gap", "Default", 2, "b");
-        Thread.sleep(20);
-        long[] s3 = segment("r-gap", "Default", 2, "c");
+        long[][] s = threeSegments("r-gap");
+        long[] s1 = s[0];
+        long[] s2 = s[1];
+        long[] s3 = s[2];
         String pid = pid("r-gap", "Default");
         consumer(pid, "g", s1[1]);           // consumed segment 1 only; segment 2 is unconsumed
         Instant third = ts(segments(pid).get(1).get(2)).plusMillis(1);
@@ -238,11 +249,10 @@ class RetentionTest {
 
     @Test
     void popContinuesAtTheNextLiveSegmentWhenRetentionDeletedTheNextOffset() throws Exception {
-        configure("r-pop", "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
-        long[] s1 = segment("r-pop", "Default", 2, "a");
-        long[] s2 = segment("r-pop", "Default", 2, "b");
-        Thread.sleep(20);
-        long[] s3 = segment("r-pop", "Default", 2, "c");
+        long[][] s = threeSegments("r-pop");
+        long[] s1 = s[0];
+        long[] s2 = s[1];
+        long[] s3 = s[2];
         String pid = pid("r-pop", "Default");
         JsonNode first = Api.pop("/api/v1/pop/queue/r-pop/partition/Default?batch=2");
         assertEquals(List.of(s1[0], s1[1]), offsets(first));

@@ -1,19 +1,19 @@
 package io.queen.shutdown;
 
+import io.queen.testing.TwoBrokers;
+import io.queen.testing.Api;
+import io.queen.testing.Outcome;
+import io.queen.testing.Outcome.Answered;
+import io.queen.testing.Outcome.Refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +27,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SIGTERM to one of two brokers under push/pop load from verifying clients. Clients start on both brokers; a
@@ -39,66 +38,17 @@ import org.junit.jupiter.api.Test;
  * broker had leased (leases of 60 s) are delivered by the other broker within a second of the exit.
  */
 class GracefulShutdownIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private static final String QUEUE = "gs";
     private static final int PARTITIONS = 8;
 
-    static BrokerDatabase cluster;
-    static BrokerProcess a;
-    static BrokerProcess b;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = BrokerDatabase.create("graceful");
-        a = cluster.start("gs-a", Map.of());
-        b = cluster.start("gs-b", Map.of());
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        cluster.close();
-    }
-
-    /** What a client saw from one request. */
-    private sealed interface Outcome permits Answered, Refused, Broken {
-    }
-
-    private record Answered(int status, String body) implements Outcome {
-    }
-
-    /**
-     * Connection refused, the 503 a stopping broker answers before running a request, or a connection closed with no
-     * byte of answer as the broker closed its sockets. The last one could hide a request that ran: a push moved to
-     * the other broker must then come back "queued", never "duplicate" (that would be a commit its client was never
-     * told about).
-     */
-    private record Refused(String why) implements Outcome {
-    }
-
-    /** Anything else: an I/O failure after the request was sent. */
-    private record Broken(String why) implements Outcome {
-    }
+    @RegisterExtension
+    static final TwoBrokers brokers = new TwoBrokers("graceful", "gs-a", Map.of(),
+            "gs-b", Map.of());
 
     private static Outcome call(HttpRequest request) {
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 503 && r.headers().firstValue("connection").orElse("").equalsIgnoreCase("close")) {
-                return new Refused("503 shutting down");
-            }
-            return new Answered(r.statusCode(), r.body());
-        } catch (ConnectException e) {
-            return new Refused("connection refused");
-        } catch (IOException e) {
-            if (String.valueOf(e.getMessage()).contains("received no bytes")) {
-                return new Refused("closed before any answer");
-            }
-            return new Broken(e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Broken("interrupted");
-        }
+        return Outcome.of(HTTP, request, false);
     }
 
     private static HttpRequest post(String base, String path, String json) {
@@ -132,7 +82,7 @@ class GracefulShutdownIT {
 
     @Test
     void sigtermUnderLoadAnswersEverythingLosesNothingAndHandsLeasesOver() throws Exception {
-        Outcome cfg = call(post(b.url(), "/api/v1/configure",
+        Outcome cfg = call(post(brokers.b().url(), "/api/v1/configure",
                 "{\"queue\":\"" + QUEUE + "\",\"options\":{\"leaseTime\":60,\"retryLimit\":100}}"));
         assertEquals(200, ((Answered) cfg).status());
         Ledger ledger = new Ledger();
@@ -143,25 +93,25 @@ class GracefulShutdownIT {
         List<Future<?>> consumers = new ArrayList<>();
         for (int p = 0; p < 4; p++) {
             int id = p;
-            producers.add(pool.submit(() -> produce(id, id % 2 == 0 ? a : b, producing, ledger)));
+            producers.add(pool.submit(() -> produce(id, id % 2 == 0 ? brokers.a() : brokers.b(), producing, ledger)));
         }
         for (int c = 0; c < 4; c++) {
-            BrokerProcess home = c < 2 ? a : b;
+            BrokerProcess home = c < 2 ? brokers.a() : brokers.b();
             consumers.add(pool.submit(() -> consume(home, consuming, ledger)));
         }
         Thread.sleep(3000);
 
         // a consumer of A that holds its batch when the stop comes: its lease (60 s) must be handed over
-        List<String> held = holdABatch(a);
+        List<String> held = holdABatch(brokers.a());
         assertFalse(held.isEmpty(), "a batch leased from the broker to be stopped");
         ledger.deliveredByA.addAll(held);
 
         // a long poll parked on the stopping broker for 30 s: answered 204 at the drain, it does not hold the exit
-        Future<Outcome> parked = pool.submit(() -> call(get(a.url(), "/api/v1/pop/queue/gs-idle?wait=true&timeout=30000")));
+        Future<Outcome> parked = pool.submit(() -> call(get(brokers.a().url(), "/api/v1/pop/queue/gs-idle?wait=true&timeout=30000")));
         Thread.sleep(300);
 
         ledger.stopSignalled = System.nanoTime();
-        long drainMs = a.terminate(Duration.ofSeconds(40));
+        long drainMs = brokers.a().terminate(Duration.ofSeconds(40));
         Outcome parkedAnswer = parked.get(5, TimeUnit.SECONDS);
         assertTrue(parkedAnswer instanceof Answered p && p.status() == 204, "parked pop: " + parkedAnswer);
         assertTrue(drainMs < 25_000, "the parked pop did not hold the exit: " + drainMs + " ms");
@@ -182,7 +132,7 @@ class GracefulShutdownIT {
         }
         pool.shutdown();
 
-        String log = a.logText();
+        String log = brokers.a().logText();
         System.out.println("graceful shutdown: " + ledger.acknowledged.size() + " pushes acknowledged, "
                 + ledger.acked.size() + " acked, " + "refusals " + ledger.refusals + ", "
                 + ledger.retriedElsewhere.get() + " requests moved to the other broker");
@@ -220,14 +170,14 @@ class GracefulShutdownIT {
                     + "\",\"transactionId\":\"" + txn + "\",\"payload\":{\"txn\":\"" + txn + "\"}}]}";
             while (true) {
                 Outcome o = call(post(target.url(), "/api/v1/push", body));
-                if (o instanceof Refused r && target == a) {
+                if (o instanceof Refused r && target == brokers.a()) {
                     ledger.refused(r);
                     ledger.retriedElsewhere.incrementAndGet();
-                    target = b;
+                    target = brokers.b();
                     continue;
                 }
                 if (o instanceof Answered ans && ans.status() == 201) {
-                    String status = tree(ans.body()).get(0).get("status").asText();
+                    String status = Api.json(ans.body()).get(0).get("status").asText();
                     if (target != home && "duplicate".equals(status)) {
                         ledger.errors.add("push " + txn + " was committed but its client got no answer");
                     } else if (!"queued".equals(status) && !"duplicate".equals(status)) {
@@ -248,9 +198,9 @@ class GracefulShutdownIT {
         BrokerProcess target = home;
         while (running.get()) {
             Outcome o = call(get(target.url(), "/api/v1/pop/queue/" + QUEUE + "?batch=10&wait=true&timeout=500"));
-            if (o instanceof Refused r && target == a) {
+            if (o instanceof Refused r && target == brokers.a()) {
                 ledger.refused(r);
-                target = b;
+                target = brokers.b();
                 continue;
             }
             if (!(o instanceof Answered ans) || (ans.status() != 200 && ans.status() != 204)) {
@@ -262,13 +212,13 @@ class GracefulShutdownIT {
                 continue;
             }
             long at = System.nanoTime();
-            JsonNode messages = tree(ans.body()).get("messages");
+            JsonNode messages = Api.json(ans.body()).get("messages");
             StringBuilder acks = new StringBuilder();
             List<String> txns = new ArrayList<>();
             for (JsonNode m : messages) {
                 String txn = m.get("transactionId").asText();
                 txns.add(txn);
-                if (target == a) {
+                if (target == brokers.a()) {
                     ledger.deliveredByA.add(txn);
                 } else if (ledger.stopSignalled != 0) {
                     ledger.deliveredByBAfterStop.putIfAbsent(txn, at);
@@ -280,23 +230,23 @@ class GracefulShutdownIT {
             }
             sleep(10);
             Outcome ack = call(post(target.url(), "/api/v1/ack/batch", "{\"acknowledgments\":[" + acks + "]}"));
-            if (ack instanceof Refused r && target == a) {
+            if (ack instanceof Refused r && target == brokers.a()) {
                 ledger.refused(r);
-                target = b;  // the batch is redelivered from the released lease
+                target = brokers.b();  // the batch is redelivered from the released lease
                 continue;
             }
             if (!(ack instanceof Answered ackAns) || ackAns.status() != 200) {
                 ledger.errors.add("ack to " + target.url() + ": " + ack);
                 continue;
             }
-            JsonNode results = tree(ackAns.body());
+            JsonNode results = Api.json(ackAns.body());
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i).get("success").asBoolean()) {
                     String txn = txns.get(i);
                     if (!ledger.acked.add(txn)) {
                         ledger.ackedTwice.add(txn);
                     }
-                    if (target == a) {
+                    if (target == brokers.a()) {
                         ledger.ackedThroughA.add(txn);
                     }
                 }
@@ -310,18 +260,10 @@ class GracefulShutdownIT {
         for (int i = 0; i < 50 && txns.isEmpty(); i++) {
             Outcome o = call(get(broker.url(), "/api/v1/pop/queue/" + QUEUE + "?batch=20&wait=true&timeout=500"));
             if (o instanceof Answered ans && ans.status() == 200) {
-                tree(ans.body()).get("messages").forEach(m -> txns.add(m.get("transactionId").asText()));
+                Api.json(ans.body()).get("messages").forEach(m -> txns.add(m.get("transactionId").asText()));
             }
         }
         return txns;
-    }
-
-    private static JsonNode tree(String body) {
-        try {
-            return JSON.readTree(body);
-        } catch (IOException e) {
-            throw new IllegalStateException(body, e);
-        }
     }
 
     private static void sleep(long ms) {

@@ -88,6 +88,12 @@ public final class Api {
         return json(r.body());
     }
 
+    /** Acks one popped message (its transactionId, partitionId and leaseId) with {@code status}. */
+    public static JsonNode ack(JsonNode message, String status, String group, String error) {
+        return ack(message.get("transactionId").asText(), message.get("partitionId").asText(),
+                message.get("leaseId").asText(), status, group, error);
+    }
+
     public static JsonNode ack(String txn, String pid, String lease, String status, String group, String error) {
         ObjectNode body = M.createObjectNode();
         body.put("transactionId", txn);

@@ -1,13 +1,11 @@
 package io.queen.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.net.ConnectException;
+import io.queen.testing.Outcome.Answered;
+import io.queen.testing.Outcome.Refused;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,7 +32,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * recorded as an error. Thread-safe; one instance per run.
  */
 public final class VerifyingLoad implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -160,39 +157,8 @@ public final class VerifyingLoad implements AutoCloseable {
         pool.shutdownNow();
     }
 
-    private sealed interface Outcome permits Answered, Refused, Broken {
-    }
-
-    private record Answered(int status, String body) implements Outcome {
-    }
-
-    private record Refused(String why) implements Outcome {
-    }
-
-    private record Broken(String why) implements Outcome {
-    }
-
     private Outcome call(HttpRequest request) {
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 503 && r.headers().firstValue("connection").orElse("").equalsIgnoreCase("close")) {
-                return new Refused("503 shutting down");
-            }
-            if (r.statusCode() == 503 && tolerateUnavailable) {
-                return new Refused("503 database unavailable");
-            }
-            return new Answered(r.statusCode(), r.body());
-        } catch (ConnectException e) {
-            return new Refused("connection refused");
-        } catch (IOException e) {
-            if (String.valueOf(e.getMessage()).contains("received no bytes")) {
-                return new Refused("closed before any answer");
-            }
-            return new Broken(e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Broken("interrupted");
-        }
+        return Outcome.of(HTTP, request, tolerateUnavailable);
     }
 
     private void refused(Refused r) {
@@ -228,7 +194,7 @@ public final class VerifyingLoad implements AutoCloseable {
                     continue;
                 }
                 if (o instanceof Answered a && a.status() == 201) {
-                    String status = tree(a.body()).get(0).get("status").asText();
+                    String status = Api.json(a.body()).get(0).get("status").asText();
                     if (retried) {
                         pushRetries.incrementAndGet();
                     }
@@ -272,7 +238,7 @@ public final class VerifyingLoad implements AutoCloseable {
             popTimes.add(new long[] {sent, System.nanoTime()});
             StringBuilder acksBody = new StringBuilder();
             List<String> txns = new ArrayList<>();
-            for (JsonNode m : tree(a.body()).get("messages")) {
+            for (JsonNode m : Api.json(a.body()).get("messages")) {
                 String txn = m.get("transactionId").asText();
                 txns.add(txn);
                 deliveries.computeIfAbsent(txn, k -> new AtomicInteger()).incrementAndGet();
@@ -295,20 +261,12 @@ public final class VerifyingLoad implements AutoCloseable {
                 errors.add("ack to " + base + ": " + ack);
                 continue;
             }
-            JsonNode results = tree(ackAns.body());
+            JsonNode results = Api.json(ackAns.body());
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i).get("success").asBoolean()) {
                     acks.computeIfAbsent(txns.get(i), k -> new AtomicInteger()).incrementAndGet();
                 }
             }
-        }
-    }
-
-    private static JsonNode tree(String body) {
-        try {
-            return JSON.readTree(body);
-        } catch (IOException e) {
-            throw new IllegalStateException(body, e);
         }
     }
 

@@ -97,8 +97,7 @@ public final class BaselineDriver implements Driver {
 
     @Override
     public ProducerSession producer(int id) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(cfg.multiRowInsert());
+        Connection c = Jdbc.connect(cfg.pgUrl(), cfg.multiRowInsert());
         Map<Integer, PreparedStatement> byRows = new HashMap<>();
         PreparedStatement single = cfg.multiRowInsert() ? null : c.prepareStatement(insertSql(1));
         return new ProducerSession() {
@@ -123,7 +122,7 @@ public final class BaselineDriver implements Driver {
                         } catch (SQLException ignored) {
                             // the connection is broken; the next push reports it
                         }
-                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                        return Driver.pushFailed(batch.size(), e);
                     }
                 }
                 try {
@@ -141,7 +140,7 @@ public final class BaselineDriver implements Driver {
                     ps.executeUpdate();
                     return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
                 } catch (SQLException e) {
-                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    return Driver.pushFailed(batch.size(), e);
                 }
             }
 
@@ -154,9 +153,8 @@ public final class BaselineDriver implements Driver {
 
     @Override
     public ConsumerSession consumer(int id, String group) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
-        boolean auto = cfg.ack() == Config.AckMode.AUTO;
+        Connection c = Jdbc.connect(cfg.pgUrl(), true);
+        boolean auto = cfg.autoAck();
         PreparedStatement one = c.prepareStatement(auto ? TAKE : CLAIM);
         PreparedStatement any = c.prepareStatement(auto ? TAKE_ANY : CLAIM_ANY);
         PreparedStatement ack = c.prepareStatement(ACK);
@@ -164,41 +162,27 @@ public final class BaselineDriver implements Driver {
         return new ConsumerSession() {
             @Override
             public PopResult pop(String queue, Target target, int batch, int waitMs) {
-                long deadline = System.nanoTime() + waitMs * 1_000_000L;
-                try {
-                    while (true) {
-                        PreparedStatement ps = target != null ? one : any;
-                        int i = 1;
-                        if (!auto) {
-                            ps.setString(i++, worker);
-                        }
-                        ps.setString(i++, target != null ? target.key() : QueenDriver.likePrefix(queue + "/"));
-                        ps.setInt(i, batch);
-                        List<Row> rows = new ArrayList<>();
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
-                            }
-                        }
-                        if (!rows.isEmpty()) {
-                            rows.sort(Comparator.comparingLong(Row::id));
-                            List<Delivery> out = new ArrayList<>(rows.size());
-                            for (Row r : rows) {
-                                out.add(new Delivery(r.txn(), r.partition(), Payloads.stampOfText(r.payload()), r.id()));
-                            }
-                            return new PopResult(out, null);
-                        }
-                        if (waitMs <= 0 || System.nanoTime() >= deadline) {
-                            return PopResult.EMPTY;
-                        }
-                        Thread.sleep(POLL_INTERVAL_MS);
+                return Driver.poll(waitMs, POLL_INTERVAL_MS, () -> {
+                    PreparedStatement ps = target != null ? one : any;
+                    int i = 1;
+                    if (!auto) {
+                        ps.setString(i++, worker);
                     }
-                } catch (SQLException e) {
-                    return PopResult.error("pop-sql-" + e.getSQLState());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return PopResult.error("pop-interrupted");
-                }
+                    ps.setString(i++, target != null ? target.key() : QueenDriver.likePrefix(queue + "/"));
+                    ps.setInt(i, batch);
+                    List<Row> rows = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+                        }
+                    }
+                    rows.sort(Comparator.comparingLong(Row::id));
+                    List<Delivery> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new Delivery(r.txn(), r.partition(), Payloads.stampOfText(r.payload()), r.id()));
+                    }
+                    return out;
+                });
             }
 
             @Override
@@ -223,11 +207,6 @@ public final class BaselineDriver implements Driver {
 
 
     @Override
-    public Map<String, Double> counters() {
-        return Map.of();
-    }
-
-    @Override
     public Storage storageAfterPush(long pushed) {
         try (Connection c = Jdbc.connect(cfg.pgUrl()); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pg_total_relation_size('bench_baseline.messages'),"
@@ -248,16 +227,6 @@ public final class BaselineDriver implements Driver {
     }
 
     @Override
-    public Storage storageAtEnd(long pushed) {
-        return null;
-    }
-
-    @Override
-    public Long brokerPid() {
-        return null;
-    }
-
-    @Override
     public void cleanup() {
         try (Connection c = Jdbc.connect(cfg.pgUrl()); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
@@ -265,7 +234,4 @@ public final class BaselineDriver implements Driver {
             // best effort
         }
     }
-
-    @Override
-    public void close() {}
 }

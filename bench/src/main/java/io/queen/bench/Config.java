@@ -47,6 +47,11 @@ public record Config(
 
     public enum Mode { QUEEN, BASELINE, BOTH, PGMQ }
 
+    /** True when a pop acknowledges what it delivers ({@code --ack auto}). */
+    public boolean autoAck() {
+        return ack == AckMode.AUTO;
+    }
+
     /** True when the run is bounded by a message count rather than by {@link #duration}. */
     public boolean messageBounded() {
         return messages > 0;

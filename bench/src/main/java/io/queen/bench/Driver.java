@@ -1,5 +1,6 @@
 package io.queen.bench;
 
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
@@ -85,23 +86,65 @@ public interface Driver extends AutoCloseable {
 
     ConsumerSession consumer(int id, String group) throws Exception;
 
-    /** Broker-side counters (Prometheus) for segment figures; empty when not applicable. */
-    Map<String, Double> counters();
+    /** Broker-side counters (Prometheus) for segment figures; empty (the default) when not applicable. */
+    default Map<String, Double> counters() {
+        return Map.of();
+    }
 
     /** Storage measurement after the push phase (baseline) — {@code null} when measured at the end. */
     Storage storageAfterPush(long pushed);
 
-    /** Storage measurement at the end of the run (Queen) — {@code null} when measured after the push phase. */
-    Storage storageAtEnd(long pushed);
+    /** Storage measurement at the end of the run (Queen) — {@code null} (default) when measured after the push. */
+    default Storage storageAtEnd(long pushed) {
+        return null;
+    }
 
-    /** The broker process to account for, or {@code null} (baseline has no broker process). */
-    Long brokerPid();
+    /** The broker process to account for, or {@code null} (the default: the baselines have no broker process). */
+    default Long brokerPid() {
+        return null;
+    }
 
     /** Removes the run's queues / schema. */
     void cleanup();
 
+    /** Releases what the driver holds beyond the run's data; nothing by default. */
     @Override
-    void close();
+    default void close() {}
+
+    /** One read of a polled pop: the deliveries found, in order (empty = none yet). */
+    interface PollRead {
+        List<Delivery> read() throws SQLException;
+    }
+
+    /**
+     * A pop by polling: reads until a read finds deliveries or {@code waitMs} is over (0 = one read), sleeping
+     * {@code intervalMs} between reads. A SQL error or an interrupt is the pop's error.
+     */
+    static PopResult poll(int waitMs, long intervalMs, PollRead read) {
+        long deadline = System.nanoTime() + waitMs * 1_000_000L;
+        try {
+            while (true) {
+                List<Delivery> out = read.read();
+                if (!out.isEmpty()) {
+                    return new PopResult(out, null);
+                }
+                if (waitMs <= 0 || System.nanoTime() >= deadline) {
+                    return PopResult.EMPTY;
+                }
+                Thread.sleep(intervalMs);
+            }
+        } catch (SQLException e) {
+            return PopResult.error("pop-sql-" + e.getSQLState());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return PopResult.error("pop-interrupted");
+        }
+    }
+
+    /** The outcome of a push of {@code n} messages whose statement failed. */
+    static List<PushOutcome> pushFailed(int n, SQLException e) {
+        return repeat(n, new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+    }
 
     /** {@code n} copies of one outcome (a batch that succeeded or failed as a whole). */
     static <T> List<T> repeat(int n, T v) {

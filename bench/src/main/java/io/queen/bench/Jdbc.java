@@ -28,6 +28,13 @@ public final class Jdbc {
         return DriverManager.getConnection(url, props);
     }
 
+    /** A connection in the given auto-commit mode. */
+    public static Connection connect(String url, boolean autoCommit) throws SQLException {
+        Connection c = connect(url);
+        c.setAutoCommit(autoCommit);
+        return c;
+    }
+
     /** Host and port of a {@code jdbc:postgresql://host[:port]/db} URL (port 5432 when absent), or null. */
     public static HostPort hostPort(String url) {
         Matcher m = HOST_PORT.matcher(url);

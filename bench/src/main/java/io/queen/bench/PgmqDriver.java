@@ -10,7 +10,6 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -70,8 +69,7 @@ public final class PgmqDriver implements Driver {
 
     @Override
     public ProducerSession producer(int id) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
+        Connection c = Jdbc.connect(cfg.pgUrl(), true);
         PreparedStatement send = c.prepareStatement("SELECT pgmq.send_batch(?, ?::jsonb[])");
         return new ProducerSession() {
             @Override
@@ -94,7 +92,7 @@ public final class PgmqDriver implements Driver {
                     }
                     return Driver.repeat(msgs.length, new PushOutcome(PushStatus.QUEUED, null));
                 } catch (SQLException e) {
-                    return Driver.repeat(msgs.length, new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));
+                    return Driver.pushFailed(msgs.length, e);
                 }
             }
 
@@ -107,9 +105,8 @@ public final class PgmqDriver implements Driver {
 
     @Override
     public ConsumerSession consumer(int id, String group) throws SQLException {
-        Connection c = Jdbc.connect(cfg.pgUrl());
-        c.setAutoCommit(true);
-        boolean auto = cfg.ack() == Config.AckMode.AUTO;
+        Connection c = Jdbc.connect(cfg.pgUrl(), true);
+        boolean auto = cfg.autoAck();
         PreparedStatement read = c.prepareStatement(auto ? "SELECT msg_id, message FROM pgmq.pop(?, ?)"
                 : "SELECT msg_id, message FROM pgmq.read(?, " + VISIBILITY_SECONDS + ", ?)");
         PreparedStatement poll = c.prepareStatement("SELECT msg_id, message FROM pgmq.read_with_poll(?, "
@@ -122,44 +119,31 @@ public final class PgmqDriver implements Driver {
                 String q = pgmqName(target != null ? target.queue() : queue);
                 // pgmq.pop takes no wait; auto-ack long-polls are emulated by re-popping every poll interval
                 boolean server = waitMs > 0 && !auto;
-                long deadline = System.nanoTime() + waitMs * 1_000_000L;
-                try {
-                    while (true) {
-                        PreparedStatement ps = server ? poll : read;
-                        ps.setString(1, q);
-                        ps.setInt(2, batch);
-                        if (server) {
-                            ps.setInt(3, Math.max(1, (waitMs + 999) / 1000));
-                        }
-                        List<long[]> ids = new ArrayList<>();
-                        List<String> bodies = new ArrayList<>();
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                ids.add(new long[] {rs.getLong(1), bodies.size()});
-                                bodies.add(rs.getString(2));
-                            }
-                        }
-                        if (!ids.isEmpty()) {
-                            ids.sort(Comparator.comparingLong(a -> a[0]));
-                            List<Delivery> out = new ArrayList<>(ids.size());
-                            for (long[] r : ids) {
-                                Payloads.Stamp st = Payloads.stampOfText(bodies.get((int) r[1]));
-                                String txn = st == null ? null : Payloads.transactionId(runId, st.producer(), st.seq());
-                                out.add(new Delivery(txn, order, st, new Handle(q, r[0])));
-                            }
-                            return new PopResult(out, null);
-                        }
-                        if (server || waitMs <= 0 || System.nanoTime() >= deadline) {
-                            return PopResult.EMPTY;
-                        }
-                        Thread.sleep(POLL_INTERVAL_MS);
+                // a server-side poll waits itself: one read
+                return Driver.poll(server ? 0 : waitMs, POLL_INTERVAL_MS, () -> {
+                    PreparedStatement ps = server ? poll : read;
+                    ps.setString(1, q);
+                    ps.setInt(2, batch);
+                    if (server) {
+                        ps.setInt(3, Math.max(1, (waitMs + 999) / 1000));
                     }
-                } catch (SQLException e) {
-                    return PopResult.error("pop-sql-" + e.getSQLState());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return PopResult.error("pop-interrupted");
-                }
+                    List<long[]> ids = new ArrayList<>();
+                    List<String> bodies = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(new long[] {rs.getLong(1), bodies.size()});
+                            bodies.add(rs.getString(2));
+                        }
+                    }
+                    ids.sort(Comparator.comparingLong(a -> a[0]));
+                    List<Delivery> out = new ArrayList<>(ids.size());
+                    for (long[] r : ids) {
+                        Payloads.Stamp st = Payloads.stampOfText(bodies.get((int) r[1]));
+                        String txn = st == null ? null : Payloads.transactionId(runId, st.producer(), st.seq());
+                        out.add(new Delivery(txn, order, st, new Handle(q, r[0])));
+                    }
+                    return out;
+                });
             }
 
             @Override
@@ -194,11 +178,6 @@ public final class PgmqDriver implements Driver {
 
 
     @Override
-    public Map<String, Double> counters() {
-        return Map.of();
-    }
-
-    @Override
     public Storage storageAfterPush(long pushed) {
         try (Connection c = Jdbc.connect(cfg.pgUrl()); Statement st = c.createStatement()) {
             long bytes = 0;
@@ -220,16 +199,6 @@ public final class PgmqDriver implements Driver {
     }
 
     @Override
-    public Storage storageAtEnd(long pushed) {
-        return null;
-    }
-
-    @Override
-    public Long brokerPid() {
-        return null;
-    }
-
-    @Override
     public void cleanup() {
         try (Connection c = Jdbc.connect(cfg.pgUrl())) {
             for (String q : queues) {
@@ -242,7 +211,4 @@ public final class PgmqDriver implements Driver {
             // best effort
         }
     }
-
-    @Override
-    public void close() {}
 }

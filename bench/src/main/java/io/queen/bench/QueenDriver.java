@@ -252,7 +252,7 @@ public final class QueenDriver implements Driver {
         if (group != null) {
             sb.append("&consumerGroup=").append(enc(group)).append("&subscriptionMode=all");
         }
-        if (cfg.ack() == Config.AckMode.AUTO) {
+        if (cfg.autoAck()) {
             sb.append("&autoAck=true");
         }
         return sb.toString();

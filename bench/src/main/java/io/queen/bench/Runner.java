@@ -51,7 +51,7 @@ public final class Runner {
         this.stats = new Stats(groupNames.size());
         this.verifier = cfg.verify() ? new Verifier(groupNames.size(), cfg.producers()) : null;
         this.budget = new AtomicLong(cfg.messages());
-        this.perConsumerOrder = cfg.ack() == Config.AckMode.AUTO
+        this.perConsumerOrder = cfg.autoAck()
                 && (cfg.wildcard() || cfg.consumers() > cfg.queues() * cfg.partitions());
     }
 

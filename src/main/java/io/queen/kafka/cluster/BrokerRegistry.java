@@ -19,7 +19,7 @@ import org.jboss.logging.Logger;
 
 /**
  * This broker's membership of the Kafka cluster formed by every broker on the same database
- * (db/023_kafka_cluster.sql, {@code queen.kafka_brokers}): at startup it takes its node id (configured, else the one
+ * (db/024_kafka_cluster.sql, {@code queen.kafka_brokers}): at startup it takes its node id (configured, else the one
  * its advertised address held before, else a new one) and then, every {@code QUEEN_KAFKA_BROKER_HEARTBEAT_MS},
  * renews its registration and re-reads the live brokers into the {@link ClusterView} every Kafka API reads. A broker
  * silent for {@code QUEEN_KAFKA_BROKER_SESSION_TIMEOUT_MS} (killed) drops out of every view; on SIGTERM this broker

@@ -157,7 +157,16 @@ final class ClassicGroups {
      * counts as a heartbeat.
      */
     Errors validateCommit(Key key, String memberId, String instanceId, int generationId) {
-        return onGroup(key, false, g -> g.validateCommit(memberId, instanceId, generationId),
+        return validateCommit(key, memberId, instanceId, generationId, false);
+    }
+
+    /**
+     * {@link #validateCommit}, for a TxnOffsetCommit when {@code transactional}: as Apache Kafka, a commit without
+     * member and generation is taken whatever the group's state (older TxnOffsetCommit versions carry neither), and
+     * a member of the current generation may commit while the group awaits its leader's assignment.
+     */
+    Errors validateCommit(Key key, String memberId, String instanceId, int generationId, boolean transactional) {
+        return onGroup(key, false, g -> g.validateCommit(memberId, instanceId, generationId, transactional),
                 () -> generationId < 0 ? Errors.NONE : Errors.ILLEGAL_GENERATION,
                 () -> Errors.COORDINATOR_NOT_AVAILABLE);
     }
@@ -879,13 +888,13 @@ final class ClassicGroups {
             return out;
         }
 
-        Errors validateCommit(String memberId, String instanceId, int generation) {
+        Errors validateCommit(String memberId, String instanceId, int generation, boolean transactional) {
             boolean anonymous = (memberId == null || memberId.isEmpty()) && instanceId == null;
             if (generation < 0 && state == State.EMPTY) {
                 return Errors.NONE; // a group used only to store offsets
             }
             if (generation < 0 && anonymous) {
-                return Errors.UNKNOWN_MEMBER_ID;
+                return transactional ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
             }
             if (fenced(instanceId, memberId)) {
                 return Errors.FENCED_INSTANCE_ID;
@@ -897,7 +906,7 @@ final class ClassicGroups {
             if (generation != generationId) {
                 return Errors.ILLEGAL_GENERATION;
             }
-            if (state == State.COMPLETING_REBALANCE) {
+            if (state == State.COMPLETING_REBALANCE && !transactional) {
                 return Errors.REBALANCE_IN_PROGRESS;
             }
             m.lastHeartbeatMs = clockMs.getAsLong();

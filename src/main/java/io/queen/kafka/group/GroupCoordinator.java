@@ -432,13 +432,26 @@ public class GroupCoordinator {
         return CompletableFuture.completedFuture(out);
     }
 
+    /**
+     * Whether a TxnOffsetCommit of this member may stage offsets for {@code groupId} (Apache Kafka's zombie fencing:
+     * ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID; NOT_COORDINATOR on a broker that does not
+     * coordinate the group); a valid commit counts as the member's heartbeat.
+     */
+    public Errors validateTxnCommit(KafkaCaller caller, String groupId, String memberId, String instanceId,
+            int generationId) {
+        if (!here(groupId)) {
+            return Errors.NOT_COORDINATOR;
+        }
+        return groups.validateCommit(key(caller, groupId), memberId, instanceId, generationId, true);
+    }
+
     public CompletionStage<OffsetFetchResponseData> offsetFetch(KafkaCaller caller, short apiVersion,
             OffsetFetchRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         OffsetFetchResponseData out = new OffsetFetchResponseData();
         if (apiVersion >= 8) {
             for (OffsetFetchRequestGroup g : request.groups()) {
-                out.groups().add(fetchGroup(tenant, apiVersion, g));
+                out.groups().add(fetchGroup(tenant, apiVersion, g, request.requireStable()));
             }
             return CompletableFuture.completedFuture(out);
         }
@@ -446,7 +459,7 @@ public class GroupCoordinator {
         OffsetFetchRequestGroup one = new OffsetFetchRequestGroup().setGroupId(request.groupId()).setTopics(
                 request.topics() == null ? null : request.topics().stream().map(t -> new OffsetFetchRequestTopics()
                         .setName(t.name()).setPartitionIndexes(t.partitionIndexes())).toList());
-        OffsetFetchResponseGroup g = fetchGroup(tenant, apiVersion, one);
+        OffsetFetchResponseGroup g = fetchGroup(tenant, apiVersion, one, request.requireStable());
         out.setErrorCode(g.errorCode());
         for (OffsetFetchResponseTopics t : g.topics()) {
             OffsetFetchResponseTopic rt = new OffsetFetchResponseTopic().setName(t.name());
@@ -460,8 +473,13 @@ public class GroupCoordinator {
         return CompletableFuture.completedFuture(out);
     }
 
-    /** One group's offsets: of the partitions asked for, or (topics null) every partition it has an offset on. */
-    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g) {
+    /**
+     * One group's offsets: of the partitions asked for, or (topics null) every partition it has an offset on. With
+     * {@code requireStable}, a partition on which an open Kafka transaction has staged an offset for the group is
+     * answered UNSTABLE_OFFSET_COMMIT (the client retries until that transaction ends).
+     */
+    private OffsetFetchResponseGroup fetchGroup(UUID tenant, short apiVersion, OffsetFetchRequestGroup g,
+            boolean requireStable) {
         OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
         if (!validGroupId(g.groupId())) {
             return rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
@@ -478,6 +496,9 @@ public class GroupCoordinator {
             topicNames = new ArrayList<>(asked.keySet());
         }
         Map<String, Map<Integer, Long>> found = fetch(tenant, g.groupId(), topicNames);
+        List<String> askedNames = topicNames;
+        Set<TopicPartition> unstable = requireStable ? sql(() -> offsets.unstable(tenant, g.groupId(), askedNames))
+                : Set.of();
         for (Map.Entry<String, List<Integer>> t : answerShape(asked, found).entrySet()) {
             OffsetFetchResponseTopics rt = new OffsetFetchResponseTopics().setName(t.getKey());
             if (apiVersion >= 10 && ids.containsKey(t.getKey())) {
@@ -486,9 +507,11 @@ public class GroupCoordinator {
             boolean unknownId = apiVersion >= 10 && !byName(t.getKey());
             Map<Integer, Long> have = found.getOrDefault(t.getKey(), Map.of());
             for (int p : t.getValue()) {
+                boolean pending = unstable.contains(new TopicPartition(t.getKey(), p));
                 rt.partitions().add(new OffsetFetchResponsePartitions().setPartitionIndex(p)
-                        .setCommittedOffset(have.getOrDefault(p, -1L)).setMetadata("").setCommittedLeaderEpoch(-1)
-                        .setErrorCode(unknownId ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.NONE.code()));
+                        .setCommittedOffset(pending ? -1L : have.getOrDefault(p, -1L)).setMetadata("")
+                        .setCommittedLeaderEpoch(-1).setErrorCode(unknownId ? Errors.UNKNOWN_TOPIC_ID.code()
+                                : pending ? Errors.UNSTABLE_OFFSET_COMMIT.code() : Errors.NONE.code()));
             }
             rg.topics().add(rt);
         }
@@ -548,7 +571,7 @@ public class GroupCoordinator {
     }
 
     /** A group id Queen can hold as a consumer-group name (the rules of every name, and not queue mode's). */
-    static boolean validGroupId(String id) {
+    public static boolean validGroupId(String id) {
         return id != null && !id.isEmpty() && !QUEUE_MODE.equals(id) && Input.isValid(id, Input.MAX_NAME_CHARS);
     }
 

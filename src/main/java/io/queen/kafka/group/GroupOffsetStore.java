@@ -56,6 +56,18 @@ public class GroupOffsetStore {
         return rows.stream().filter(o -> o.partition() >= 0).toList();
     }
 
+    /**
+     * The partitions of {@code topics} (null: of every topic) on which an open Kafka transaction has staged an
+     * offset for {@code group} (db/023_kafka_transactions.sql).
+     */
+    public Set<TopicPartition> unstable(UUID tenant, String group, List<String> topics) throws SQLException {
+        List<TopicPartition> rows = sql.list(
+                "SELECT queue_name, partition_name FROM queen.kafka_txn_unstable_v1(?, ?, ?)",
+                rs -> new TopicPartition(rs.getString(1), KafkaPartitions.number(rs.getString(2))),
+                tenant, group, textArrayOrNull(topics));
+        return new HashSet<>(rows);
+    }
+
     /** Of {@code groups} (null: of every group), those holding at least one cursor in the tenant's queues. */
     public Set<String> groupsWithOffsets(UUID tenant, List<String> groups) throws SQLException {
         return new HashSet<>(sql.list("SELECT consumer_group FROM queen.kafka_groups_with_offsets_v1(?, ?)",

@@ -13,7 +13,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * The {@link GroupLog} in PostgreSQL (db/023_kafka_cluster.sql, {@code queen.kafka_groups}): one row per group with
+ * The {@link GroupLog} in PostgreSQL (db/024_kafka_cluster.sql, {@code queen.kafka_groups}): one row per group with
  * its members as a JSON array, subscription metadata and assignments base64-encoded. Thread-safe (stateless).
  */
 @ApplicationScoped

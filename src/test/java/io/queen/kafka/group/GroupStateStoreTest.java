@@ -25,7 +25,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two coordinators over the PostgreSQL group log (db/023_kafka_cluster.sql), as two brokers are: the group formed on
+ * Two coordinators over the PostgreSQL group log (db/024_kafka_cluster.sql), as two brokers are: the group formed on
  * one continues on the other with its generation, members, subscriptions and assignments; the row's version fences a
  * coordinator whose copy went stale; deleting the group forgets its row.
  */

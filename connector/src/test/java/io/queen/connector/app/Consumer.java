@@ -19,11 +19,7 @@ public class Consumer {
     @Incoming("in")
     @Blocking
     public void consume(JsonObject payload, QueenIncomingMetadata meta) throws InterruptedException {
-        long start = System.nanoTime();
-        long delay = Long.getLong("app.delay.ms", 0);
-        if (delay > 0) {
-            Thread.sleep(delay);
-        }
+        long start = Recorder.pause();
         if (payload.getBoolean("poison", false)) {
             throw new IllegalStateException("poison message " + payload.getValue("id"));
         }

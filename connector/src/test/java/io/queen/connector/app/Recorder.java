@@ -8,6 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+import io.queen.connector.QueenIncomingMetadata;
+
 /**
  * What the test applications processed: kept in memory (in-process tests) and, when the system property
  * {@code app.out} names a file, appended to it one line per record with an unbuffered write, so the lines of a
@@ -31,6 +35,23 @@ public final class Recorder {
     private static OutputStream out;
 
     private Recorder() {
+    }
+
+    /** Sleeps {@code app.delay.ms} ms (so that a kill lands mid-stream); returns when processing started. */
+    public static long pause() throws InterruptedException {
+        long start = System.nanoTime();
+        long delay = Long.getLong("app.delay.ms", 0);
+        if (delay > 0) {
+            Thread.sleep(delay);
+        }
+        return start;
+    }
+
+    /** Records {@code id} as processed from {@code start} to now, on the partition of the message {@code in}. */
+    public static void processed(String id, Message<?> in, long start) {
+        record(new Entry(id, in.getMetadata(QueenIncomingMetadata.class)
+                .map(QueenIncomingMetadata::partition).orElse("?"), start, System.nanoTime(),
+                instance(), ""));
     }
 
     public static synchronized void record(Entry e) {

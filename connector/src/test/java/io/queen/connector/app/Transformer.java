@@ -3,12 +3,10 @@ package io.queen.connector.app;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-import io.queen.connector.QueenIncomingMetadata;
 import io.queen.connector.QueenTransactions;
 import io.vertx.core.json.JsonObject;
 
@@ -19,31 +17,17 @@ import io.vertx.core.json.JsonObject;
  * Thread-safe (stateless).
  */
 @ApplicationScoped
-public class Transformer {
-
-    @Inject
-    QueenTransactions transactions;
-
-    /** Unused: declares the outgoing channel {@code out} so that SmallRye creates its sink. */
-    @Inject
-    @org.eclipse.microprofile.reactive.messaging.Channel("out")
-    org.eclipse.microprofile.reactive.messaging.Emitter<Object> out;
+public class Transformer extends TransactionalApp {
 
     @Incoming("in")
     public CompletionStage<Void> process(Message<JsonObject> in) throws InterruptedException {
-        long start = System.nanoTime();
-        long delay = Long.getLong("app.delay.ms", 0);
-        if (delay > 0) {
-            Thread.sleep(delay);
-        }
+        long start = Recorder.pause();
         Object id = in.getPayload().getValue("id");
         return transactions.begin(in)
                 .toChannel("out", new JsonObject().put("id", id).put("part", 0))
                 .toChannel("out", new JsonObject().put("id", id).put("part", 1))
                 .commit()
-                .thenRun(() -> Recorder.record(new Recorder.Entry(String.valueOf(id),
-                        in.getMetadata(QueenIncomingMetadata.class).map(QueenIncomingMetadata::partition).orElse("?"),
-                        start, System.nanoTime(), Recorder.instance(), "")))
+                .thenRun(() -> Recorder.processed(String.valueOf(id), in, start))
                 // a rolled-back transaction (e.g. the lease expired on a slow machine) wrote nothing: nack the
                 // input so it is redelivered, instead of failing the stream
                 .exceptionallyCompose(in::nack);

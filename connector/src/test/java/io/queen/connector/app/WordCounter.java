@@ -3,13 +3,10 @@ package io.queen.connector.app;
 import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-import io.queen.connector.QueenIncomingMetadata;
-import io.queen.connector.QueenTransactions;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -19,23 +16,11 @@ import io.vertx.core.json.JsonObject;
  * mid-stream. Thread-safe (stateless).
  */
 @ApplicationScoped
-public class WordCounter {
-
-    @Inject
-    QueenTransactions transactions;
-
-    /** Unused: declares the outgoing channel {@code out} so that SmallRye creates its sink. */
-    @Inject
-    @org.eclipse.microprofile.reactive.messaging.Channel("out")
-    org.eclipse.microprofile.reactive.messaging.Emitter<Object> out;
+public class WordCounter extends TransactionalApp {
 
     @Incoming("in")
     public CompletionStage<Void> count(Message<JsonObject> in) throws InterruptedException {
-        long start = System.nanoTime();
-        long delay = Long.getLong("app.delay.ms", 0);
-        if (delay > 0) {
-            Thread.sleep(delay);
-        }
+        long start = Recorder.pause();
         String word = in.getPayload().getString("word");
         return transactions.readState(in, word)
                 .thenCompose(current -> {
@@ -45,9 +30,7 @@ public class WordCounter {
                             .toChannel("out", new JsonObject().put("word", word).put("count", n))
                             .commit();
                 })
-                .thenRun(() -> Recorder.record(new Recorder.Entry(word,
-                        in.getMetadata(QueenIncomingMetadata.class).map(QueenIncomingMetadata::partition).orElse("?"),
-                        start, System.nanoTime(), Recorder.instance(), "")))
+                .thenRun(() -> Recorder.processed(word, in, start))
                 // a rolled-back cycle (e.g. the lease expired) wrote nothing: nack so the input is redelivered
                 .exceptionallyCompose(in::nack);
     }

@@ -3,9 +3,7 @@ package io.queen.examples.kafka;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.TestPostgres;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -30,26 +28,11 @@ public class QueenBroker implements QuarkusTestResourceLifecycleManager {
                     // three partitions per topic: the customers' orders spread over them
                     "QUEEN_KAFKA_DEFAULT_PARTITIONS", "3",
                     "DB_POOL_SIZE", "5"));
-            awaitListening(kafkaPort);
+            broker.awaitListening(kafkaPort, Duration.ofSeconds(30));
             return Map.of("kafka.bootstrap.servers", "127.0.0.1:" + kafkaPort, "queen.test.url", broker.url());
         } catch (Exception e) {
             stop();
             throw new IllegalStateException("Queen broker did not start: " + e.getMessage(), e);
-        }
-    }
-
-    private void awaitListening(int port) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Kafka listener not up on " + port + ":\n" + broker.logText());
-                }
-                Thread.sleep(50);
-            }
         }
     }
 

@@ -1,4 +1,4 @@
--- 023_kafka_cluster.sql: the Kafka cluster view over several brokers sharing this database (io.queen.kafka.cluster,
+-- 024_kafka_cluster.sql: the Kafka cluster view over several brokers sharing this database (io.queen.kafka.cluster,
 -- docs/kafka.md "Several brokers"): which brokers are live under which Kafka node id, and the state of each classic
 -- consumer group as of its last completed rebalance, so whichever broker coordinates a group next continues it.
 -- Times are the database's (now()): brokers' clocks never meet. Applied at every boot, idempotently.
