@@ -3,6 +3,7 @@ package io.queen.kafka.cluster;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.queen.background.DaemonTimer;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.KafkaListener;
 import io.queen.sql.SqlCalls;
@@ -12,7 +13,6 @@ import jakarta.enterprise.event.Observes;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
@@ -68,12 +68,7 @@ public class BrokerRegistry {
             return;
         }
         join();
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kafka-broker-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(this::tick, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        timer = DaemonTimer.every("kafka-broker-heartbeat", heartbeatMs, this::tick);
     }
 
     /** First thing on SIGTERM: the other brokers take over this one's partitions and groups at their next beat. */
