@@ -10,6 +10,7 @@ import io.queen.sql.SqlCalls;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
@@ -38,12 +39,13 @@ import org.jboss.logging.Logger;
 public class BrokerRegistry {
     private static final Logger LOG = Logger.getLogger(BrokerRegistry.class);
 
-    private final QueenConfig.Kafka config;
-    private final KafkaListener listener;
-    private final SqlCalls sql;
+    @Inject
+    QueenConfig queen;
+    @Inject
+    KafkaListener listener;
+    @Inject
+    SqlCalls sql;
     private final UUID instance = UUID.randomUUID();
-    private final int heartbeatMs;
-    private final int sessionMs;
     private volatile ClusterView view;
     /** This broker as registered (null before): its id stays this process's even when its view leaves it out. */
     private volatile KafkaNode me;
@@ -54,21 +56,26 @@ public class BrokerRegistry {
     private ScheduledExecutorService timer;
     private boolean warned;
 
-    BrokerRegistry(QueenConfig config, KafkaListener listener, SqlCalls sql) {
-        this.config = config.kafka();
-        this.listener = listener;
-        this.sql = sql;
-        this.heartbeatMs = Math.max(100, this.config.brokerHeartbeatMs());
-        this.sessionMs = Math.max(2 * heartbeatMs, this.config.brokerSessionTimeoutMs());
+    private QueenConfig.Kafka config() {
+        return queen.kafka();
+    }
+
+    private int heartbeatMs() {
+        return Math.max(100, config().brokerHeartbeatMs());
+    }
+
+    /** At least two heartbeats: one late beat never takes a live broker out. */
+    private int sessionMs() {
+        return Math.max(2 * heartbeatMs(), config().brokerSessionTimeoutMs());
     }
 
     /** After the listener is up (its port is what the broker advertises). */
     void start(@Observes @Priority(110) StartupEvent event) throws SQLException {
-        if (!config.enabled()) {
+        if (!config().enabled()) {
             return;
         }
         join();
-        timer = DaemonTimer.every("kafka-broker-heartbeat", heartbeatMs, this::tick);
+        timer = DaemonTimer.every("kafka-broker-heartbeat", heartbeatMs(), this::tick);
     }
 
     /** First thing on SIGTERM: the other brokers take over this one's partitions and groups at their next beat. */
@@ -81,7 +88,7 @@ public class BrokerRegistry {
     }
 
     private synchronized void leaveNow() {
-        if (!config.enabled() || leaving) {
+        if (!config().enabled() || leaving) {
             return;
         }
         leaving = true;
@@ -95,7 +102,7 @@ public class BrokerRegistry {
             LOG.infof("Kafka node %d left the cluster", id);
         } catch (SQLException e) {
             LOG.warnf("Kafka node %d could not deregister (%s); it drops out after %d ms", id,
-                    e.getMessage(), sessionMs);
+                    e.getMessage(), sessionMs());
         }
     }
 
@@ -107,7 +114,7 @@ public class BrokerRegistry {
         }
         ClusterView u = unregistered;
         if (u == null) {
-            u = ClusterView.alone(advertised(config.nodeId().orElse(1)));
+            u = ClusterView.alone(advertised(config().nodeId().orElse(1)));
             unregistered = u;
         }
         return u;
@@ -121,15 +128,15 @@ public class BrokerRegistry {
 
     private KafkaNode advertised(int id) {
         return new KafkaNode(id, listener.advertisedHost(), listener.advertisedPort(),
-                config.rack().filter(r -> !r.isBlank()).orElse(null));
+                config().rack().filter(r -> !r.isBlank()).orElse(null));
     }
 
     private void join() throws SQLException {
         KafkaNode address = advertised(ClusterView.NO_ID);
-        Integer wanted = config.nodeId().isPresent() ? config.nodeId().getAsInt() : null;
+        Integer wanted = config().nodeId().isPresent() ? config().nodeId().getAsInt() : null;
         int id = (int) sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", wanted, instance,
                 address.host(), address.port(), address.rack() == null ? SqlCalls.NULL_TEXT : address.rack(),
-                sessionMs);
+                sessionMs());
         KafkaNode self = advertised(id);
         me = self;
         view = ClusterView.alone(self);
@@ -157,7 +164,7 @@ public class BrokerRegistry {
         List<Live> rows = sql.list(
                 "SELECT node_id, host, port, rack, mine FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
                 rs -> new Live(new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
-                        rs.getBoolean(5)), self.id(), instance, sessionMs);
+                        rs.getBoolean(5)), self.id(), instance, sessionMs());
         lastBeatNanos = System.nanoTime();
         List<KafkaNode> live = rows.stream().map(Live::node).toList();
         ClusterView next = new ClusterView(self, live);
@@ -196,12 +203,12 @@ public class BrokerRegistry {
      */
     private synchronized void fenceIfSilent() {
         ClusterView v = view;
-        if (leaving || v == null || System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(sessionMs)
+        if (leaving || v == null || System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(sessionMs())
                 || !v.includesSelf()) {
             return;
         }
         LOG.warnf("Kafka node %d could not renew its registration for %d ms: it coordinates nothing until it can",
-                nodeId(), sessionMs);
+                nodeId(), sessionMs());
         view = v.withoutSelf();
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -18,11 +19,8 @@ import java.util.List;
  */
 @ApplicationScoped
 class GroupStateStore implements GroupLog {
-    private final SqlCalls sql;
-
-    GroupStateStore(SqlCalls sql) {
-        this.sql = sql;
-    }
+    @Inject
+    SqlCalls sql;
 
     @Override
     public Saved load(ClassicGroups.Key key) {
