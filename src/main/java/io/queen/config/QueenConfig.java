@@ -89,6 +89,21 @@ public interface QueenConfig {
 
         /** Requests read ahead on one connection before the broker stops reading it until answers go out. */
         int maxInflightPerConnection();
+
+        /**
+         * This broker's Kafka node id ({@code QUEEN_KAFKA_NODE_ID}); unset = the id this advertised address held
+         * before, else a new one ({@code io.queen.kafka.cluster.BrokerRegistry}).
+         */
+        java.util.OptionalInt nodeId();
+
+        /** The rack Metadata reports for this broker ({@code QUEEN_KAFKA_RACK}); unset = none. */
+        java.util.Optional<String> rack();
+
+        /** How often this broker renews its registration and re-reads the live brokers, in milliseconds. */
+        int brokerHeartbeatMs();
+
+        /** How long a broker stays live after its last heartbeat (a killed broker drops out after this). */
+        int brokerSessionTimeoutMs();
     }
 
     /** What a broker does between SIGTERM and exit ({@code io.queen.shutdown.GracefulShutdown}). */

@@ -1,6 +1,8 @@
 package io.queen.kafka;
 
-import io.queen.config.QueenConfig;
+import io.queen.kafka.cluster.BrokerRegistry;
+import io.queen.kafka.cluster.ClusterView;
+import io.queen.kafka.cluster.KafkaNode;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,22 +28,21 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Metadata, CreateTopics, DeleteTopics and FindCoordinator. This broker is the whole cluster as its clients see
- * it: the leader of every partition and the coordinator of every group (every broker of a Queen cluster can serve
- * any partition, so each announces itself). Stateless, thread-safe.
+ * Metadata, CreateTopics, DeleteTopics and FindCoordinator. The cluster clients see is the live brokers on this
+ * database ({@link BrokerRegistry}): Metadata lists them and spreads partition leadership over them, FindCoordinator
+ * names the broker the {@link ClusterView} picks for each key. Every broker can serve every partition (the log is in
+ * PostgreSQL), so leadership only spreads the clients' connections. Stateless (reads the current view), thread-safe.
  */
 @ApplicationScoped
 class TopicApis implements KafkaApiProvider {
     static final String CLUSTER_ID = "queen";
 
     private final Topics topics;
-    private final KafkaListener listener;
-    private final int nodeId;
+    private final BrokerRegistry cluster;
 
-    TopicApis(Topics topics, KafkaListener listener, QueenConfig config) {
+    TopicApis(Topics topics, BrokerRegistry cluster) {
         this.topics = topics;
-        this.listener = listener;
-        this.nodeId = config.workerId();
+        this.cluster = cluster;
     }
 
     @Override
@@ -70,13 +71,17 @@ class TopicApis implements KafkaApiProvider {
 
     MetadataResponseData metadata(KafkaCaller caller, short version, MetadataRequestData request) throws Exception {
         UUID tenant = tenant(caller);
-        MetadataResponseData out = new MetadataResponseData().setClusterId(CLUSTER_ID).setControllerId(nodeId);
-        out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(nodeId)
-                .setHost(listener.advertisedHost()).setPort(listener.advertisedPort()));
+        ClusterView view = cluster.view();
+        MetadataResponseData out = new MetadataResponseData().setClusterId(CLUSTER_ID)
+                .setControllerId(view.controllerId());
+        for (KafkaNode n : view.nodes()) {
+            out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(n.id()).setHost(n.host())
+                    .setPort(n.port()).setRack(n.rack()));
+        }
         boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
         if (all) {
             for (KafkaStore.Topic t : topics.all(tenant).values()) {
-                out.topics().add(topic(t));
+                out.topics().add(topic(view, t));
             }
             return out;
         }
@@ -95,7 +100,7 @@ class TopicApis implements KafkaApiProvider {
             }
             KafkaStore.Topic t = found.get(rt.name());
             if (t != null) {
-                out.topics().add(topic(t));
+                out.topics().add(topic(view, t));
             } else {
                 Errors e = Topics.valid(rt.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
                 out.topics().add(new MetadataResponseTopic().setName(rt.name()).setErrorCode(e.code()));
@@ -104,12 +109,13 @@ class TopicApis implements KafkaApiProvider {
         return out;
     }
 
-    private MetadataResponseTopic topic(KafkaStore.Topic t) {
+    private static MetadataResponseTopic topic(ClusterView view, KafkaStore.Topic t) {
         MetadataResponseTopic mt = new MetadataResponseTopic().setName(t.name()).setTopicId(topicId(t))
                 .setErrorCode(Errors.NONE.code());
         for (int p = 0; p < t.partitions(); p++) {
-            mt.partitions().add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(nodeId)
-                    .setLeaderEpoch(0).setReplicaNodes(List.of(nodeId)).setIsrNodes(List.of(nodeId)));
+            int leader = view.leader(t.name(), p).id();
+            mt.partitions().add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(leader)
+                    .setLeaderEpoch(0).setReplicaNodes(List.of(leader)).setIsrNodes(List.of(leader)));
         }
         return mt;
     }
@@ -184,17 +190,42 @@ class TopicApis implements KafkaApiProvider {
         return out;
     }
 
+    /**
+     * One coordinator per key (v4+: several keys per request), chosen by {@link ClusterView#coordinator}: the
+     * broker every other broker would name for the same key. Group and transaction keys are served; any other key
+     * type is answered INVALID_REQUEST.
+     */
     FindCoordinatorResponseData findCoordinator(short version, FindCoordinatorRequestData request) {
+        ClusterView view = cluster.view();
         FindCoordinatorResponseData out = new FindCoordinatorResponseData();
-        String host = listener.advertisedHost();
-        int port = listener.advertisedPort();
+        ClusterView.KeyType type = keyType(version == 0 ? 0 : request.keyType());
         if (version < 4) {
-            return out.setNodeId(nodeId).setHost(host).setPort(port);
+            if (type == null) {
+                return out.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("unknown key type")
+                        .setNodeId(-1).setHost("").setPort(-1);
+            }
+            KafkaNode n = view.coordinator(type, request.key());
+            return out.setNodeId(n.id()).setHost(n.host()).setPort(n.port());
         }
         for (String key : request.coordinatorKeys()) {
-            out.coordinators().add(new FindCoordinatorResponseData.Coordinator().setKey(key).setNodeId(nodeId)
-                    .setHost(host).setPort(port));
+            FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key);
+            if (type == null) {
+                c.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("unknown key type").setNodeId(-1)
+                        .setHost("").setPort(-1);
+            } else {
+                KafkaNode n = view.coordinator(type, key);
+                c.setNodeId(n.id()).setHost(n.host()).setPort(n.port());
+            }
+            out.coordinators().add(c);
         }
         return out;
+    }
+
+    private static ClusterView.KeyType keyType(byte code) {
+        return switch (code) {
+            case 0 -> ClusterView.KeyType.GROUP;
+            case 1 -> ClusterView.KeyType.TRANSACTION;
+            default -> null;
+        };
     }
 }

@@ -16,9 +16,16 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Membership of the Kafka groups this broker coordinates with the classic protocol (JoinGroup, SyncGroup, Heartbeat,
- * LeaveGroup), held in memory: who is in a group, its generation, the protocol chosen, the leader and the assignment
- * the leader sent. The assignors run in the clients; this class only relays metadata to the leader and assignments to
- * the members, as Apache Kafka's classic group coordinator does. Offsets are not here (they are Queen cursors).
+ * LeaveGroup): who is in a group, its generation, the protocol chosen, the leader and the assignment the leader sent.
+ * The assignors run in the clients; this class only relays metadata to the leader and assignments to the members,
+ * as Apache Kafka's classic group coordinator does. Offsets are not here (they are Queen cursors).
+ *
+ * <p>A group is held in memory while this broker coordinates it, and its state outlives the broker in a
+ * {@link GroupLog}: loaded on the group's first use here, saved at each completed join phase (before any member
+ * learns the new generation) and each assignment (before any member receives it), as Apache Kafka's coordinator
+ * writes a group to {@code __consumer_offsets}. A save refused (another broker moved the group on) or failed drops
+ * the copy here: its waiting members are answered NOT_COORDINATOR and find the group's coordinator again, which
+ * loads what was saved. So a generation, once handed out, is never handed out again with other members.
  *
  * <p>Group lifecycle: Empty → PreparingRebalance (members join; completes when every known member has rejoined, or
  * at the rebalance deadline, evicting those that have not) → CompletingRebalance (the leader's SyncGroup carries the
@@ -96,10 +103,12 @@ final class ClassicGroups {
     private final ConcurrentHashMap<Key, Group> groups = new ConcurrentHashMap<>();
     private final Settings settings;
     private final LongSupplier clockMs;
+    private final GroupLog log;
 
-    ClassicGroups(Settings settings, LongSupplier clockMs) {
+    ClassicGroups(Settings settings, LongSupplier clockMs, GroupLog log) {
         this.settings = settings;
         this.clockMs = clockMs;
+        this.log = log;
     }
 
     // ---- requests ----
@@ -190,15 +199,44 @@ final class ClassicGroups {
         return onGroup(key, true, Group::beginDelete, () -> Errors.NONE, () -> Errors.COORDINATOR_NOT_AVAILABLE);
     }
 
-    /** Ends a deletion started by {@link #beginDelete}: the group is forgotten, a later join starts afresh. */
+    /**
+     * Ends a deletion started by {@link #beginDelete}: the group and its saved state are forgotten, a later join
+     * starts afresh.
+     */
     void deleted(Key key) {
         Group g = groups.get(key);
         if (g != null) {
             synchronized (g) {
                 if (g.state == State.DEAD) {
+                    try {
+                        log.delete(key);
+                    } catch (GroupLog.Unavailable e) {
+                        // an Empty group's saved state left behind only keeps its generation counting up
+                    }
                     groups.remove(key, g);
                 }
             }
+        }
+    }
+
+    /**
+     * Forgets every group {@code keep} rejects (this broker no longer coordinates it): members waiting in JoinGroup
+     * or SyncGroup are answered NOT_COORDINATOR and look for the coordinator, which continues from the saved state.
+     */
+    void dropUnless(java.util.function.Predicate<Key> keep) {
+        for (Group g : groups.values()) {
+            if (keep.test(g.key)) {
+                continue;
+            }
+            List<Runnable> out;
+            synchronized (g) {
+                if (g.state == State.DEAD) {
+                    continue;
+                }
+                g.abandon();
+                out = g.drain();
+            }
+            out.forEach(Runnable::run);
         }
     }
 
@@ -212,7 +250,7 @@ final class ClassicGroups {
         for (Group g : groups.values()) {
             List<Runnable> out;
             synchronized (g) {
-                if (g.state == State.DEAD) {
+                if (g.state == State.DEAD || !g.loaded) {
                     continue;
                 }
                 g.expire(clockMs.getAsLong());
@@ -247,16 +285,14 @@ final class ClassicGroups {
     }
 
     /**
-     * Runs {@code action} under the group's monitor, then the completions it queued. {@code create}: a missing group
-     * is created (Empty); otherwise {@code absent} answers. A group being deleted answers {@code deleting}.
+     * Runs {@code action} under the group's monitor, then the completions it queued. A group not in memory is
+     * loaded from the log first; one with no saved state is created (Empty) when {@code create}, otherwise
+     * {@code absent} answers. A group being deleted, or one the log cannot be read for, answers {@code deleting}.
      */
     private <R> R onGroup(Key key, boolean create, Function<Group, R> action, java.util.function.Supplier<R> absent,
             java.util.function.Supplier<R> deleting) {
         while (true) {
-            Group g = create ? groups.computeIfAbsent(key, Group::new) : groups.get(key);
-            if (g == null) {
-                return absent.get();
-            }
+            Group g = groups.computeIfAbsent(key, Group::new);
             R result;
             List<Runnable> out;
             synchronized (g) {
@@ -265,6 +301,22 @@ final class ClassicGroups {
                         return deleting.get();
                     }
                     continue; // forgotten meanwhile: start over on the current one
+                }
+                if (!g.loaded) {
+                    GroupLog.Saved saved;
+                    try {
+                        saved = log.load(key);
+                    } catch (GroupLog.Unavailable e) {
+                        g.state = State.DEAD;
+                        groups.remove(key, g);
+                        return deleting.get();
+                    }
+                    if (saved == null && !create) {
+                        g.state = State.DEAD;
+                        groups.remove(key, g);
+                        return absent.get();
+                    }
+                    g.restore(saved, clockMs.getAsLong());
                 }
                 result = action.apply(g);
                 out = g.drain();
@@ -294,6 +346,24 @@ final class ClassicGroups {
             this.memberId = memberId;
             this.instanceId = r.instanceId();
             update(r, now);
+        }
+
+        Member(GroupLog.SavedMember s, long now) {
+            this.memberId = s.memberId();
+            this.instanceId = s.instanceId();
+            clientId = s.clientId();
+            clientHost = s.clientHost();
+            sessionTimeoutMs = s.sessionTimeoutMs();
+            rebalanceTimeoutMs = s.rebalanceTimeoutMs();
+            protocolType = s.protocolType();
+            protocols = s.protocols();
+            assignment = s.assignment() == null ? NONE : s.assignment();
+            lastHeartbeatMs = now;
+        }
+
+        GroupLog.SavedMember saved() {
+            return new GroupLog.SavedMember(memberId, instanceId, clientId, clientHost, sessionTimeoutMs,
+                    rebalanceTimeoutMs, protocolType, protocols, assignment);
         }
 
         void update(JoinRequest r, long now) {
@@ -347,10 +417,81 @@ final class ClassicGroups {
         boolean initialDelay;
         long initialDelayCapMs;
         long syncDeadlineMs;
+        /** Whether the saved state was read (a group is loaded before its first request is applied). */
+        boolean loaded;
+        /** The version of the saved state this copy continues (0: nothing saved yet). */
+        long version;
         private final List<Runnable> outbox = new ArrayList<>();
 
         Group(Key key) {
             this.key = key;
+        }
+
+        /**
+         * Continues from the saved state (null: a new group). Members get a full session from now to reach this
+         * broker; a group saved before its assignment was handed out waits for the members' SyncGroup again.
+         */
+        void restore(GroupLog.Saved s, long now) {
+            loaded = true;
+            if (s == null) {
+                return;
+            }
+            version = s.version();
+            generationId = s.generation();
+            protocolType = s.protocolType();
+            protocolName = s.protocolName();
+            leaderId = s.leaderId();
+            for (GroupLog.SavedMember sm : s.members()) {
+                Member m = new Member(sm, now);
+                members.put(m.memberId, m);
+                if (m.instanceId != null) {
+                    staticMembers.put(m.instanceId, m.memberId);
+                }
+            }
+            if (members.isEmpty()) {
+                state = State.EMPTY;
+            } else if (State.STABLE.wire.equals(s.state())) {
+                state = State.STABLE;
+            } else {
+                state = State.COMPLETING_REBALANCE;
+                syncDeadlineMs = now + maxRebalanceTimeout();
+            }
+        }
+
+        /**
+         * Saves the state as it is now; false when refused or failed, in which case this copy is dropped
+         * ({@link #abandon}) and the caller must not hand anything out.
+         */
+        boolean save() {
+            List<GroupLog.SavedMember> list = new ArrayList<>();
+            for (Member m : members.values()) {
+                list.add(m.saved());
+            }
+            long next;
+            try {
+                next = log.save(key, version, new GroupLog.Saved(version, generationId, state.wire, protocolType,
+                        protocolName, leaderId, list));
+            } catch (GroupLog.Unavailable e) {
+                next = -1;
+            }
+            if (next < 0) {
+                abandon();
+                return false;
+            }
+            version = next;
+            return true;
+        }
+
+        /** Drops this copy: every waiting member is told to find its coordinator again. */
+        void abandon() {
+            for (Member m : members.values()) {
+                complete(m.joining, JoinResult.error(Errors.NOT_COORDINATOR, m.memberId));
+                complete(m.syncing, SyncResult.error(Errors.NOT_COORDINATOR));
+                m.joining = null;
+                m.syncing = null;
+            }
+            state = State.DEAD;
+            groups.remove(key, this);
         }
 
         List<Runnable> drain() {
@@ -605,6 +746,7 @@ final class ClassicGroups {
                 protocolType = null;
                 protocolName = null;
                 leaderId = null;
+                save();
                 return;
             }
             protocolName = selectProtocol();
@@ -613,6 +755,12 @@ final class ClassicGroups {
             }
             state = State.COMPLETING_REBALANCE;
             syncDeadlineMs = now + maxRebalanceTimeout();
+            for (Member m : members.values()) {
+                m.assignment = NONE;
+            }
+            if (!save()) {
+                return;
+            }
             for (Member m : members.values()) {
                 m.lastHeartbeatMs = now;
                 complete(m.joining, currentJoin(m));
@@ -664,6 +812,9 @@ final class ClassicGroups {
                             x.assignment = a == null ? NONE : a;
                         }
                         state = State.STABLE;
+                        if (!save()) {
+                            return f;
+                        }
                         for (Member x : members.values()) {
                             x.lastHeartbeatMs = now;
                             complete(x.syncing, new SyncResult(Errors.NONE, protocolType, protocolName,

@@ -5,9 +5,12 @@ import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.cluster.BrokerRegistry;
+import io.queen.kafka.cluster.ClusterView;
 import io.queen.shutdown.DrainState;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,6 +24,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
@@ -70,8 +74,13 @@ import org.jboss.logging.Logger;
  * LeaveGroup), group administration (ListGroups, DescribeGroups, DeleteGroups) and committed offsets (OffsetCommit,
  * OffsetFetch). One method per API, taking the parsed request and completing with the response.
  *
- * <p>Membership lives in this broker's memory ({@link ClassicGroups}; every group is coordinated by the broker the
- * client found with FindCoordinator). Committed offsets are durable: a Kafka group's committed offset of a partition
+ * <p>Each group has one coordinator among the live brokers ({@link ClusterView#coordinator}, the broker FindCoordinator
+ * names); a membership or administration request for a group reaching another broker is answered NOT_COORDINATOR
+ * and the client looks again. The coordinator holds the membership in memory ({@link ClassicGroups}) and saves it
+ * to PostgreSQL at each completed rebalance, so the next coordinator (its broker stopped, or a broker joined)
+ * continues the group with its generation. A group this broker stops coordinating is dropped from memory within
+ * one timer round. OffsetFetch is answered by any broker (the offsets are in PostgreSQL). Committed offsets are
+ * durable: a Kafka group's committed offset of a partition
  * is the Queen cursor of that (partition, group) ({@link GroupOffsetStore}), so Queen's consumer-group routes and the
  * console show a Kafka group's lag, and a group name is one namespace for Kafka consumers and HTTP pops. The commit
  * metadata string has no place in a cursor: it is dropped, and OffsetFetch answers it empty.
@@ -95,13 +104,21 @@ public class GroupCoordinator {
     private final ConsumerGroupStore cursors;
     private final ScheduledExecutorService timer;
     private final DrainState drain;
+    private final Supplier<ClusterView> cluster;
+
+    @Inject
+    GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
+            DrainState drain, GroupStateStore log, BrokerRegistry registry) {
+        this(config, offsets, cursors, drain, log, registry::view);
+    }
 
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
-            DrainState drain) {
+            DrainState drain, GroupLog log, Supplier<ClusterView> cluster) {
         this.drain = drain;
+        this.cluster = cluster;
         this.groups = new ClassicGroups(new ClassicGroups.Settings(config.initialRebalanceDelayMs(),
                 config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize()),
-                () -> System.nanoTime() / 1_000_000);
+                () -> System.nanoTime() / 1_000_000, log);
         this.offsets = offsets;
         this.cursors = cursors;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -119,6 +136,7 @@ public class GroupCoordinator {
 
     private void tick() {
         try {
+            groups.dropUnless(k -> here(k.groupId()));
             groups.expire();
             if (drain.draining()) {
                 // a stopping broker holds no rebalance open: waiting members look for their coordinator again
@@ -134,10 +152,10 @@ public class GroupCoordinator {
 
     public CompletionStage<JoinGroupResponseData> joinGroup(KafkaCaller caller, short apiVersion,
             JoinGroupRequestData request) {
-        if (!validGroupId(request.groupId())) {
+        if (!validGroupId(request.groupId()) || !here(request.groupId())) {
+            Errors e = validGroupId(request.groupId()) ? Errors.NOT_COORDINATOR : Errors.INVALID_GROUP_ID;
             return CompletableFuture.completedFuture(
-                    joinResponse(apiVersion, ClassicGroups.JoinResult.error(Errors.INVALID_GROUP_ID,
-                            request.memberId())));
+                    joinResponse(apiVersion, ClassicGroups.JoinResult.error(e, request.memberId())));
         }
         List<ClassicGroups.Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestProtocol p : request.protocols()) {
@@ -172,9 +190,9 @@ public class GroupCoordinator {
 
     public CompletionStage<SyncGroupResponseData> syncGroup(KafkaCaller caller, short apiVersion,
             SyncGroupRequestData request) {
-        if (!validGroupId(request.groupId())) {
-            return CompletableFuture.completedFuture(syncResponse(apiVersion,
-                    ClassicGroups.SyncResult.error(Errors.INVALID_GROUP_ID)));
+        if (!validGroupId(request.groupId()) || !here(request.groupId())) {
+            Errors e = validGroupId(request.groupId()) ? Errors.NOT_COORDINATOR : Errors.INVALID_GROUP_ID;
+            return CompletableFuture.completedFuture(syncResponse(apiVersion, ClassicGroups.SyncResult.error(e)));
         }
         Map<String, byte[]> assignments = new HashMap<>();
         for (SyncGroupRequestAssignment a : request.assignments()) {
@@ -197,10 +215,10 @@ public class GroupCoordinator {
 
     public CompletionStage<HeartbeatResponseData> heartbeat(KafkaCaller caller, short apiVersion,
             HeartbeatRequestData request) {
-        Errors e = validGroupId(request.groupId())
-                ? groups.heartbeat(key(caller, request.groupId()), request.memberId(), request.groupInstanceId(),
-                        request.generationId())
-                : Errors.INVALID_GROUP_ID;
+        Errors e = !validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
+                : !here(request.groupId()) ? Errors.NOT_COORDINATOR
+                : groups.heartbeat(key(caller, request.groupId()), request.memberId(), request.groupInstanceId(),
+                        request.generationId());
         return CompletableFuture.completedFuture(new HeartbeatResponseData().setErrorCode(e.code()));
     }
 
@@ -217,6 +235,9 @@ public class GroupCoordinator {
         LeaveGroupResponseData out = new LeaveGroupResponseData();
         if (!validGroupId(request.groupId())) {
             return CompletableFuture.completedFuture(out.setErrorCode(Errors.INVALID_GROUP_ID.code()));
+        }
+        if (!here(request.groupId())) {
+            return CompletableFuture.completedFuture(out.setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
         List<ClassicGroups.LeaveResult> results = groups.leave(key(caller, request.groupId()), identities);
         if (apiVersion < 3) {
@@ -252,6 +273,8 @@ public class GroupCoordinator {
         for (String name : sql(() -> offsets.groupsWithOffsets(tenant, null))) {
             shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroups.State.EMPTY, "", "", List.of()));
         }
+        // each broker lists the groups it coordinates: an admin client asking every broker sees each group once
+        shown.keySet().removeIf(name -> !here(name));
         for (ClassicGroups.GroupView g : shown.values()) {
             if (!states.isEmpty() && !states.contains(g.state().wire.toLowerCase(Locale.ROOT))) {
                 continue;
@@ -318,10 +341,11 @@ public class GroupCoordinator {
         List<String> unknown = new ArrayList<>();
         Map<String, ClassicGroups.GroupView> views = new HashMap<>();
         for (String id : request.groups()) {
-            ClassicGroups.GroupView v = validGroupId(id) ? groups.describe(new ClassicGroups.Key(tenant, id)) : null;
+            boolean mine = validGroupId(id) && here(id);
+            ClassicGroups.GroupView v = mine ? groups.describe(new ClassicGroups.Key(tenant, id)) : null;
             if (v != null) {
                 views.put(id, v);
-            } else if (validGroupId(id)) {
+            } else if (mine) {
                 unknown.add(id);
             }
         }
@@ -335,6 +359,8 @@ public class GroupCoordinator {
             ClassicGroups.GroupView v = views.get(id);
             if (!validGroupId(id)) {
                 d.setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState(ClassicGroups.State.DEAD.wire);
+            } else if (!here(id)) {
+                d.setErrorCode(Errors.NOT_COORDINATOR.code()).setGroupState(ClassicGroups.State.DEAD.wire);
             } else if (v != null) {
                 d.setGroupState(v.state().wire).setProtocolType(v.protocolType()).setProtocolData(v.protocolName());
                 for (ClassicGroups.MemberView m : v.members()) {
@@ -374,6 +400,10 @@ public class GroupCoordinator {
                 r.setErrorCode(Errors.INVALID_GROUP_ID.code());
                 continue;
             }
+            if (!here(id)) {
+                r.setErrorCode(Errors.NOT_COORDINATOR.code());
+                continue;
+            }
             ClassicGroups.Key key = new ClassicGroups.Key(tenant, id);
             Errors e = groups.beginDelete(key);
             if (e != Errors.NONE) {
@@ -400,6 +430,8 @@ public class GroupCoordinator {
         Errors groupError = Errors.NONE;
         if (!validGroupId(request.groupId())) {
             groupError = Errors.INVALID_GROUP_ID;
+        } else if (!here(request.groupId())) {
+            groupError = Errors.NOT_COORDINATOR;
         } else {
             groupError = groups.validateCommit(key(caller, request.groupId()), request.memberId(),
                     request.groupInstanceId(), request.generationIdOrMemberEpoch());
@@ -445,10 +477,14 @@ public class GroupCoordinator {
 
     /**
      * Whether a TxnOffsetCommit of this member may stage offsets for {@code groupId} (Apache Kafka's zombie fencing:
-     * ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID); a valid commit counts as the member's heartbeat.
+     * ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID; NOT_COORDINATOR on a broker that does not
+     * coordinate the group); a valid commit counts as the member's heartbeat.
      */
     public Errors validateTxnCommit(KafkaCaller caller, String groupId, String memberId, String instanceId,
             int generationId) {
+        if (!here(groupId)) {
+            return Errors.NOT_COORDINATOR;
+        }
         return groups.validateCommit(key(caller, groupId), memberId, instanceId, generationId, true);
     }
 
@@ -555,6 +591,11 @@ public class GroupCoordinator {
     }
 
     // ---- input ----
+
+    /** Whether this broker coordinates the group now (the one choice FindCoordinator also answers with). */
+    private boolean here(String groupId) {
+        return cluster.get().coordinates(ClusterView.KeyType.GROUP, groupId);
+    }
 
     private static ClassicGroups.Key key(KafkaCaller caller, String groupId) {
         return new ClassicGroups.Key(Tenants.of(caller.tenant()), groupId);

@@ -42,7 +42,7 @@ class ClassicGroupsTest {
     static final int REBALANCE = 10_000;
 
     final AtomicLong now = new AtomicLong(1_000_000);
-    ClassicGroups groups = new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get);
+    ClassicGroups groups = new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get, new InMemoryGroupLog());
     final Key key = new Key(UUID.randomUUID(), "g");
 
     static JoinRequest join(String memberId, boolean v4, String... protocols) {
@@ -138,7 +138,7 @@ class ClassicGroupsTest {
 
     @Test
     void aGroupAtItsSizeLimitRefusesAnotherMember() {
-        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2), now::get);
+        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2), now::get, new InMemoryGroupLog());
         JoinResult a = newMember("range").join();
         sync(a, Map.of());
         newMember("range");
@@ -231,11 +231,13 @@ class ClassicGroupsTest {
         JoinResult a3 = groups.join(key, join(a.memberId(), true, "range")).join();
         assertEquals(3, a3.generationId());
         assertEquals(1, a3.members().size());
-        // the last member leaving empties the group; the timer then forgets it
+        // the last member leaving empties the group; the timer then forgets it here, its saved state stays
         groups.leave(key, List.<String[]>of(new String[] {a.memberId(), null}));
         assertEquals(State.EMPTY, groups.describe(key).state());
         groups.expire();
-        assertNull(groups.describe(key));
+        assertEquals(State.EMPTY, groups.describe(key).state());
+        assertTrue(groups.describe(key).members().isEmpty());
+        assertNull(groups.describe(new Key(key.tenant(), "never-used")));
     }
 
     @Test
@@ -256,7 +258,7 @@ class ClassicGroupsTest {
 
     @Test
     void theInitialDelayGathersMembersStartingTogetherIntoOneGeneration() {
-        groups = new ClassicGroups(new Settings(1000, 1000, 60_000, 50), now::get);
+        groups = new ClassicGroups(new Settings(1000, 1000, 60_000, 50), now::get, new InMemoryGroupLog());
         CompletableFuture<JoinResult> a = newMember("range");
         now.addAndGet(600);
         groups.expire();
@@ -335,7 +337,7 @@ class ClassicGroupsTest {
     @Test
     void concurrentMembersConvergeOnOneGenerationWithEveryMember() throws Exception {
         ClassicGroups real = new ClassicGroups(new Settings(0, 1000, 60_000, 50),
-                () -> System.nanoTime() / 1_000_000);
+                () -> System.nanoTime() / 1_000_000, new InMemoryGroupLog());
         int n = 8;
         CyclicBarrier start = new CyclicBarrier(n);
         Map<String, Integer> generations = new ConcurrentHashMap<>();

@@ -3,6 +3,8 @@ package io.queen.kafka.group;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.cluster.ClusterView;
+import io.queen.kafka.cluster.KafkaNode;
 import io.queen.shutdown.DrainState;
 import java.sql.SQLException;
 import java.util.List;
@@ -60,7 +62,8 @@ class GroupCoordinatorFailureTest {
 
     @Test
     void aDatabaseFailureAnswersARetriableCoordinatorNotAvailable() {
-        GroupCoordinator coordinator = new GroupCoordinator(CONFIG, new FailingStore(), null, new DrainState());
+        GroupCoordinator coordinator = new GroupCoordinator(CONFIG, new FailingStore(), null, new DrainState(),
+                new InMemoryGroupLog(), () -> ClusterView.alone(new KafkaNode(1, "localhost", 9092, null)));
         try {
             assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetCommit(CALLER, (short) 8,
                     GroupCoordinatorTest.commit("g", -1, "", "t", 3)));
