@@ -173,9 +173,11 @@ END $$;
 -- registry checked count and hash digest): no sidecar lookup, one UPDATE by primary key per input. Cursor rows are
 -- locked in (partition_id, group) order, the global lock order, so fused flushes never deadlock each other or the
 -- by-hash path. Per input: ok = committed; not ok = nothing changed (the caller falls back to the decision procedure).
+-- idle: the lease ended and the partition held nothing past it when the ack ran, so the ack freed no claimable
+-- work (the broker then need not wake parked pops for it; a push racing the ack announces itself).
 DROP FUNCTION IF EXISTS queen.log_ack_multi_v1(UUID[], TEXT[], BIGINT[], TEXT[]);
 CREATE FUNCTION queen.log_ack_multi_v1(p_pids UUID[], p_groups TEXT[], p_ends BIGINT[], p_workers TEXT[])
-RETURNS TABLE (ord INT, ok BOOLEAN, lease_released BOOLEAN)
+RETURNS TABLE (ord INT, ok BOOLEAN, lease_released BOOLEAN, idle BOOLEAN)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -184,6 +186,7 @@ DECLARE
     v_released BOOLEAN;
     v_ok BOOLEAN[] := array_fill(FALSE, ARRAY[cardinality(p_pids)]);
     v_rel BOOLEAN[] := array_fill(FALSE, ARRAY[cardinality(p_pids)]);
+    v_idle BOOLEAN[] := array_fill(FALSE, ARRAY[cardinality(p_pids)]);
 BEGIN
     IF cardinality(p_pids) <> cardinality(p_groups) OR cardinality(p_pids) <> cardinality(p_ends)
        OR cardinality(p_pids) <> cardinality(p_workers) THEN
@@ -210,8 +213,13 @@ BEGIN
         RETURNING cc.batch_end IS NULL INTO v_released;
         v_ok[r.o] := FOUND;
         v_rel[r.o] := FOUND AND v_released;
+        IF v_rel[r.o] THEN
+            v_idle[r.o] := COALESCE((SELECT lp.last_offset <= r.upto FROM queen.log_partitions lp
+                                      WHERE lp.id = r.pid), TRUE);
+        END IF;
     END LOOP;
-    RETURN QUERY SELECT x.o::int, x.ok, x.rel FROM unnest(v_ok, v_rel) WITH ORDINALITY AS x(ok, rel, o) ORDER BY x.o;
+    RETURN QUERY SELECT x.o::int, x.ok, x.rel, x.idle FROM unnest(v_ok, v_rel, v_idle) WITH ORDINALITY AS x(ok, rel, idle, o)
+                  ORDER BY x.o;
 END $$;
 
 -- Files one dead letter and moves the cursor past exactly that offset, in one transaction: the snapshot

@@ -30,8 +30,11 @@ public class AckFusion {
     public record Positional(UUID partitionId, String group, long upTo, String worker) {
     }
 
-    /** ok: committed; released: the lease ended with it. Not ok: nothing changed (take the decision procedure). */
-    public record Verdict(boolean ok, boolean released) {
+    /**
+     * ok: committed; released: the lease ended with it; idle: released, and the partition held nothing past the
+     * ack when it ran (it freed no claimable work). Not ok: nothing changed (take the decision procedure).
+     */
+    public record Verdict(boolean ok, boolean released, boolean idle) {
     }
 
     private record Pending(List<Positional> acks, CompletableFuture<List<Verdict>> done) {

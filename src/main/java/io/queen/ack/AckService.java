@@ -52,8 +52,13 @@ public class AckService {
             String error) {
     }
 
+    /**
+     * {@code freedWork}: the ack ended a lease and may have left claimable work behind it (this broker's parked pops
+     * must look); false when it ended none, or ended one on a partition it left with nothing more to claim and no
+     * push to the queue was announced on this broker while it ran.
+     */
     public record AckResult(int index, String transactionId, boolean success, String error, String queueName,
-            String partitionName, boolean leaseReleased, boolean dlq) {
+            String partitionName, boolean leaseReleased, boolean dlq, boolean freedWork) {
     }
 
     private record GroupKey(String pid, String lease) implements Comparable<GroupKey> {
@@ -104,6 +109,13 @@ public class AckService {
                 }
             }
             if (!positional.isEmpty()) {
+                // each queue's wake-up generation before the acks run: a push committed while they ran is
+                // announced by then or after their commit, so an idle verdict can skip the wake-up only if the
+                // generation is unchanged after the commit
+                long[] generations = new long[positional.size()];
+                for (int i = 0; i < positional.size(); i++) {
+                    generations[i] = waiters.queue(tenant, positionalBatches.get(i).queue()).generation();
+                }
                 List<AckFusion.Verdict> verdicts = null;
                 try {
                     verdicts = fusion.commit(positional);
@@ -118,8 +130,11 @@ public class AckService {
                     }
                     AckRegistry.Batch b = positionalBatches.get(i);
                     AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue(), tenant);
+                    boolean freed = v.released()
+                            && (!v.idle() || waiters.queue(tenant, b.queue()).generation() != generations[i]);
                     for (AckItem it : positionalItems.get(i)) {
-                        results[it.index()] = ok(it, pi, v.released(), false);
+                        results[it.index()] = new AckResult(it.index(), it.transactionId(), true, null, pi.queue(),
+                                pi.partition(), v.released(), false, freed);
                     }
                 }
             }
@@ -146,6 +161,7 @@ public class AckService {
         OpsMeter.QueueMeter qm = null;
         List<String> seen = new ArrayList<>(2);
         List<String> freed = null;
+        List<Boolean> freedHere = null;
         int dlq = 0;
         String dlqQueue = null;
         String dlqTxn = null;
@@ -166,12 +182,16 @@ public class AckService {
             if (!r.success()) {
                 continue;
             }
-            if (r.leaseReleased()) {
+            if (r.leaseReleased() || r.freedWork()) {
                 if (freed == null) {
                     freed = new ArrayList<>(2);
+                    freedHere = new ArrayList<>(2);
                 }
                 if (!freed.contains(q)) {
                     freed.add(q);
+                    freedHere.add(r.freedWork());
+                } else if (r.freedWork()) {
+                    freedHere.set(freed.indexOf(q), true);
                 }
             }
             qm.increment(positive(it.status()) ? OpsMeter.ACK_MESSAGES : OpsMeter.ACK_FAILED);
@@ -185,9 +205,15 @@ public class AckService {
         }
         if (freed != null) {
             // a lease ended: the rest of its partition (or the failed batch) is claimable now, and parked pops
-            // do not re-query on a timer
-            for (String q : freed) {
-                waiters.freed(tenant, q);
+            // do not re-query on a timer. One that left its partition empty wakes no pop here (none could claim
+            // anything), but other brokers still hear of it: a push they took while the ack ran may be waiting
+            // for exactly this lease to end.
+            for (int i = 0; i < freed.size(); i++) {
+                if (freedHere.get(i)) {
+                    waiters.freed(tenant, freed.get(i));
+                } else {
+                    waiters.publish(tenant, freed.get(i));
+                }
             }
         }
         if (dlq > 0) {
@@ -308,12 +334,12 @@ public class AckService {
 
     private static AckResult ok(AckItem it, AckStore.PartitionInfo pi, boolean released, boolean dlq) {
         return new AckResult(it.index(), it.transactionId(), true, null, pi == null ? null : pi.queue(),
-                pi == null ? null : pi.partition(), released, dlq);
+                pi == null ? null : pi.partition(), released, dlq, released);
     }
 
     private static AckResult fail(AckItem it, AckStore.PartitionInfo pi, String error) {
         return new AckResult(it.index(), it.transactionId(), false, error, pi == null ? null : pi.queue(),
-                pi == null ? null : pi.partition(), false, false);
+                pi == null ? null : pi.partition(), false, false, false);
     }
 
     private static AckResult fail(AckItem it, String error) {

@@ -95,14 +95,14 @@ public class AckStore {
         List<AckFusion.Verdict> out = inTransaction(c -> {
             List<AckFusion.Verdict> verdicts = new ArrayList<>(n);
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT ord, ok, lease_released FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
+                    "SELECT ord, ok, lease_released, idle FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
                 ps.setArray(1, c.createArrayOf("uuid", pids));
                 ps.setArray(2, c.createArrayOf("text", groups));
                 ps.setArray(3, c.createArrayOf("bigint", ends));
                 ps.setArray(4, c.createArrayOf("text", workers));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        verdicts.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3)));
+                        verdicts.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)));
                     }
                 }
             }

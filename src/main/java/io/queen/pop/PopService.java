@@ -22,7 +22,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -75,8 +77,11 @@ public class PopService {
     private record DueKey(UUID tenant, String queue, String partition, String namespace, String task, String group) {
     }
 
-    /** When to re-try without a wake-up, valid while the signal's generation is still {@code generation}. */
-    private record Due(long generation, long at) {
+    /**
+     * When to re-try without a wake-up (a nanoTime, {@link Long#MAX_VALUE} = never), valid while the signal's
+     * generation is still {@code generation}; {@code at} completes when the one query asking it has answered.
+     */
+    private record Due(long generation, CompletableFuture<Long> at) {
     }
 
     /** A wildcard scan floor belongs to one (tenant, queue, group): tenants may share queue and group names. */
@@ -91,6 +96,7 @@ public class PopService {
     private final HotPartitions hot;
     private final Counter hotClaims;
     private final Counter resleeps;
+    private final Counter skipped;
     private final QueenConfig config;
     private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<DueKey, Due> dues = new ConcurrentHashMap<>();
@@ -113,6 +119,9 @@ public class PopService {
         this.hot = hot;
         this.resleeps = Counter.builder("queen.pop.resleeps")
                 .description("parked pops that a commit woke and that slept on without a claim (its work was taken)")
+                .register(registry);
+        this.skipped = Counter.builder("queen.pop.known.empty")
+                .description("pop attempts not made: a pop of the same key found nothing since the last wake-up")
                 .register(registry);
         this.hotClaims = Counter.builder("queen.pop.hot.claims")
                 .description("queue-level pops served by a targeted claim on a recently written partition")
@@ -172,7 +181,7 @@ public class PopService {
                             }
                         }
                     }
-                    Result res = attempt(tenant, r, fusedOnly);
+                    Result res = knownEmpty(tenant, r, seen) ? null : attempt(tenant, r, fusedOnly);
                     if (res != null && res != SLEEP_ON) {
                         delivered.increment(res.messages());
                         served = true;
@@ -262,20 +271,69 @@ public class PopService {
      * write, an ack ending a lease or a seek moves the generation, and nothing else makes work claimable sooner
      * than the answer says, so a push waking many parked pops costs one such query, not one each.
      */
-    private long nextDue(UUID tenant, PopRequest r, PopWaiters.Signal signal, long seen) throws SQLException {
+    private long nextDue(UUID tenant, PopRequest r, PopWaiters.Signal signal, long seen)
+            throws SQLException, InterruptedException {
         DueKey key = new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
-        long now = System.nanoTime();
-        Due d = dues.get(key);
-        if (d != null && d.generation() == seen && d.at() - now > 0) {
-            return d.at();
+        for (int look = 0; ; look++) {
+            Due d = dues.get(key);
+            if (d != null && d.generation() == seen) {
+                // the pops a write woke all ask at once: one asks, the others wait for its answer
+                Long at = answer(d);
+                if (at != null && at - System.nanoTime() > 0) {
+                    return at;
+                }
+            }
+            Due mine = new Due(seen, new CompletableFuture<>());
+            boolean published = d == null ? dues.putIfAbsent(key, mine) == null : dues.replace(key, d, mine);
+            if (!published && look < 2) {
+                continue;  // another pop started asking meanwhile: wait for its answer instead
+            }
+            if (dues.size() >= MAX_DUES) {
+                dues.clear();   // bounded: a forgotten answer only costs one more query
+                dues.put(key, mine);
+            }
+            try {
+                double ms = store.nextDueMs(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
+                long at = ms < 0 ? Long.MAX_VALUE
+                        : System.nanoTime() + Math.max(MIN_RETRY_NANOS, (long) (ms * 1_000_000d));
+                mine.at().complete(at);
+                return at;
+            } catch (SQLException | RuntimeException e) {
+                mine.at().completeExceptionally(e);
+                dues.remove(key, mine);
+                throw e;
+            }
         }
-        double ms = store.nextDueMs(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
-        long at = ms < 0 ? Long.MAX_VALUE : now + Math.max(MIN_RETRY_NANOS, (long) (ms * 1_000_000d));
-        if (dues.size() >= MAX_DUES) {
-            dues.clear();   // bounded: a forgotten answer only costs one more query
+    }
+
+    /** The answer of a due query, waiting for it if it is still running; null when it failed. */
+    private static Long answer(Due d) throws InterruptedException {
+        try {
+            return d.at().get();
+        } catch (ExecutionException e) {
+            return null;
         }
-        dues.put(key, new Due(seen, at));
-        return at;
+    }
+
+    /**
+     * True when a claim is known to find nothing: a pop of the same key found nothing in this very signal
+     * generation and its due time is still ahead. Nothing makes work claimable without moving the generation
+     * before that time (see {@link #nextDue}), so a pop arriving then (a consumer back from acking what it got)
+     * parks without a query. Not for a pop that may create its group's cursors at a position of its own.
+     */
+    private boolean knownEmpty(UUID tenant, PopRequest r, long seen) {
+        if (r.subscriptionFrom() != null || !"all".equals(r.subscriptionMode())) {
+            return false;
+        }
+        Due d = dues.get(new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group()));
+        if (d == null || d.generation() != seen || !d.at().isDone() || d.at().isCompletedExceptionally()) {
+            return false;
+        }
+        if (d.at().join() - System.nanoTime() > 0) {
+            skipped.increment();
+            return true;
+        }
+        return false;
     }
 
     /** Waits for a commit to the queue or the hold's end; a busy queue is measured at most every HOLD_PROBE_MS. */

@@ -72,7 +72,10 @@ class WakeUpTest {
         }
         List<CompletableFuture<Http.Reply>> polls =
                 park("/api/v1/pop/queue/fan?wait=true&timeout=30000&batch=10&autoAck=true&consumerGroup=g", POLLS);
-        double slept = metric("queen_pop_resleeps_total");
+        // a woken pop sleeps on either from the hot list or, when another pop woken by the same commit already
+        // found nothing, from that finding (known empty); either way without a claim
+        DoubleSupplier sleptOn = () -> metric("queen_pop_resleeps_total") + metric("queen_pop_known_empty_total");
+        double slept = sleptOn.getAsDouble();
         for (int i = 0; i < POLLS; i++) {
             pushN("fan", "p" + i, "m", 1, 1);
             // the one that claims answers; every other parked pop was woken and went back to sleep without a claim
@@ -80,7 +83,7 @@ class WakeUpTest {
             // commits, 42 transactions in all against 18-31 now, measured 2026-12-02 from pg_stat_database)
             int answered = i + 1;
             await("answered polls", () -> polls.stream().filter(CompletableFuture::isDone).count(), answered);
-            await("pops that slept on", () -> metric("queen_pop_resleeps_total"), slept + (long) POLLS * answered
+            await("pops that slept on", sleptOn, slept + (long) POLLS * answered
                     - (long) answered * (answered + 1) / 2);
         }
         Set<String> got = new HashSet<>();
@@ -110,5 +113,89 @@ class WakeUpTest {
         }
         sizes.sort(null);
         assertEquals(List.of(1, 2, 2), sizes);
+    }
+
+    @Test
+    void anAckThatLeavesWorkBehindWakesAParkedPop() throws Exception {
+        pushN("freed", "p", "a", 0, 1);
+        JsonNode first = Api.pop("/api/v1/pop/queue/freed?consumerGroup=g");
+        assertEquals(1, messages(first).size());
+        // pushed while the partition is leased: claimable only once the lease ends
+        pushN("freed", "p", "b", 1, 1);
+        List<CompletableFuture<Http.Reply>> polls =
+                park("/api/v1/pop/queue/freed?wait=true&timeout=20000&consumerGroup=g", 1);
+        assertTrue(Api.ackAll(first, "completed", "g").get(0).get("success").asBoolean());
+        // without a wake-up the parked pop would sleep to its timeout (the lease it saw expires much later)
+        Http.Reply r = polls.get(0).get();
+        assertEquals(200, r.status(), "the parked pop was not woken by the ack: " + r.body());
+        assertEquals("b-1", messages(Api.json(r.body())).get(0).get("transactionId").asText());
+    }
+
+    @Test
+    void anAckThatFreesNothingSparesTheClaimButNeverHidesAPush() throws Exception {
+        pushN("idle", "p", "a", 0, 1);
+        JsonNode first = Api.pop("/api/v1/pop/queue/idle?consumerGroup=g");
+        assertEquals(1, messages(first).size());
+        List<CompletableFuture<Http.Reply>> polls =
+                park("/api/v1/pop/queue/idle?wait=true&timeout=20000&consumerGroup=g", 1);
+        assertTrue(Api.ackAll(first, "completed", "g").get(0).get("success").asBoolean());
+        // the partition holds nothing past the ack: a pop now is answered from what the parked pop found,
+        // without a claim
+        double known = metric("queen_pop_known_empty_total");
+        assertEquals(null, Api.pop("/api/v1/pop/queue/idle?consumerGroup=g"));
+        assertEquals(known + 1, metric("queen_pop_known_empty_total"));
+        assertTrue(!polls.get(0).isDone());
+        // and a push still reaches the parked pop
+        pushN("idle", "p", "c", 1, 1);
+        Http.Reply r = polls.get(0).get();
+        assertEquals(200, r.status(), r.body());
+        assertEquals("c-1", messages(Api.json(r.body())).get(0).get("transactionId").asText());
+    }
+
+    /**
+     * Producers and leasing consumers at once, pushes racing acks on the same partitions: every message is
+     * delivered while the consumers keep polling, none waits for a lease to expire or the recheck interval.
+     */
+    @Test
+    void pushesRacingAcksLeaveNothingStranded() throws Exception {
+        int producers = 4;
+        int pushes = 40;
+        int partitions = 6;
+        int total = producers * pushes;
+        Set<String> got = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<CompletableFuture<Void>> consumers = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            consumers.add(CompletableFuture.runAsync(() -> {
+                while (!stop.get()) {
+                    JsonNode popped = Api.pop("/api/v1/pop/queue/race?wait=true&timeout=2000&batch=5&consumerGroup=g");
+                    if (popped == null) {
+                        continue;
+                    }
+                    for (JsonNode m : messages(popped)) {
+                        got.add(m.get("transactionId").asText());
+                    }
+                    Api.ackAll(popped, "completed", "g");
+                }
+            }));
+        }
+        List<CompletableFuture<Void>> pushers = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int producer = p;
+            pushers.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < pushes; i++) {
+                    pushN("race", "p" + ((producer + i) % partitions), "m" + producer, i, 1);
+                }
+            }));
+        }
+        CompletableFuture.allOf(pushers.toArray(new CompletableFuture[0])).get();
+        // the lease (60 s) and the recheck interval (30 s) are both far beyond this
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (got.size() < total && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        stop.set(true);
+        CompletableFuture.allOf(consumers.toArray(new CompletableFuture[0])).get();
+        assertEquals(total, got.size(), "messages delivered within 15 s of the last push");
     }
 }
