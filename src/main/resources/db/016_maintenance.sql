@@ -10,12 +10,16 @@ CREATE TABLE IF NOT EXISTS queen.system_switches (
 -- Both switches (absent row = off).
 CREATE OR REPLACE FUNCTION queen.maintenance_get_v1(OUT push_enabled BOOLEAN, OUT pop_enabled BOOLEAN,
                                                     OUT updated_at TIMESTAMPTZ)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+    -- plpgsql keeps the plan across calls (every broker polls this); a SQL function is planned at each call
     SELECT COALESCE(bool_or(s.enabled) FILTER (WHERE s.name = 'push_maintenance'), FALSE),
            COALESCE(bool_or(s.enabled) FILTER (WHERE s.name = 'pop_maintenance'), FALSE),
            max(s.updated_at)
-      FROM queen.system_switches s
-$$;
+      INTO push_enabled, pop_enabled, updated_at
+      FROM queen.system_switches s;
+END $$;
 
 -- Sets one switch; returns its previous value (FALSE when it was never set).
 CREATE OR REPLACE FUNCTION queen.maintenance_set_v1(p_name TEXT, p_enabled BOOLEAN)
