@@ -19,12 +19,9 @@ END $$;
 DROP FUNCTION IF EXISTS queen.metrics_flush_v1(TIMESTAMPTZ, TEXT, INT, INT, TEXT[], BIGINT[], BIGINT[],
     DOUBLE PRECISION[]);
 
-CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
-    bucket        TIMESTAMPTZ NOT NULL,
-    hostname      TEXT NOT NULL,
-    worker_id     INTEGER NOT NULL,
-    tenant_id     UUID NOT NULL,
-    queue_name    TEXT NOT NULL,
+-- The counters of one minute, which the queue and the broker minute tables both take (LIKE ... INCLUDING
+-- DEFAULTS): one declaration of the columns metrics_minute_merge_v1 adds up. Holds no rows.
+CREATE TABLE IF NOT EXISTS queen.metrics_minute_counters (
     push_requests BIGINT NOT NULL DEFAULT 0,
     push_messages BIGINT NOT NULL DEFAULT 0,
     pop_requests  BIGINT NOT NULL DEFAULT 0,
@@ -38,7 +35,16 @@ CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
     lag_count     BIGINT NOT NULL DEFAULT 0,   -- delivered messages whose lag was measured
     lag_sum_ms    BIGINT NOT NULL DEFAULT 0,   -- avg lag = lag_sum_ms / lag_count
     lag_max_ms    BIGINT NOT NULL DEFAULT 0,
-    parked        BIGINT NOT NULL DEFAULT 0,   -- peak of pops parked on the queue during the minute
+    parked        BIGINT NOT NULL DEFAULT 0    -- peak of pops parked (on the queue, on the broker) in the minute
+);
+
+CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
+    bucket        TIMESTAMPTZ NOT NULL,
+    hostname      TEXT NOT NULL,
+    worker_id     INTEGER NOT NULL,
+    tenant_id     UUID NOT NULL,
+    queue_name    TEXT NOT NULL,
+    LIKE queen.metrics_minute_counters INCLUDING DEFAULTS,
     PRIMARY KEY (bucket, hostname, worker_id, tenant_id, queue_name)
 );
 CREATE INDEX IF NOT EXISTS idx_metrics_queue_minute_queue ON queen.metrics_queue_minute (tenant_id, queue_name, bucket);
@@ -50,20 +56,7 @@ CREATE TABLE IF NOT EXISTS queen.metrics_broker_minute (
     hostname        TEXT NOT NULL,
     worker_id       INTEGER NOT NULL,
     port            INTEGER,
-    push_requests   BIGINT NOT NULL DEFAULT 0,
-    push_messages   BIGINT NOT NULL DEFAULT 0,
-    pop_requests    BIGINT NOT NULL DEFAULT 0,
-    pop_messages    BIGINT NOT NULL DEFAULT 0,
-    pop_empty       BIGINT NOT NULL DEFAULT 0,
-    ack_requests    BIGINT NOT NULL DEFAULT 0,
-    ack_messages    BIGINT NOT NULL DEFAULT 0,
-    ack_failed      BIGINT NOT NULL DEFAULT 0,
-    transactions    BIGINT NOT NULL DEFAULT 0,
-    dlq             BIGINT NOT NULL DEFAULT 0,
-    lag_count       BIGINT NOT NULL DEFAULT 0,
-    lag_sum_ms      BIGINT NOT NULL DEFAULT 0,
-    lag_max_ms      BIGINT NOT NULL DEFAULT 0,
-    parked          BIGINT NOT NULL DEFAULT 0,
+    LIKE queen.metrics_minute_counters INCLUDING DEFAULTS,
     db_errors       BIGINT NOT NULL DEFAULT 0,
     samples         INTEGER NOT NULL DEFAULT 0,  -- system samples folded into the row (1 per flush)
     cpu_user_pct    DOUBLE PRECISION,            -- process CPU over the interval, % of one core
