@@ -202,15 +202,23 @@ BEGIN
     END IF;
 END $$;
 
+-- A row of a pop's answer (log_pop_partition_v1, log_pop_queue_v1): the span claimed in one packed segment of
+-- one partition.
+DO $$
+BEGIN
+    CREATE TYPE queen.log_pop_row AS (partition_id UUID, partition_name TEXT, base_offset BIGINT, start_idx INT,
+                                      take INT, created_at TIMESTAMPTZ, blob BYTEA);
+EXCEPTION WHEN duplicate_object THEN
+    NULL;
+END $$;
+
 -- Pop from one named partition. Resolves names and queue config in one read, then claims.
 DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ);
 CREATE FUNCTION queen.log_pop_partition_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT,
                                            p_budget INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
                                            p_sub_from TIMESTAMPTZ)
-RETURNS TABLE (partition_id UUID, partition_name TEXT, base_offset BIGINT, start_idx INT, take INT,
-               created_at TIMESTAMPTZ, blob BYTEA)
+RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
-#variable_conflict use_column
 DECLARE
     q RECORD;
     v_pid UUID;
@@ -246,10 +254,8 @@ DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOL
 CREATE FUNCTION queen.log_pop_queue_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_budget INT, p_worker TEXT,
                                        p_auto_ack BOOLEAN, p_sub_mode TEXT, p_sub_from TIMESTAMPTZ,
                                        p_max_partitions INT, p_floor TIMESTAMPTZ)
-RETURNS TABLE (partition_id UUID, partition_name TEXT, base_offset BIGINT, start_idx INT, take INT,
-               created_at TIMESTAMPTZ, blob BYTEA)
+RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
-#variable_conflict use_column
 DECLARE
     q RECORD;
     cand RECORD;
@@ -284,9 +290,8 @@ BEGIN
                                    p_worker, p_auto_ack, p_sub_mode, p_sub_from,
                                    COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0))
         LOOP
-            partition_id := cand.id; partition_name := cand.name; base_offset := r.base_offset;
-            start_idx := r.start_idx; take := r.take; created_at := r.created_at; blob := r.blob;
-            RETURN NEXT;
+            RETURN NEXT ROW(cand.id, cand.name, r.base_offset, r.start_idx, r.take, r.created_at,
+                            r.blob)::queen.log_pop_row;
             v_got := v_got + r.take;
         END LOOP;
         IF v_got > 0 THEN

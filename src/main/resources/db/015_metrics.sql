@@ -19,12 +19,9 @@ END $$;
 DROP FUNCTION IF EXISTS queen.metrics_flush_v1(TIMESTAMPTZ, TEXT, INT, INT, TEXT[], BIGINT[], BIGINT[],
     DOUBLE PRECISION[]);
 
-CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
-    bucket        TIMESTAMPTZ NOT NULL,
-    hostname      TEXT NOT NULL,
-    worker_id     INTEGER NOT NULL,
-    tenant_id     UUID NOT NULL,
-    queue_name    TEXT NOT NULL,
+-- The counters of one minute, which the queue and the broker minute tables both take (LIKE ... INCLUDING
+-- DEFAULTS): one declaration of the columns metrics_minute_merge_v1 adds up. Holds no rows.
+CREATE TABLE IF NOT EXISTS queen.metrics_minute_counters (
     push_requests BIGINT NOT NULL DEFAULT 0,
     push_messages BIGINT NOT NULL DEFAULT 0,
     pop_requests  BIGINT NOT NULL DEFAULT 0,
@@ -38,7 +35,16 @@ CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
     lag_count     BIGINT NOT NULL DEFAULT 0,   -- delivered messages whose lag was measured
     lag_sum_ms    BIGINT NOT NULL DEFAULT 0,   -- avg lag = lag_sum_ms / lag_count
     lag_max_ms    BIGINT NOT NULL DEFAULT 0,
-    parked        BIGINT NOT NULL DEFAULT 0,   -- peak of pops parked on the queue during the minute
+    parked        BIGINT NOT NULL DEFAULT 0    -- peak of pops parked (on the queue, on the broker) in the minute
+);
+
+CREATE TABLE IF NOT EXISTS queen.metrics_queue_minute (
+    bucket        TIMESTAMPTZ NOT NULL,
+    hostname      TEXT NOT NULL,
+    worker_id     INTEGER NOT NULL,
+    tenant_id     UUID NOT NULL,
+    queue_name    TEXT NOT NULL,
+    LIKE queen.metrics_minute_counters INCLUDING DEFAULTS,
     PRIMARY KEY (bucket, hostname, worker_id, tenant_id, queue_name)
 );
 CREATE INDEX IF NOT EXISTS idx_metrics_queue_minute_queue ON queen.metrics_queue_minute (tenant_id, queue_name, bucket);
@@ -50,20 +56,7 @@ CREATE TABLE IF NOT EXISTS queen.metrics_broker_minute (
     hostname        TEXT NOT NULL,
     worker_id       INTEGER NOT NULL,
     port            INTEGER,
-    push_requests   BIGINT NOT NULL DEFAULT 0,
-    push_messages   BIGINT NOT NULL DEFAULT 0,
-    pop_requests    BIGINT NOT NULL DEFAULT 0,
-    pop_messages    BIGINT NOT NULL DEFAULT 0,
-    pop_empty       BIGINT NOT NULL DEFAULT 0,
-    ack_requests    BIGINT NOT NULL DEFAULT 0,
-    ack_messages    BIGINT NOT NULL DEFAULT 0,
-    ack_failed      BIGINT NOT NULL DEFAULT 0,
-    transactions    BIGINT NOT NULL DEFAULT 0,
-    dlq             BIGINT NOT NULL DEFAULT 0,
-    lag_count       BIGINT NOT NULL DEFAULT 0,
-    lag_sum_ms      BIGINT NOT NULL DEFAULT 0,
-    lag_max_ms      BIGINT NOT NULL DEFAULT 0,
-    parked          BIGINT NOT NULL DEFAULT 0,
+    LIKE queen.metrics_minute_counters INCLUDING DEFAULTS,
     db_errors       BIGINT NOT NULL DEFAULT 0,
     samples         INTEGER NOT NULL DEFAULT 0,  -- system samples folded into the row (1 per flush)
     cpu_user_pct    DOUBLE PRECISION,            -- process CPU over the interval, % of one core
@@ -100,6 +93,18 @@ CREATE TABLE IF NOT EXISTS queen.metrics_cluster_totals (
 );
 INSERT INTO queen.metrics_cluster_totals (id) VALUES (1) ON CONFLICT (id) DO NOTHING;
 
+-- The ON CONFLICT assignments that add a second flush of a minute to the row already there (alias m), shared by
+-- the queue and broker minute tables: the counters both have, plus p_more, are summed; the peaks keep the larger.
+CREATE OR REPLACE FUNCTION queen.metrics_minute_merge_v1(p_more TEXT[])
+RETURNS TEXT
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg(format('%1$I = m.%1$I + EXCLUDED.%1$I', c), ', ' ORDER BY n)
+           || ', lag_max_ms = GREATEST(m.lag_max_ms, EXCLUDED.lag_max_ms), parked = GREATEST(m.parked, EXCLUDED.parked)'
+      FROM unnest(ARRAY['push_requests', 'push_messages', 'pop_requests', 'pop_messages', 'pop_empty',
+                        'ack_requests', 'ack_messages', 'ack_failed', 'transactions', 'dlq', 'lag_count',
+                        'lag_sum_ms'] || p_more) WITH ORDINALITY AS u(c, n)
+$$;
+
 -- One broker's flush, one statement. p_counts is flat: 15 values per queue, in this order: push_requests,
 -- push_messages, pop_requests, pop_messages, pop_empty, ack_requests, ack_messages, ack_failed, transactions, dlq,
 -- lag_count, lag_sum_ms, db_errors (ignored per queue), lag_max_ms, parked. p_broker holds the same 15 values for
@@ -117,58 +122,32 @@ BEGIN
     IF cardinality(p_tenants) IS DISTINCT FROM cardinality(p_queues) THEN
         RAISE EXCEPTION 'metrics_flush_v1: % tenants for % queues', cardinality(p_tenants), cardinality(p_queues);
     END IF;
+    -- the two upserts share their merge (metrics_minute_merge_v1), so they are built as text
+    EXECUTE format($q$
     INSERT INTO queen.metrics_queue_minute AS m (bucket, hostname, worker_id, tenant_id, queue_name, push_requests,
         push_messages, pop_requests, pop_messages, pop_empty, ack_requests, ack_messages, ack_failed, transactions,
         dlq, lag_count, lag_sum_ms, lag_max_ms, parked)
-    SELECT p_bucket, p_hostname, p_worker_id, COALESCE(p_tenants[i], '00000000-0000-0000-0000-000000000000'::uuid),
-           p_queues[i], p_counts[o + 1], p_counts[o + 2], p_counts[o + 3],
-           p_counts[o + 4], p_counts[o + 5], p_counts[o + 6], p_counts[o + 7], p_counts[o + 8], p_counts[o + 9],
-           p_counts[o + 10], p_counts[o + 11], p_counts[o + 12], p_counts[o + 14], p_counts[o + 15]
-      FROM generate_subscripts(p_queues, 1) AS i, LATERAL (SELECT (i - 1) * 15 AS o) AS x
+    SELECT $1, $2, $3, COALESCE($4[i], '00000000-0000-0000-0000-000000000000'::uuid),
+           $5[i], $6[o + 1], $6[o + 2], $6[o + 3], $6[o + 4], $6[o + 5], $6[o + 6], $6[o + 7], $6[o + 8], $6[o + 9],
+           $6[o + 10], $6[o + 11], $6[o + 12], $6[o + 14], $6[o + 15]
+      FROM generate_subscripts($5, 1) AS i, LATERAL (SELECT (i - 1) * 15 AS o) AS x
      ORDER BY 4, 5
-    ON CONFLICT (bucket, hostname, worker_id, tenant_id, queue_name) DO UPDATE SET
-        push_requests = m.push_requests + EXCLUDED.push_requests,
-        push_messages = m.push_messages + EXCLUDED.push_messages,
-        pop_requests = m.pop_requests + EXCLUDED.pop_requests,
-        pop_messages = m.pop_messages + EXCLUDED.pop_messages,
-        pop_empty = m.pop_empty + EXCLUDED.pop_empty,
-        ack_requests = m.ack_requests + EXCLUDED.ack_requests,
-        ack_messages = m.ack_messages + EXCLUDED.ack_messages,
-        ack_failed = m.ack_failed + EXCLUDED.ack_failed,
-        transactions = m.transactions + EXCLUDED.transactions,
-        dlq = m.dlq + EXCLUDED.dlq,
-        lag_count = m.lag_count + EXCLUDED.lag_count,
-        lag_sum_ms = m.lag_sum_ms + EXCLUDED.lag_sum_ms,
-        lag_max_ms = GREATEST(m.lag_max_ms, EXCLUDED.lag_max_ms),
-        parked = GREATEST(m.parked, EXCLUDED.parked);
+    ON CONFLICT (bucket, hostname, worker_id, tenant_id, queue_name) DO UPDATE SET %s$q$,
+        queen.metrics_minute_merge_v1('{}'))
+    USING p_bucket, p_hostname, p_worker_id, p_tenants, p_queues, p_counts;
 
+    EXECUTE format($q$
     INSERT INTO queen.metrics_broker_minute AS m (bucket, hostname, worker_id, port, push_requests, push_messages,
         pop_requests, pop_messages, pop_empty, ack_requests, ack_messages, ack_failed, transactions, dlq, lag_count,
         lag_sum_ms, db_errors, lag_max_ms, parked, samples, cpu_user_pct, cpu_system_pct, rss_bytes, heap_used,
         heap_committed, heap_max, nonheap_used, db_pool_max, db_pool_active, db_pool_idle, db_pool_waiting, threads,
         daemon_threads)
-    VALUES (p_bucket, p_hostname, p_worker_id, p_port, p_broker[1], p_broker[2], p_broker[3], p_broker[4],
-        p_broker[5], p_broker[6], p_broker[7], p_broker[8], p_broker[9], p_broker[10], p_broker[11], p_broker[12],
-        p_broker[13], p_broker[14], p_broker[15], 1, p_system[1], p_system[2], p_system[3]::bigint,
-        p_system[4]::bigint, p_system[5]::bigint, p_system[6]::bigint, p_system[7]::bigint, p_system[8]::int,
-        p_system[9]::int, p_system[10]::int, p_system[11]::int, p_system[12]::int, p_system[13]::int)
+    VALUES ($1, $2, $3, $4, $5[1], $5[2], $5[3], $5[4], $5[5], $5[6], $5[7], $5[8], $5[9], $5[10], $5[11], $5[12],
+        $5[13], $5[14], $5[15], 1, $6[1], $6[2], $6[3]::bigint, $6[4]::bigint, $6[5]::bigint, $6[6]::bigint,
+        $6[7]::bigint, $6[8]::int, $6[9]::int, $6[10]::int, $6[11]::int, $6[12]::int, $6[13]::int)
     ON CONFLICT (bucket, hostname, worker_id) DO UPDATE SET
         port = EXCLUDED.port,
-        push_requests = m.push_requests + EXCLUDED.push_requests,
-        push_messages = m.push_messages + EXCLUDED.push_messages,
-        pop_requests = m.pop_requests + EXCLUDED.pop_requests,
-        pop_messages = m.pop_messages + EXCLUDED.pop_messages,
-        pop_empty = m.pop_empty + EXCLUDED.pop_empty,
-        ack_requests = m.ack_requests + EXCLUDED.ack_requests,
-        ack_messages = m.ack_messages + EXCLUDED.ack_messages,
-        ack_failed = m.ack_failed + EXCLUDED.ack_failed,
-        transactions = m.transactions + EXCLUDED.transactions,
-        dlq = m.dlq + EXCLUDED.dlq,
-        lag_count = m.lag_count + EXCLUDED.lag_count,
-        lag_sum_ms = m.lag_sum_ms + EXCLUDED.lag_sum_ms,
-        db_errors = m.db_errors + EXCLUDED.db_errors,
-        lag_max_ms = GREATEST(m.lag_max_ms, EXCLUDED.lag_max_ms),
-        parked = GREATEST(m.parked, EXCLUDED.parked),
+        %s,
         samples = m.samples + 1,
         -- the system sample is a reading, not a count: the latest wins
         cpu_user_pct = EXCLUDED.cpu_user_pct, cpu_system_pct = EXCLUDED.cpu_system_pct,
@@ -176,7 +155,9 @@ BEGIN
         heap_max = EXCLUDED.heap_max, nonheap_used = EXCLUDED.nonheap_used, db_pool_max = EXCLUDED.db_pool_max,
         db_pool_active = EXCLUDED.db_pool_active, db_pool_idle = EXCLUDED.db_pool_idle,
         db_pool_waiting = EXCLUDED.db_pool_waiting, threads = EXCLUDED.threads,
-        daemon_threads = EXCLUDED.daemon_threads;
+        daemon_threads = EXCLUDED.daemon_threads$q$,
+        queen.metrics_minute_merge_v1('{db_errors}'))
+    USING p_bucket, p_hostname, p_worker_id, p_port, p_broker, p_system;
 
     RETURN QUERY
     UPDATE queen.metrics_cluster_totals AS t SET

@@ -268,21 +268,15 @@ END $$;
 -- EndTxn that completed the same way: answer success), or NULL with error set (a Kafka error name).
 CREATE OR REPLACE FUNCTION queen.kafka_txn_end_v1(p_tenant UUID, p_tid TEXT, p_pid BIGINT, p_epoch INT,
                                                   p_commit BOOLEAN, OUT error TEXT, OUT action TEXT)
-LANGUAGE plpgsql AS $$
-DECLARE
-    c RECORD;
-BEGIN
-    c := queen.kafka_txn_check_v1(p_tenant, p_tid, p_pid, p_epoch, TRUE);
-    IF c.error IS NOT NULL THEN
-        error := c.error;
-    ELSIF (c.t).state = 'Ongoing' THEN
-        action := 'run';
-    ELSIF (c.t).state = (CASE WHEN p_commit THEN 'CompleteCommit' ELSE 'CompleteAbort' END) THEN
-        action := 'done';
-    ELSE
-        error := 'INVALID_TXN_STATE';
-    END IF;
-END $$;
+LANGUAGE sql AS $$
+    SELECT COALESCE(c.error, CASE WHEN a.action IS NULL THEN 'INVALID_TXN_STATE' END), a.action
+      FROM queen.kafka_txn_check_v1(p_tenant, p_tid, p_pid, p_epoch, TRUE) c,
+           LATERAL (SELECT CASE WHEN c.error IS NOT NULL THEN NULL
+                                WHEN (c.t).state = 'Ongoing' THEN 'run'
+                                WHEN (c.t).state = (CASE WHEN p_commit THEN 'CompleteCommit' ELSE 'CompleteAbort' END)
+                                    THEN 'done'
+                           END AS action) a
+$$;
 
 -- The staged record batches of p_pid's open transaction, in (partition, producer sequence) order, each with the
 -- id of its log partition when that exists (NULL: never written, created by the push).

@@ -16,20 +16,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/ack} and {@code /api/v1/ack/batch} (API spec 3.6, 3.7), applied by
  * {@link AckService#acknowledge}.
  */
 @Path("/api/v1/ack")
-@Tag(name = "core")
 public class AckResource {
     @Inject AckService service;
     @Inject ObjectMapper mapper;
@@ -38,12 +30,6 @@ public class AckResource {
     @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
-    @RequestBody(required = true, description = "{transactionId, partitionId, leaseId?, status: "
-            + "completed|failed|retry|dlq, consumerGroup?, error?}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Acknowledge one message")
-    @APIResponse(responseCode = "200", description = "[{transactionId, success, error?, ...}] (one result)")
-    @APIResponse(responseCode = "400", description = "invalid or empty JSON, missing field")
     public Response ack(byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         String txn = text(req, "transactionId");
@@ -65,13 +51,6 @@ public class AckResource {
     @POST
     @Path("/batch")
     @RunOnVirtualThread
-    @RequestBody(required = true, description = "{acknowledgments:[{transactionId, partitionId, leaseId?, "
-            + "status, error?}], consumerGroup?}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Acknowledge many messages")
-    @APIResponse(responseCode = "200", description = "[{transactionId, success, error?}] one per item, in "
-            + "request order")
-    @APIResponse(responseCode = "400", description = "invalid or empty JSON, missing field")
     public Response batch(byte[] body) throws SQLException {
         AckBatchParser.Batch batch = AckBatchParser.parse(mapper, body);
         if (batch.items().isEmpty()) {

@@ -18,13 +18,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/lease/:leaseId/extend} (API spec 3.9): extends every live lease held under the id to
@@ -32,7 +25,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * {@code {}}. 404 when no cursor holds the lease, 409 when it exists but has expired (never revived).
  */
 @Path("/api/v1/lease/{leaseId}/extend")
-@Tag(name = "core")
 @RunOnVirtualThread
 public class LeaseResource {
     static final int MAX_SECONDS = 3600;
@@ -44,13 +36,6 @@ public class LeaseResource {
 
     @Access(Access.Level.WRITE)
     @POST
-    @RequestBody(required = false, description = "{seconds?} (default 60, max 3600); empty body allowed",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Extend every live lease held under a lease id")
-    @APIResponse(responseCode = "200", description = "{leaseId, success, newExpiresAt, expiresAt, renewed}")
-    @APIResponse(responseCode = "400", description = "seconds not an integer in range")
-    @APIResponse(responseCode = "404", description = "unknown lease")
-    @APIResponse(responseCode = "409", description = "lease expired")
     public Response extend(@PathParam("leaseId") String leaseId, byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
         int seconds = 60;

@@ -34,13 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.logging.Logger;
 
 /**
@@ -51,7 +44,6 @@ import org.jboss.logging.Logger;
  * {@code success:false}; a malformed request is a 400.
  */
 @Path("/api/v1/transaction")
-@Tag(name = "core")
 public class TransactionResource {
     private static final Logger LOG = Logger.getLogger(TransactionResource.class);
 
@@ -90,12 +82,6 @@ public class TransactionResource {
     @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
-    @RequestBody(required = true, description = "{operations:[{type: push|ack, ...}], requiredLeases?}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Pushes and acks in one PostgreSQL transaction, all or nothing")
-    @APIResponse(responseCode = "200", description = "{success, transactionId?, results:[...], error?} "
-            + "(success:false + error on rollback)")
-    @APIResponse(responseCode = "400", description = "invalid or empty JSON, a bad operation")
     public Response transaction(byte[] body) throws Exception {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode ops = req.get("operations");

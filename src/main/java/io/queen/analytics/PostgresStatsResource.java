@@ -15,8 +15,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import java.sql.SQLException;
 import java.time.Instant;
 
@@ -45,16 +43,6 @@ public class PostgresStatsResource {
     @Inject Callers callers;
 
     @GET
-    @Operation(summary = "PostgreSQL statistics of the broker's database (admin role)",
-            description = "Cache hit ratios, dead tuples, HOT updates, active queries, autovacuum, buffer settings,"
-                    + " bgwriter counters, table sizes. activeQueries lists every session on the database, other"
-                    + " applications' too: each statement is shown with its literals replaced by ? and its comments"
-                    + " removed, at most 300 characters.")
-    @APIResponse(responseCode = "200", description = "{timestamp, database, databaseCache, tableCache, indexCache,"
-            + " cacheSummary, deadTuples, hotUpdates, activeQueries, autovacuumStatus, bufferConfig, bufferUsage,"
-            + " tableSizes}")
-    @APIResponse(responseCode = "403", description = "a caller without the admin role, or of another tenant than"
-            + " the default one")
     public Response stats() throws SQLException {
         AnalyticsResource.requireClusterView(callers);  // the database is shared by every tenant
         ObjectNode out = mapper.createObjectNode();

@@ -26,13 +26,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/fetch} (reference-notes 4.7): a non-destructive batched read by absolute offset, no lease
@@ -44,7 +37,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * Stateless.
  */
 @Path("/api/v1/fetch")
-@Tag(name = "messages")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class FetchResource {
@@ -61,13 +53,6 @@ public class FetchResource {
 
     @Access(Access.Level.READ)
     @POST
-    @RequestBody(required = true, description = "{entries:[{queue, partition, offset, maxBytes}], maxWaitMs?, "
-            + "minBytes?}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Batched read by absolute offset (no lease, no cursor)")
-    @APIResponse(responseCode = "200", description = "{entries:[{queue, partition, records:[{offset, "
-            + "transactionId, payload, ts}], highWatermark, logStartOffset, error?}]}")
-    @APIResponse(responseCode = "400", description = "invalid JSON or a bad entry")
     public Response fetch(byte[] body, @Context RoutingContext ctx) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode entries = req.get("entries");

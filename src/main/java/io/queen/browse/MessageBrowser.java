@@ -144,16 +144,7 @@ public class MessageBrowser {
                 }
                 Frame fr = frames.get(i);
                 ObjectNode m = messages.addObject();
-                m.put("id", fr.messageId().toString());
-                m.put("transactionId", fr.transactionId());
-                m.put("partitionId", bs.partitionId().toString());
-                m.put("offset", offset);
-                m.put("queuePath", bs.queue() + "/" + bs.partition());
-                m.put("queue", bs.queue());
-                m.put("partition", bs.partition());
-                m.put("namespace", nz(bs.namespace()));
-                m.put("task", nz(bs.task()));
-                m.put("status", status);
+                putAddress(m, fr, bs, offset, status);
                 ReadStore.Cursor q = c.queueMode();
                 if (q == null) {
                     m.putNull("queueStatus");
@@ -192,16 +183,7 @@ public class MessageBrowser {
         long offset = found.offset();
         Frame fr = found.frame();
         ObjectNode m = Json.MAPPER.createObjectNode();
-        m.put("id", fr.messageId().toString());
-        m.put("transactionId", fr.transactionId());
-        m.put("partitionId", pid.toString());
-        m.put("offset", offset);
-        m.put("queuePath", ctx.queue() + "/" + ctx.partition());
-        m.put("queue", ctx.queue());
-        m.put("partition", ctx.partition());
-        m.put("namespace", nz(ctx.namespace()));
-        m.put("task", nz(ctx.task()));
-        m.put("status", c.status(offset));
+        putAddress(m, fr, ctx, offset, c.status(offset));
         JsonNode data = payload(cipher.plaintext(fr));
         m.set("payload", data);
         m.set("data", data);
@@ -331,6 +313,20 @@ public class MessageBrowser {
 
     private static String modeType(boolean queueMode, int busGroups) {
         return queueMode ? (busGroups > 0 ? "hybrid" : "queue") : (busGroups > 0 ? "bus" : "none");
+    }
+
+    /** The fields that say which message this is and where it stands, alike in the list and in one message. */
+    private static void putAddress(ObjectNode m, Frame fr, ReadStore.Place place, long offset, String status) {
+        m.put("id", fr.messageId().toString());
+        m.put("transactionId", fr.transactionId());
+        m.put("partitionId", place.partitionId().toString());
+        m.put("offset", offset);
+        m.put("queuePath", place.queue() + "/" + place.partition());
+        m.put("queue", place.queue());
+        m.put("partition", place.partition());
+        m.put("namespace", nz(place.namespace()));
+        m.put("task", nz(place.task()));
+        m.put("status", status);
     }
 
     private static String nz(String s) {

@@ -27,9 +27,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/messages} (browse, API spec 4.2) and {@code GET /api/v1/messages/:partitionId/:transactionId}
@@ -37,7 +34,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * group, {@link MessageGroups}). Non-destructive: no lease, no cursor move. Stateless.
  */
 @Path("/api/v1/messages")
-@Tag(name = "messages")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class MessagesResource {
@@ -52,11 +48,6 @@ public class MessagesResource {
 
     @Access(Access.Level.READ)
     @GET
-    @Operation(summary = "Browse messages newest first with derived status (no cursor moves)",
-            description = "Query: queue, partition, ns, task, status, from, to, limit (default 200, max 1000), offset.")
-    @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, offset, "
-            + "queue, partition, status, data?, createdAt, ...}], ...}")
-    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response list(@QueryParam("queue") String queue, @QueryParam("partition") String partition,
             @QueryParam("ns") String namespace, @QueryParam("task") String task, @QueryParam("status") String status,
             @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
@@ -106,9 +97,6 @@ public class MessagesResource {
     @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}")
-    @Operation(summary = "One message with its payload by (partitionId, transactionId)")
-    @APIResponse(responseCode = "200", description = "{id, transactionId, partitionId, data, status, createdAt, ...}")
-    @APIResponse(responseCode = "404", description = "message not found")
     public Response one(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         UUID partitionId = Ids.uuidOrNull(pid);
@@ -125,13 +113,6 @@ public class MessagesResource {
     @Access(Access.Level.READ)
     @GET
     @Path("{partitionId}/{transactionId}/groups")
-    @Operation(summary = "A message's status for every consumer group of its queue")
-    @APIResponse(responseCode = "200", description = "{partitionId, transactionId, queue, partition, offset, "
-            + "groups:[{group, status: pending|leased|acked|dead-lettered, committedOffset, lease:{leaseId, "
-            + "acquiredAt, expiresAt, leasedUpTo, address, userAgent, broker}|null, deadLetter:{id, failedAt, "
-            + "errorMessage}|null}]}")
-    @APIResponse(responseCode = "400", description = "a transaction id over 1,024 characters")
-    @APIResponse(responseCode = "404", description = "message not found")
     public Response groups(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         String t = Input.token(txn, "transactionId");

@@ -19,9 +19,22 @@ import java.util.UUID;
 public class ReadStore {
     @Inject SqlCalls sql;
 
+    /** Where a partition stands: its id, its queue's and its own name, the queue's namespace and task. */
+    public interface Place {
+        UUID partitionId();
+
+        String queue();
+
+        String partition();
+
+        String namespace();
+
+        String task();
+    }
+
     public record PartitionContext(UUID partitionId, String queue, String partition, String namespace, String task,
             int priority, int leaseTime, int retryLimit, int retryDelay, int ttl, boolean encryptionEnabled,
-            long logStart, long lastOffset) {
+            long logStart, long lastOffset) implements Place {
     }
 
     public record Segment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
@@ -29,7 +42,7 @@ public class ReadStore {
 
     /** A browse segment with the names of its partition. */
     public record BrowseSegment(UUID partitionId, String queue, String partition, String namespace, String task,
-            int priority, Segment segment) {
+            int priority, Segment segment) implements Place {
     }
 
     public record Cursor(UUID partitionId, String group, long committed, Long leasedUpTo,

@@ -18,13 +18,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Dead letters addressed by (partitionId, transactionId): {@code DELETE /api/v1/messages/:p/:t} (API spec 4.4:
@@ -32,7 +25,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * {@code POST /api/v1/messages/:p/:t/retry} (replay route A: the newest dead letter at that address). Stateless.
  */
 @Path("/api/v1/messages")
-@Tag(name = "dlq")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class DlqMessageResource {
@@ -44,9 +36,6 @@ public class DlqMessageResource {
     @Access(Access.Level.WRITE)
     @DELETE
     @Path("{partitionId}/{transactionId}")
-    @Operation(summary = "Delete every consumer group's dead letter at (partitionId, transactionId)")
-    @APIResponse(responseCode = "200", description = "{success, deleted, partitionId, transactionId, message}")
-    @APIResponse(responseCode = "404", description = "no dead letter at that address (a live message is immutable)")
     public Response delete(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn)
             throws SQLException {
         UUID partitionId = Ids.uuidOrNull(pid);
@@ -67,11 +56,6 @@ public class DlqMessageResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("{partitionId}/{transactionId}/retry")
-    @RequestBody(required = false, description = "ignored; empty body allowed",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Replay the newest dead letter at (partitionId, transactionId)")
-    @APIResponse(responseCode = "200", description = "{result: moved|duplicate, ...}")
-    @APIResponse(responseCode = "404", description = "no dead letter at that address")
     public Response retry(@PathParam("partitionId") String pid, @PathParam("transactionId") String txn, byte[] body)
             throws SQLException {
         Bodies.objectOrEmpty(mapper, body); // body ignored, but broken JSON is still a 400

@@ -27,13 +27,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/dlq} (browse, API spec 3.12), {@code POST /api/v1/dlq/:id/replay} (replay route B, API
@@ -41,7 +34,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * {@code POST /api/v1/dlq/delete} ({@link DlqBulk}). Stateless.
  */
 @Path("/api/v1/dlq")
-@Tag(name = "dlq")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class DlqResource {
@@ -57,13 +49,6 @@ public class DlqResource {
 
     @Access(Access.Level.READ)
     @GET
-    @Operation(summary = "Browse dead letters, newest failure first",
-            description = "Query: queue, consumerGroup, partition, error (text the error contains, any case), from, "
-                    + "to, limit (default 100, max 1000), offset.")
-    @APIResponse(responseCode = "200", description = "{messages:[{id, messageId, transactionId, partitionId, "
-            + "queue, partition, consumerGroup, errorMessage, retryCount, data, createdAt, failedAt, ...}], "
-            + "total, limit, offset, pagination}")
-    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response browse(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("error") String error,
             @QueryParam("from") String from, @QueryParam("to") String to,
@@ -81,10 +66,6 @@ public class DlqResource {
     @Access(Access.Level.READ)
     @GET
     @Path("count")
-    @Operation(summary = "Count the dead letters matching a filter",
-            description = "Query: queue, consumerGroup, partition, error (text the error contains, any case), from, to.")
-    @APIResponse(responseCode = "200", description = "{count}")
-    @APIResponse(responseCode = "400", description = "a malformed query value, naming it")
     public Response count(@QueryParam("queue") String queue, @QueryParam("consumerGroup") String group,
             @QueryParam("partition") String partition, @QueryParam("error") String error,
             @QueryParam("from") String from, @QueryParam("to") String to) throws SQLException {
@@ -97,12 +78,6 @@ public class DlqResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("replay")
-    @RequestBody(required = false, description = "{queue?, consumerGroup?, partition?, error?, from?, to?, "
-            + "intoQueue?, intoPartition?, limit? (1..1000, default 500), after? (next of the previous answer)}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Replay the dead letters matching a filter, one bounded batch per call")
-    @APIResponse(responseCode = "200", description = "{visited, replayed, duplicates, gone, remaining, next}")
-    @APIResponse(responseCode = "400", description = "a malformed field, naming it")
     public Response replayMatching(byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
         DlqBulk.Batch batch = DlqBulk.Batch.of(req);
@@ -117,12 +92,6 @@ public class DlqResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("delete")
-    @RequestBody(required = false, description = "{queue?, consumerGroup?, partition?, error?, from?, to?, "
-            + "limit? (1..1000, default 500), after? (next of the previous answer)}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Delete the dead letters matching a filter, one bounded batch per call")
-    @APIResponse(responseCode = "200", description = "{visited, deleted, remaining, next}")
-    @APIResponse(responseCode = "400", description = "a malformed field, naming it")
     public Response deleteMatching(byte[] body) throws SQLException {
         DlqBulk.Batch batch = DlqBulk.Batch.of(Bodies.objectOrEmpty(mapper, body));
         return Json.ok(DlqJson.bulk(bulk.delete(callers.tenant(), batch), false));
@@ -131,12 +100,6 @@ public class DlqResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("{id}/replay")
-    @RequestBody(required = false, description = "{queue?, partition?} destination (default: the source "
-            + "partition); empty body allowed",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Replay one dead letter by its row id")
-    @APIResponse(responseCode = "200", description = "{result: moved|duplicate, ...}")
-    @APIResponse(responseCode = "404", description = "no such dead letter")
     public Response replay(@PathParam("id") String idParam, byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
         String queue = DlqJson.optionalName(req, "queue");

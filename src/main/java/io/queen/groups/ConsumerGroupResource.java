@@ -22,13 +22,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Consumer-group administration the clients use (API spec 3.10, 3.11, 4.12): delete a group (everywhere or on
@@ -37,7 +30,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * 30 s).
  */
 @Path("/api/v1/consumer-groups/{group}")
-@Tag(name = "consumer-groups")
 @RunOnVirtualThread
 public class ConsumerGroupResource {
     @Inject ConsumerGroupStore store;
@@ -47,10 +39,6 @@ public class ConsumerGroupResource {
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @Operation(summary = "Delete a consumer group on every queue",
-            description = "Query: deleteMetadata (default true).")
-    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, deletedPartitions, "
-            + "metadataDeleted}")
     public Response delete(@PathParam("group") String group, @QueryParam("deleteMetadata") String deleteMetadata)
             throws SQLException {
         return deleted(group, null, deleteMetadata);
@@ -59,10 +47,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.ADMIN)
     @DELETE
     @Path("/queues/{queue}")
-    @Operation(summary = "Delete a consumer group on one queue",
-            description = "Query: deleteMetadata (default true).")
-    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, "
-            + "deletedPartitions, metadataDeleted}")
     public Response deleteForQueue(@PathParam("group") String group, @PathParam("queue") String queue,
             @QueryParam("deleteMetadata") String deleteMetadata) throws SQLException {
         return deleted(group, queue, deleteMetadata);
@@ -71,11 +55,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/subscription")
-    @RequestBody(required = true, description = "{subscriptionTimestamp: ISO-8601}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Move the recorded subscription start of a group")
-    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, newTimestamp, rowsUpdated}")
-    @APIResponse(responseCode = "400", description = "missing or unparseable subscriptionTimestamp")
     public Response subscription(@PathParam("group") String group, byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode ts = req.get("subscriptionTimestamp");
@@ -94,13 +73,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/seek")
-    @RequestBody(required = true, description = "exactly one of {toEnd:true} or {timestamp: ISO-8601}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Seek a group's cursors on a queue")
-    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, seekToEnd, "
-            + "targetTimestamp, partitionsUpdated}")
-    @APIResponse(responseCode = "400", description = "neither or both of toEnd and timestamp, or a bad timestamp")
-    @APIResponse(responseCode = "404", description = "{success:false, error:\"Queue not found\"}")
     public Response seek(@PathParam("group") String group, @PathParam("queue") String queue, byte[] body)
             throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);
@@ -130,15 +102,6 @@ public class ConsumerGroupResource {
     @Access(Access.Level.WRITE)
     @POST
     @Path("/queues/{queue}/partitions/{partition}/seek")
-    @RequestBody(required = false, description = "at most one of {offset: the next offset to deliver} or "
-            + "{timestamp: ISO-8601}; empty body = to the end",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Move one partition's cursor of a group to the end, to an offset or to a time")
-    @APIResponse(responseCode = "200", description = "{success:true, consumerGroup, queueName, partitionName, "
-            + "updated, cursorMovedTo}")
-    @APIResponse(responseCode = "400", description = "both offset and timestamp, a negative or non-integer offset, or "
-            + "a bad timestamp")
-    @APIResponse(responseCode = "404", description = "{success:false, error:\"Partition not found\"}")
     public Response seekPartition(@PathParam("group") String group, @PathParam("queue") String queue,
             @PathParam("partition") String partition, byte[] body) throws SQLException {
         JsonNode req = Bodies.objectOrEmpty(mapper, body);

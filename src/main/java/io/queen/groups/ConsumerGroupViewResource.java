@@ -21,10 +21,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Consumer-group views (API spec 4.9-4.11): the group list, lagging cursors and one group. Offset lag is
@@ -34,7 +30,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/consumer-groups")
 @Access(Access.Level.READ)
-@Tag(name = "consumer-groups")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class ConsumerGroupViewResource {
@@ -45,14 +40,6 @@ public class ConsumerGroupViewResource {
     @Inject Callers callers;
 
     @GET
-    @Operation(summary = "Consumer groups, one entry per (group, queue) (JSON array)",
-            description = "Lag covers every partition of the queue: where the group has no cursor yet it stands at "
-                    + "its subscription start (all: the beginning; new or a timestamp: that time). members counts "
-                    + "cursors. Cost: O(partitions of the consumed queues x their groups) plus one segment "
-                    + "primary-key probe per lagging position.")
-    @APIResponse(responseCode = "200", description = "[{name, topics:[queue], queueName, members, "
-            + "partitionsWithLag, totalLag, maxTimeLag, activeLeases, state: Lagging|Stable, subscriptionMode, "
-            + "subscriptionTimestamp, subscriptionCreatedAt, storage:\"segments\"}]")
     public Response list() throws SQLException {
         UUID tenant = callers.tenant();
         ArrayNode out = Json.MAPPER.createArrayNode();
@@ -77,17 +64,9 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("lagging")
-    @Operation(summary = "Positions lagging by at least minLagSeconds, largest time lag first (JSON array)",
-            description = "A position is a (group, partition) of a queue the group consumes, with or without a "
-                    + "cursor. Cost: O(partitions of the consumed queues x their groups) plus one segment "
-                    + "primary-key probe per lagging position; "
-                    + "at most limit rows (default and maximum queen.status.max-limit, 1000).")
-    @APIResponse(responseCode = "200", description = "[{consumer_group, queue_name, partition_name, partition_id, "
-            + "worker_id, offset_lag, time_lag_seconds, lag_hours, oldest_unconsumed_at, last_consumed_at}]")
-    @APIResponse(responseCode = "400", description = "minLagSeconds not a non-negative number, or a bad limit")
     public Response lagging(
-            @Parameter(description = "seconds, default 3600") @QueryParam("minLagSeconds") String minLagParam,
-            @Parameter(description = "default and maximum 1000") @QueryParam("limit") String limitParam)
+            @QueryParam("minLagSeconds") String minLagParam,
+            @QueryParam("limit") String limitParam)
             throws SQLException {
         UUID tenant = callers.tenant();
         double minLag = minLag(minLagParam);
@@ -112,14 +91,6 @@ public class ConsumerGroupViewResource {
 
     @GET
     @Path("{group}")
-    @Operation(summary = "One group's position in every partition of its queues, keyed by queue name ({} for an "
-            + "unknown group)",
-            description = "A partition the group has not popped shows where its first pop would start "
-                    + "(committedOffset) and what is unread from there. Cost: O(cursors of the tenant) to find the "
-                    + "group's (no index on consumer_group), O(partitions of its queues), plus one segment "
-                    + "primary-key probe per lagging position.")
-    @APIResponse(responseCode = "200", description = "{\"<queue>\": {partitions:[{partition, partitionId, "
-            + "workerId, lastConsumedAt, committedOffset, totalConsumed, offsetLag, timeLagSeconds, leaseActive}]}}")
     public Response group(@PathParam("group") String group) throws SQLException {
         UUID tenant = callers.tenant();
         ObjectNode out = Json.MAPPER.createObjectNode();

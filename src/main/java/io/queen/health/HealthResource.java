@@ -15,16 +15,12 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy (the
  * database does not answer, or it was unreachable at boot and the schema is not applied yet).
  */
 @Path("/health")
-@Tag(name = "core")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class HealthResource {
@@ -43,10 +39,6 @@ public class HealthResource {
 
     @Access(Access.Level.PUBLIC)
     @GET
-    @Operation(summary = "Broker and database health")
-    @APIResponse(responseCode = "200", description = "{status:\"healthy\", database:\"connected\", server, "
-            + "version, worker_id, ...}")
-    @APIResponse(responseCode = "503", description = "{status:\"unhealthy\", database:\"disconnected\", ...}")
     public Response health() {
         boolean db = databaseAnswers(dataSource);
         // healthy = can serve: a database reached after a failed boot is not served until the schema is applied

@@ -23,9 +23,6 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/consumer-groups/:group/members}: who holds the group's leases now (per leased partition: lease
@@ -37,7 +34,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/consumer-groups/{group}/members")
 @Access(Access.Level.READ)
-@Tag(name = "consumer-groups")
 public class GroupMembersResource {
     @Inject LiveStore store;
     @Inject LiveBoard live;
@@ -46,13 +42,6 @@ public class GroupMembersResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    @Operation(summary = "A group's live leases with the clients that took them, and its recent poppers")
-    @APIResponse(responseCode = "200", description = "{group, leases:[{queue, partition, partitionId, leaseId, "
-            + "acquiredAt, expiresAt, expiresInSeconds, committed, batchEnd, address, userAgent, broker}], "
-            + "poppers:[{queue, address, userAgent, lastPopAt, pops, broker}], kafka:{state, protocolType, protocol, "
-            + "members:[{memberId, groupInstanceId, clientId, clientHost, assignments:[{topic, partition}], "
-            + "joinedAt}]}|null}")
-    @APIResponse(responseCode = "400", description = "a group name with a NUL, a lone surrogate or over 255 characters")
     public Response members(@PathParam("group") String group) throws SQLException {
         String g = Input.name(group, "group");
         UUID tenant = callers.tenant();

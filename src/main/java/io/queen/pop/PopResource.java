@@ -19,9 +19,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The three pop routes (API spec 3.4, 3.5). "Nothing" is always 204 with no body, including for an unknown
@@ -29,7 +26,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * without one it is answered 204 at once.
  */
 @Path("/api/v1/pop")
-@Tag(name = "core")
 public class PopResource {
     private final PopService service;
     private final QueenConfig config;
@@ -81,13 +77,6 @@ public class PopResource {
     @GET
     @Path("/queue/{queue}/partition/{partition}")
     @RunOnVirtualThread
-    @Operation(summary = "Lease a batch from one partition (long poll with wait=true)",
-            description = "Query: batch, wait, timeout (ms), consumerGroup, autoAck, subscriptionMode, "
-                    + "subscriptionFrom.")
-    @APIResponse(responseCode = "200", description = "{messages:[{id, transactionId, partitionId, leaseId, "
-            + "data, traceId, producerSub, createdAt, ...}], leaseId, partitionId, ...}")
-    @APIResponse(responseCode = "204", description = "nothing to deliver (also for an unknown queue)")
-    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response partition(@PathParam("queue") String queue, @PathParam("partition") String partition,
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
@@ -101,12 +90,6 @@ public class PopResource {
     @GET
     @Path("/queue/{queue}")
     @RunOnVirtualThread
-    @Operation(summary = "Lease a batch from any partition of a queue (long poll with wait=true)",
-            description = "Query: batch, wait, timeout (ms), consumerGroup, autoAck, subscriptionMode, "
-                    + "subscriptionFrom, partitions.")
-    @APIResponse(responseCode = "200", description = "{messages:[...], leaseId, ...}")
-    @APIResponse(responseCode = "204", description = "nothing to deliver (also for an unknown queue)")
-    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response queue(@PathParam("queue") String queue, @QueryParam("batch") String batch,
             @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,
@@ -119,11 +102,6 @@ public class PopResource {
     @Access(Access.Level.WRITE)
     @GET
     @RunOnVirtualThread
-    @Operation(summary = "Lease a batch from the queues of a namespace and/or task",
-            description = "Query: namespace and/or task (one required), then as the queue pop.")
-    @APIResponse(responseCode = "200", description = "{messages:[...], leaseId, ...}")
-    @APIResponse(responseCode = "204", description = "nothing to deliver")
-    @APIResponse(responseCode = "400", description = "neither namespace nor task, or a malformed query value")
     public Response discover(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
             @QueryParam("batch") String batch, @QueryParam("wait") String wait, @QueryParam("timeout") String timeout,
             @QueryParam("consumerGroup") String group, @QueryParam("autoAck") String autoAck,

@@ -28,13 +28,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/push} (API spec 3.3): validates the whole request first (a bad item rejects it and
@@ -43,7 +36,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * every item's segment has committed (read-your-writes).
  */
 @Path("/api/v1/push")
-@Tag(name = "core")
 public class PushResource {
     private final PushFusion fusion;
     private final PushRequestParser parser;
@@ -80,14 +72,6 @@ public class PushResource {
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    @RequestBody(required = true, description = "{items:[{queue, partition?, payload?, transactionId?, traceId?}]}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Enqueue messages",
-            description = "At most QUEEN_PUSH_MAX_ITEMS items per request.")
-    @APIResponse(responseCode = "201", description = "[{index?, message_id, transaction_id, queue_name?, "
-            + "status: queued|duplicate|failed, error?}] one per item, in request order")
-    @APIResponse(responseCode = "400", description = "invalid or empty JSON, a bad item")
-    @APIResponse(responseCode = "413", description = "body over QUEEN_MAX_BODY_BYTES")
     public Response push(byte[] body) throws SQLException {
         Caller caller = callers.current();
         UUID tenant = caller.tenant();

@@ -19,18 +19,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.logging.Logger;
 
 /** {@code POST /api/v1/configure}: create or fully replace a queue's configuration (API spec 3.1). */
 @Path("/api/v1/configure")
-@Tag(name = "core")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class ConfigureResource {
@@ -46,15 +38,6 @@ public class ConfigureResource {
 
     @Access(Access.Level.WRITE)
     @POST
-    @RequestBody(required = true, description = "{queue, namespace?, task?, options?:{leaseTime, retryLimit, "
-            + "retryDelay, priority, maxSize, ttl, deadLetterQueue, dlqAfterMaxRetries, delayedProcessing, "
-            + "windowBuffer, retentionSeconds, completedRetentionSeconds, retentionEnabled, encryptionEnabled, "
-            + "maxWaitTimeSeconds, dedupWindowSeconds, minPopWaitTime}}",
-            content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT)))
-    @Operation(summary = "Create or fully replace a queue configuration")
-    @APIResponse(responseCode = "200", description = "{configured:true, queueId, partitionId, queue, namespace, "
-            + "task, storage:\"segments\", options:{...effective options}}")
-    @APIResponse(responseCode = "400", description = "invalid JSON, missing queue, or a bad option (named)")
     public Response configure(byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode q = req.get("queue");

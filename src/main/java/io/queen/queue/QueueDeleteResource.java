@@ -15,9 +15,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code DELETE /api/v1/resources/queues/:queue} (API spec 3.2): removes the queue with its partitions, segments,
@@ -25,7 +22,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * ({@code existed:false}, still 200). Stateless.
  */
 @Path("/api/v1/resources/queues/{queue}")
-@Tag(name = "core")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueDeleteResource {
@@ -35,8 +31,6 @@ public class QueueDeleteResource {
 
     @Access(Access.Level.ADMIN)
     @DELETE
-    @Operation(summary = "Delete a queue with its partitions, segments, cursors and dead letters")
-    @APIResponse(responseCode = "200", description = "{deleted:true, queue, existed}")
     public Response delete(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
         UUID tenant = callers.tenant();

@@ -15,9 +15,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.logging.Logger;
 
 /**
@@ -26,7 +23,6 @@ import org.jboss.logging.Logger;
  * as the queue delete. Stateless.
  */
 @Path("/api/v1/resources/queues/{queue}/purge")
-@Tag(name = "core")
 public class QueuePurgeResource {
     private static final Logger LOG = Logger.getLogger(QueuePurgeResource.class);
     /** Segments deleted per partition lock: one retention step's size. */
@@ -39,9 +35,6 @@ public class QueuePurgeResource {
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    @Operation(summary = "Remove every message of a queue, keeping the queue, its groups and its dead letters")
-    @APIResponse(responseCode = "200", description = "{purged:true, queue, partitions, messages}")
-    @APIResponse(responseCode = "404", description = "{success:false, error:\"Queue not found\"}")
     public Response purge(@PathParam("queue") String queue) throws SQLException {
         String name = Names.requireName(queue, "queue");
         UUID tenant = callers.tenant();

@@ -24,9 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/analytics/retention} (API spec 4.8): what retention removed, from retention_history. The
@@ -34,7 +31,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * Lives here rather than in {@code admin} because retention_history is this feature's table. Stateless.
  */
 @Path("/api/v1/analytics/retention")
-@Tag(name = "analytics")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class RetentionAnalyticsResource {
@@ -44,11 +40,6 @@ public class RetentionAnalyticsResource {
 
     @Access(Access.Level.READ)
     @GET
-    @Operation(summary = "What retention removed",
-            description = "Query: queue, from, to.")
-    @APIResponse(responseCode = "200", description = "{timeRange, bucketMinutes, series:[...], totals:{...}, "
-            + "queues:[...], byType:[...]}")
-    @APIResponse(responseCode = "400", description = "a malformed query value")
     public Response retention(@QueryParam("queue") String queue, @QueryParam("from") String fromParam,
             @QueryParam("to") String toParam) throws SQLException {
         Instant to = Times.parse(toParam, "to", Instant.now());

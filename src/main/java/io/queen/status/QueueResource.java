@@ -18,9 +18,6 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/resources/queues/:queue} (API spec 4.1): one queue with every partition's figures, its
@@ -29,7 +26,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/resources/queues/{queue}")
 @Access(Access.Level.READ)
-@Tag(name = "resources")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
@@ -38,13 +34,6 @@ public class QueueResource {
     @Inject StatusSnapshots snapshots;
 
     @GET
-    @Operation(summary = "One queue: partitions with figures, totals, effective configuration",
-            description = "Cost: O(partitions of the queue + their cursors + their dead letters) plus one "
-                    + "segment primary-key probe per non-empty partition (newestMessage).")
-    @APIResponse(responseCode = "200", description = "{id, name, namespace, task, priority, createdAt, "
-            + "storage:\"segments\", config:{<options of /configure>}, partitions:[{id, name, createdAt, stats:{total, "
-            + "pending, processing, completed, failed, deadLetter}, oldestMessage, newestMessage, logStart, lastOffset}], totals:{...}}")
-    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response get(@PathParam("queue") String name) throws SQLException {
         UUID tenant = callers.tenant();
         return snapshots.serve(tenant, StatusSnapshots.key("resources/queue", name), () -> {

@@ -22,10 +22,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/status/queues}, {@code /status/queues/:queue} and {@code /status/queues/:queue/messages}
@@ -34,7 +30,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/status/queues")
 @Access(Access.Level.READ)
-@Tag(name = "status")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueStatusResource {
@@ -48,31 +43,14 @@ public class QueueStatusResource {
     @Inject QueueListing listing;
 
     @GET
-    @Operation(summary = "Queues, newest first, with message figures",
-            description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
-                    + "limit is clamped to queen.status.max-limit (1000).")
-    @APIResponse(responseCode = "200", description = "{queues:[{id, name, namespace, task, priority, createdAt, "
-            + "partitions, messages:{total, pending, processing, completed, failed, deadLetter}}], total, "
-            + "pagination:{limit, offset}}")
-    @APIResponse(responseCode = "400", description = "limit or offset not a non-negative integer")
     public Response list(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
-            @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         return listing.serve(callers.tenant(), "status/queues", namespace, task, null, limitParam, offsetParam);
     }
 
     @GET
     @Path("{queue}")
-    @Operation(summary = "One queue with its partitions (figures, consumption, activity)",
-            description = "Partitions are always included (includePartitions is accepted and ignored). Cost: "
-                    + "O(partitions of the queue + their cursors + their dead letters) plus one segment "
-                    + "primary-key probe per non-empty partition.")
-    @APIResponse(responseCode = "200", description = "{queue:{id, name, namespace, task, priority, createdAt, "
-            + "config:{leaseTime, retryLimit, retryDelay, ttl, maxQueueSize, deadLetterQueue}, storage}, "
-            + "partitions:[{id, name, createdAt, messages:{...}, stats:{...}, cursor:{totalConsumed, consumers, "
-            + "activeLeases}, lastActivity, oldestMessage, newestMessage}], totals:{messages:{...}, total, pending, "
-            + "processing, completed, failed, deadLetter}}")
-    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response detail(@PathParam("queue") String name,
             @QueryParam("includePartitions") String includePartitions) throws SQLException {
         UUID tenant = callers.tenant();
@@ -112,14 +90,8 @@ public class QueueStatusResource {
 
     @GET
     @Path("{queue}/messages")
-    @Operation(summary = "The queue's newest messages with their derived status (JSON array)",
-            description = "Decodes segments through the message browse: cost O(limit + offset) messages, at most "
-                    + "5,000 segments; limit clamped to queen.status.max-limit (1000).")
-    @APIResponse(responseCode = "200",
-            description = "[{id, transactionId, partitionId, queuePath, queue, partition, status, createdAt}]")
-    @APIResponse(responseCode = "404", description = "{\"error\":\"Queue not found\"}")
     public Response messages(@PathParam("queue") String name,
-            @Parameter(description = "default 50, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         UUID tenant = callers.tenant();
         Paging paging = Paging.of(limitParam, offsetParam, DEFAULT_MESSAGE_LIMIT, limits.maxLimit());

@@ -17,10 +17,6 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/resources/overview|queues|namespaces|tasks} (API spec 4.1). Figures are offset arithmetic on
@@ -29,7 +25,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/resources")
 @Access(Access.Level.READ)
-@Tag(name = "resources")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class ResourcesResource {
@@ -43,13 +38,6 @@ public class ResourcesResource {
 
     @GET
     @Path("overview")
-    @Operation(summary = "Broker-wide counts, message figures and consumer lag",
-            description = "Cost: O(partitions + cursors + dead letters) plus one segment primary-key probe per "
-                    + "lagging cursor. throughput: messages pushed and positively acked per second over the "
-                    + "5 complete minutes before this one (the per-minute buckets; 0 when idle).")
-    @APIResponse(responseCode = "200", description = "{queues, partitions, namespaces, tasks, messages:{total, "
-            + "pending, processing, completed, failed, deadLetter}, lag:{time:{avg, median, min, max}, offset:{avg, "
-            + "median, min, max}}, throughput:{ingestedPerSecond, processedPerSecond}, timestamp, statsAge}")
     public Response overview() throws SQLException {
         UUID tenant = callers.tenant();
         return snapshots.serve(tenant, "overview", () -> {
@@ -84,26 +72,15 @@ public class ResourcesResource {
 
     @GET
     @Path("queues")
-    @Operation(summary = "Queues, newest first, with message figures",
-            description = "Cost: O(matching queues) to count and sort, O(partitions of the page) for figures. "
-                    + "limit is clamped to queen.status.max-limit (1000).")
-    @APIResponse(responseCode = "200",
-            description = "{queues:[{id, name, namespace, task, priority, createdAt, partitions, messages:{total, "
-                    + "pending, processing, completed, failed, deadLetter}}], total, pagination:{limit, offset}}")
-    @APIResponse(responseCode = "400", description = "limit or offset not a non-negative integer")
     public Response queues(@QueryParam("namespace") String namespace, @QueryParam("task") String task,
-            @Parameter(description = "case-insensitive substring of the queue name") @QueryParam("search") String search,
-            @Parameter(description = "default 100, at most 1000") @QueryParam("limit") String limitParam,
+            @QueryParam("search") String search,
+            @QueryParam("limit") String limitParam,
             @QueryParam("offset") String offsetParam) throws SQLException {
         return listing.serve(callers.tenant(), "resources/queues", namespace, task, search, limitParam, offsetParam);
     }
 
     @GET
     @Path("namespaces")
-    @Operation(summary = "Queues, partitions and messages per namespace (non-empty namespaces only)",
-            description = "Cost: O(partitions + cursors + dead letters of the tenant).")
-    @APIResponse(responseCode = "200", description = "{namespaces:[{namespace, queues, partitions, "
-            + "messages:{total, pending}}]}")
     public Response namespaces() throws SQLException {
         UUID tenant = callers.tenant();
         return snapshots.serve(tenant, "namespaces", () -> rollup(tenant, "namespace", "namespaces"));
@@ -111,9 +88,6 @@ public class ResourcesResource {
 
     @GET
     @Path("tasks")
-    @Operation(summary = "Queues, partitions and messages per task (non-empty tasks only)",
-            description = "Cost: O(partitions + cursors + dead letters of the tenant).")
-    @APIResponse(responseCode = "200", description = "{tasks:[{task, queues, partitions, messages:{total, pending}}]}")
     public Response tasks() throws SQLException {
         UUID tenant = callers.tenant();
         return snapshots.serve(tenant, "tasks", () -> rollup(tenant, "task", "tasks"));

@@ -11,9 +11,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code POST /api/v1/stats/refresh} (API spec 4.12). Figures are computed from watermarks and cursors; the only
@@ -22,7 +19,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/stats/refresh")
 @Access(Access.Level.ADMIN)
-@Tag(name = "consumer-groups")
 @Produces(MediaType.APPLICATION_JSON)
 public class StatsRefreshResource {
     @Inject ObjectMapper mapper;
@@ -30,11 +26,6 @@ public class StatsRefreshResource {
     @Inject Callers callers;
 
     @POST
-    @Operation(summary = "Drop the tenant's status snapshots: the next reads compute their figures afresh",
-            description = "Body optional ({} or empty). Cost: none now; each dropped view is recomputed on its next "
-                    + "read.")
-    @APIResponse(responseCode = "200", description = "{success:true, dropped, reason}")
-    @APIResponse(responseCode = "400", description = "a body that is not a JSON object")
     public Response refresh(byte[] body) {
         Bodies.objectOrEmpty(mapper, body);
         int dropped = snapshots.invalidate(callers.tenant());

@@ -18,9 +18,6 @@ import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * {@code GET /api/v1/status} (API spec 4.7): the dashboard's summary. What the storage model knows is computed
@@ -30,7 +27,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  */
 @Path("/api/v1/status")
 @Access(Access.Level.READ)
-@Tag(name = "status")
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class StatusResource {
@@ -42,20 +38,6 @@ public class StatusResource {
     @Inject StatusSnapshots snapshots;
 
     @GET
-    @Operation(summary = "Dashboard summary: queues, message figures, leases, dead letters",
-            description = "Filters queue, namespace, task; from/to (default the last hour, at most 31 days) bound "
-                    + "the throughput series (per-minute buckets, widened to keep at most 1500 points; empty "
-                    + "buckets are zeros; it starts no earlier than the first minute a broker recorded, and "
-                    + "deadLettered is read from the dead letters, so it is current before the minute's flush). At most queen.status.max-limit (1000) queues are listed (queuesTotal "
-                    + "counts all). Cost: O(partitions + cursors + dead letters of the matching queues) plus an "
-                    + "index range scan of the window's bucket rows.")
-    @APIResponse(responseCode = "200", description = "{timeRange:{from, to}, bucketMinutes, pointCount, "
-            + "throughput:[{timestamp, ingested, processed, popMessages, ingestedPerSecond, processedPerSecond, "
-            + "popPerSecond, avgLagMs, maxLagMs, deadLettered}], queues:[{id, name, namespace, task, partitions, totalConsumed}], queuesTotal, "
-            + "messages:{total, pending, processing, completed, failed, deadLetter}, leases:{active, "
-            + "partitionsWithLeases, totalBatchSize}, deadLetterQueue:{totalMessages, affectedPartitions, "
-            + "topErrors:[{error, count}]}, statsAge}")
-    @APIResponse(responseCode = "400", description = "from or to not an ISO-8601 timestamp, or from after to")
     public Response status(@QueryParam("from") String from, @QueryParam("to") String to,
             @QueryParam("queue") String queue, @QueryParam("namespace") String namespace,
             @QueryParam("task") String task) throws SQLException {

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Consumers;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -24,14 +25,10 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -172,18 +169,8 @@ class AckFusionTest {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         AtomicInteger duplicates = new AtomicInteger();
         AtomicInteger failedAcks = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(6);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int c = 0; c < 6; c++) {
-            fs.add(pool.submit(() -> {
-                int empty = 0;
-                while (empty < 3) {
-                    JsonNode p = pop("/api/v1/pop/queue/af-conc?batch=37&wait=true&timeout=300");
-                    if (p == null) {
-                        empty++;
-                        continue;
-                    }
-                    empty = 0;
+        Consumers.run(6, () -> Consumers.popUntilEmpty("/api/v1/pop/queue/af-conc?batch=37&wait=true&timeout=300",
+                () -> false, 3, 0, p -> {
                     for (JsonNode m : messages(p)) {
                         if (!seen.add(m.get("transactionId").asText())) {
                             duplicates.incrementAndGet();
@@ -194,14 +181,7 @@ class AckFusionTest {
                             failedAcks.incrementAndGet();
                         }
                     }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        pool.shutdown();
+                }));
         assertEquals(partitions * perPartition, seen.size(), "every message delivered");
         assertEquals(0, duplicates.get(), "none twice");
         assertEquals(0, failedAcks.get());

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The OpenAPI document describes every route the broker serves: every JAX-RS route ({@link JaxRsRoutes}) must
- * appear in {@code /q/openapi} with its method, a summary and at least one documented answer. Swagger UI is
- * served.
+ * appear in {@code /q/openapi} with its method, a summary and at least one documented answer. The document is the
+ * static file {@code src/main/resources/META-INF/openapi.yaml} (annotation scanning is off), so a new route is
+ * added there; this test is what keeps that file complete. Swagger UI is served.
  */
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)

@@ -112,8 +112,7 @@ class KafkaClusterTest {
 
     /** FindCoordinator v4 (batched) over the wire: the node id answered for each key. */
     Map<String, Integer> findCoordinators(CoordinatorType type, List<String> keys) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", listener.port())) {
-            s.setSoTimeout(20_000);
+        try (Socket s = KafkaFrames.connect(listener.port())) {
             short v = 4;
             s.getOutputStream().write(KafkaFramingTest.request(ApiKeys.FIND_COORDINATOR, v, 1,
                     new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(keys)));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -15,6 +16,13 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
 /** Raw Kafka frames for tests that drive the listener over a socket, written with the kafka-clients classes. */
 public final class KafkaFrames {
     private KafkaFrames() {
+    }
+
+    /** A socket to the listener on {@code port} of this machine; a read that waits 30 s for an answer fails. */
+    public static Socket connect(int port) throws IOException {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(30_000);
+        return s;
     }
 
     /** A whole request frame (size prefix included). */

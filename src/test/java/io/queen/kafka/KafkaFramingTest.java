@@ -51,9 +51,7 @@ class KafkaFramingTest {
     }
 
     Socket connect() throws IOException {
-        Socket s = new Socket("127.0.0.1", listener.port());
-        s.setSoTimeout(20_000);
-        return s;
+        return KafkaFrames.connect(listener.port());
     }
 
     @Test

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Consumers;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -212,33 +213,15 @@ class PopAckTest {
         record Hold(long from, long to, List<Integer> ns) {
         }
         List<Hold> holds = Collections.synchronizedList(new ArrayList<>());
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            fs.add(pool.submit(() -> {
-                int empty = 0;
-                while (empty < 20) {
-                    JsonNode p = pop("/api/v1/pop/queue/lease1/partition/Default?batch=7");
+        Consumers.run(8, () -> Consumers.popUntilEmpty("/api/v1/pop/queue/lease1/partition/Default?batch=7",
+                () -> false, 20, 5, p -> {
                     long got = System.nanoTime();
-                    if (p == null) {
-                        empty++;
-                        Thread.sleep(5);
-                        continue;
-                    }
-                    empty = 0;
                     long release = System.nanoTime();
                     holds.add(new Hold(got, release, ns(p)));
                     for (JsonNode r : ackAll(p, "completed", null)) {
                         assertTrue(r.get("success").asBoolean(), r.toString());
                     }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        pool.shutdown();
+                }));
         Set<Integer> all = new HashSet<>();
         for (Hold h : holds) {
             for (int n : h.ns()) {

@@ -212,60 +212,57 @@ class RetentionTest {
         assertEquals(s1[2] + 1, s2[0]);
     }
 
+    /** The Default partition's id and its three segments, each as {base, end, ...} of {@link #segment}. */
+    private record ThreeSegments(String pid, long[] s1, long[] s2, long[] s3) {
+    }
+
     /**
      * A retention-enabled queue (60 s) with three segments of two messages in its Default partition, the third
-     * created at least 20 ms after the second; each as {base, end, ...} of {@link #segment}.
+     * created at least 20 ms after the second.
      */
-    private long[][] threeSegments(String queue) throws Exception {
+    private ThreeSegments threeSegments(String queue) throws Exception {
         configure(queue, "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
         long[] s1 = segment(queue, "Default", 2, "a");
         long[] s2 = segment(queue, "Default", 2, "b");
         Thread.sleep(20);
-        return new long[][] {s1, s2, segment(queue, "Default", 2, "c")};
+        return new ThreeSegments(pid(queue, "Default"), s1, s2, segment(queue, "Default", 2, "c"));
     }
 
     @Test
     void aConsumerWhoseNextOffsetWasDeletedContinuesAtTheNextLiveSegment() throws Exception {
-        long[][] s = threeSegments("r-gap");
-        long[] s1 = s[0];
-        long[] s2 = s[1];
-        long[] s3 = s[2];
-        String pid = pid("r-gap", "Default");
-        consumer(pid, "g", s1[1]);           // consumed segment 1 only; segment 2 is unconsumed
-        Instant third = ts(segments(pid).get(1).get(2)).plusMillis(1);
-        Sql.exec(ds, "SELECT * FROM queen.log_retention_step_v1('" + pid + "', '" + third + "', NULL, 1000)");
+        ThreeSegments s = threeSegments("r-gap");
+        consumer(s.pid(), "g", s.s1()[1]);  // consumed segment 1 only; segment 2 is unconsumed
+        Instant third = ts(segments(s.pid()).get(1).get(2)).plusMillis(1);
+        Sql.exec(ds, "SELECT * FROM queen.log_retention_step_v1('" + s.pid() + "', '" + third + "', NULL, 1000)");
         // rule 1 deletes unconsumed data by design: segments 1 and 2 are gone, the cursor still points into the gap
-        assertEquals(s3[0], partitionLong(pid, "log_start"));
-        assertEquals(s1[1], Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '" + pid
-                + "'"), "retention never moves a cursor");
+        assertEquals(s.s3()[0], partitionLong(s.pid(), "log_start"));
+        assertEquals(s.s1()[1], Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '"
+                + s.pid() + "'"), "retention never moves a cursor");
         // the pop path's read for wanted = committed + 1: no segment covers it (head probe finds nothing), and the
         // forward scan starts at the next live segment: a gap, not a stall
-        long wanted = s1[1] + 1;
-        assertEquals(s2[0], wanted);
-        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_segment_at_v1('" + pid + "', " + wanted + ")"));
-        assertEquals(s3[0], Sql.count(ds, "SELECT min(base_offset) FROM queen.log_segments WHERE partition_id = '"
-                + pid + "' AND base_offset > " + wanted));
+        long wanted = s.s1()[1] + 1;
+        assertEquals(s.s2()[0], wanted);
+        assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_segment_at_v1('" + s.pid() + "', " + wanted
+                + ")"));
+        assertEquals(s.s3()[0], Sql.count(ds, "SELECT min(base_offset) FROM queen.log_segments WHERE partition_id = '"
+                + s.pid() + "' AND base_offset > " + wanted));
     }
 
     @Test
     void popContinuesAtTheNextLiveSegmentWhenRetentionDeletedTheNextOffset() throws Exception {
-        long[][] s = threeSegments("r-pop");
-        long[] s1 = s[0];
-        long[] s2 = s[1];
-        long[] s3 = s[2];
-        String pid = pid("r-pop", "Default");
+        ThreeSegments s = threeSegments("r-pop");
         JsonNode first = Api.pop("/api/v1/pop/queue/r-pop/partition/Default?batch=2");
-        assertEquals(List.of(s1[0], s1[1]), offsets(first));
+        assertEquals(List.of(s.s1()[0], s.s1()[1]), offsets(first));
         Api.ackAll(first, "completed", null);
         // rule 1 deletes segments 1 and 2; segment 2 was never consumed (data loss by design, counted)
-        Instant cutoff = ts(segments(pid).get(2).get(2));
+        Instant cutoff = ts(segments(s.pid()).get(2).get(2));
         cycle.runOnce(cutoff.plusSeconds(60));
-        assertEquals(s3[0], partitionLong(pid, "log_start"));
-        assertEquals(s1[1], Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '" + pid
-                + "'"), "retention never moves a cursor: the next offset " + s2[0] + " is gone");
+        assertEquals(s.s3()[0], partitionLong(s.pid(), "log_start"));
+        assertEquals(s.s1()[1], Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '"
+                + s.pid() + "'"), "retention never moves a cursor: the next offset " + s.s2()[0] + " is gone");
         JsonNode next = Api.pop("/api/v1/pop/queue/r-pop/partition/Default?batch=10");
         assertNotNull(next, "a gap is not a stall");
-        assertEquals(List.of(s3[0], s3[1]), offsets(next), "the pop continues at the next live segment");
+        assertEquals(List.of(s.s3()[0], s.s3()[1]), offsets(next), "the pop continues at the next live segment");
     }
 
     @Test

@@ -100,7 +100,7 @@ public final class BaselineDriver implements Driver {
         Connection c = Jdbc.connect(cfg.pgUrl(), cfg.multiRowInsert());
         Map<Integer, PreparedStatement> byRows = new HashMap<>();
         PreparedStatement single = cfg.multiRowInsert() ? null : c.prepareStatement(insertSql(1));
-        return new ProducerSession() {
+        return new ConnectionSession.Producer(c) {
             @Override
             public List<PushOutcome> push(Target target, List<OutMessage> batch) {
                 if (!cfg.multiRowInsert()) {
@@ -114,7 +114,7 @@ public final class BaselineDriver implements Driver {
                         }
                         single.executeBatch();
                         c.commit();
-                        return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                        return Driver.queued(batch.size());
                     } catch (SQLException e) {
                         try {
                             single.clearBatch();
@@ -138,15 +138,10 @@ public final class BaselineDriver implements Driver {
                         ps.setString(i++, m.transactionId());
                     }
                     ps.executeUpdate();
-                    return Driver.repeat(batch.size(), new PushOutcome(PushStatus.QUEUED, null));
+                    return Driver.queued(batch.size());
                 } catch (SQLException e) {
                     return Driver.pushFailed(batch.size(), e);
                 }
-            }
-
-            @Override
-            public void close() {
-                Jdbc.closeQuietly(c);
             }
         };
     }
@@ -159,7 +154,7 @@ public final class BaselineDriver implements Driver {
         PreparedStatement any = c.prepareStatement(auto ? TAKE_ANY : CLAIM_ANY);
         PreparedStatement ack = c.prepareStatement(ACK);
         String worker = "consumer-" + id;
-        return new ConsumerSession() {
+        return new ConnectionSession.Consumer(c) {
             @Override
             public PopResult pop(String queue, Target target, int batch, int waitMs) {
                 return Driver.poll(waitMs, POLL_INTERVAL_MS, () -> {
@@ -192,11 +187,6 @@ public final class BaselineDriver implements Driver {
                     ids[i] = (Long) deliveries.get(i).ackHandle();
                 }
                 return Jdbc.deleteIds(c, ack, 1, ids, "ack-failed: row not found");
-            }
-
-            @Override
-            public void close() {
-                Jdbc.closeQuietly(c);
             }
         };
     }

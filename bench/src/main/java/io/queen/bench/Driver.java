@@ -141,6 +141,11 @@ public interface Driver extends AutoCloseable {
         }
     }
 
+    /** The outcome of a push of {@code n} messages that all went in. */
+    static List<PushOutcome> queued(int n) {
+        return repeat(n, new PushOutcome(PushStatus.QUEUED, null));
+    }
+
     /** The outcome of a push of {@code n} messages whose statement failed. */
     static List<PushOutcome> pushFailed(int n, SQLException e) {
         return repeat(n, new PushOutcome(PushStatus.FAILED, "push-sql-" + e.getSQLState()));

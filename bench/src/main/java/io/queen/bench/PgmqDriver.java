@@ -71,7 +71,7 @@ public final class PgmqDriver implements Driver {
     public ProducerSession producer(int id) throws SQLException {
         Connection c = Jdbc.connect(cfg.pgUrl(), true);
         PreparedStatement send = c.prepareStatement("SELECT pgmq.send_batch(?, ?::jsonb[])");
-        return new ProducerSession() {
+        return new ConnectionSession.Producer(c) {
             @Override
             public List<PushOutcome> push(Target target, List<OutMessage> batch) {
                 String[] msgs = new String[batch.size()];
@@ -90,15 +90,10 @@ public final class PgmqDriver implements Driver {
                     if (n != msgs.length) {
                         return Driver.repeat(msgs.length, new PushOutcome(PushStatus.FAILED, "push-short-" + n));
                     }
-                    return Driver.repeat(msgs.length, new PushOutcome(PushStatus.QUEUED, null));
+                    return Driver.queued(msgs.length);
                 } catch (SQLException e) {
                     return Driver.pushFailed(msgs.length, e);
                 }
-            }
-
-            @Override
-            public void close() {
-                Jdbc.closeQuietly(c);
             }
         };
     }
@@ -113,7 +108,7 @@ public final class PgmqDriver implements Driver {
                 + VISIBILITY_SECONDS + ", ?, ?, " + POLL_INTERVAL_MS + ")");
         PreparedStatement delete = c.prepareStatement("SELECT pgmq.delete(?, ?::bigint[])");
         String order = "pgmq#c" + id;
-        return new ConsumerSession() {
+        return new ConnectionSession.Consumer(c) {
             @Override
             public PopResult pop(String queue, Target target, int batch, int waitMs) {
                 String q = pgmqName(target != null ? target.queue() : queue);
@@ -162,11 +157,6 @@ public final class PgmqDriver implements Driver {
                     return Driver.repeat(ids.length, new AckOutcome(false, "ack-sql-" + e.getSQLState()));
                 }
                 return Jdbc.deleteIds(c, delete, 2, ids, "ack-failed: message not found");
-            }
-
-            @Override
-            public void close() {
-                Jdbc.closeQuietly(c);
             }
         };
     }

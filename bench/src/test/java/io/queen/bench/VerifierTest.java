@@ -11,14 +11,20 @@ class VerifierTest {
 
     private static final List<String> QUEUE_MODE = java.util.Collections.singletonList(null);
 
-    @Test
-    void cleanRunIsExactlyOnce() {
-        Verifier v = new Verifier(1, 2);
-        for (int p = 0; p < 2; p++) {
-            for (long s = 0; s < 5000; s++) {
+    /** A verifier for {@code groups} groups that saw sequences 0 .. perProducer - 1 pushed by each producer. */
+    private static Verifier pushed(int groups, int producers, long perProducer) {
+        Verifier v = new Verifier(groups, producers);
+        for (int p = 0; p < producers; p++) {
+            for (long s = 0; s < perProducer; s++) {
                 v.onPushed(p, s);
             }
         }
+        return v;
+    }
+
+    @Test
+    void cleanRunIsExactlyOnce() {
+        Verifier v = pushed(1, 2, 5000);
         for (int p = 0; p < 2; p++) {
             for (long s = 0; s < 5000; s++) {
                 assertEquals(Verifier.Kind.FIRST, v.onDelivered(0, "part-" + (s % 3), p, s));
@@ -41,10 +47,7 @@ class VerifierTest {
 
     @Test
     void lostIsPushedButNeverDelivered() {
-        Verifier v = new Verifier(1, 1);
-        for (long s = 0; s < 10; s++) {
-            v.onPushed(0, s);
-        }
+        Verifier v = pushed(1, 1, 10);
         for (long s = 0; s < 10; s++) {
             if (s != 3 && s != 7) {
                 v.onDelivered(0, "p0", 0, s);
@@ -80,12 +83,7 @@ class VerifierTest {
 
     @Test
     void outOfOrderIsPerGroupPartitionAndProducer() {
-        Verifier v = new Verifier(1, 2);
-        for (int p = 0; p < 2; p++) {
-            for (long s = 0; s < 10; s++) {
-                v.onPushed(p, s);
-            }
-        }
+        Verifier v = pushed(1, 2, 10);
         // producer 0 in partition A: 0, 2, 1 -> one violation
         v.onDelivered(0, "A", 0, 0);
         v.onDelivered(0, "A", 0, 2);

@@ -124,9 +124,7 @@ class KafkaTransactionProtocolTest {
     }
 
     Socket connect() throws Exception {
-        Socket s = new Socket("127.0.0.1", listener.port());
-        s.setSoTimeout(30_000);
-        return s;
+        return KafkaFrames.connect(listener.port());
     }
 
     @Test

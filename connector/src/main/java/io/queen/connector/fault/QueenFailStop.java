@@ -5,7 +5,6 @@ import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import io.queen.connector.QueenConnectorIncomingConfiguration;
 import io.queen.connector.incoming.QueenMessage;
 import io.smallrye.common.annotation.Identifier;
 
@@ -14,20 +13,14 @@ import io.smallrye.common.annotation.Identifier;
  * <p>
  * Stateless apart from the channel context; thread-safe.
  */
-public class QueenFailStop implements QueenFailureHandler {
-
-    private static final System.Logger LOG = System.getLogger(QueenFailStop.class.getName());
-
-    private final Context context;
+public class QueenFailStop extends LoggedFailure {
 
     public QueenFailStop(Context context) {
-        this.context = context;
+        super(context, System.Logger.Level.ERROR, "failed, stopping the channel");
     }
 
     @Override
-    public CompletionStage<Void> handle(QueenMessage<?> message, Throwable reason) {
-        LOG.log(System.Logger.Level.ERROR, "channel {0}: message {1} failed, stopping the channel: {2}",
-                context.channel(), message.metadata().transactionId(), QueenFailureHandler.describe(reason));
+    protected CompletionStage<Void> settle(QueenMessage<?> message, Throwable reason, String error) {
         context.fail(reason);
         return CompletableFuture.completedFuture(null);
     }
@@ -35,10 +28,9 @@ public class QueenFailStop implements QueenFailureHandler {
     /** Registers the strategy under its name. */
     @ApplicationScoped
     @Identifier("fail")
-    public static class Factory implements QueenFailureHandler.Factory {
-        @Override
-        public QueenFailureHandler create(QueenConnectorIncomingConfiguration config, Context context) {
-            return new QueenFailStop(context);
+    public static class Factory extends LoggedFailure.Factory {
+        public Factory() {
+            super(QueenFailStop::new);
         }
     }
 }

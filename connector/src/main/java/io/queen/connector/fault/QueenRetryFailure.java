@@ -4,7 +4,6 @@ import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import io.queen.connector.QueenConnectorIncomingConfiguration;
 import io.queen.connector.incoming.QueenMessage;
 import io.smallrye.common.annotation.Identifier;
 
@@ -13,30 +12,23 @@ import io.smallrye.common.annotation.Identifier;
  * <p>
  * Stateless apart from the channel context; thread-safe.
  */
-public class QueenRetryFailure implements QueenFailureHandler {
-
-    private static final System.Logger LOG = System.getLogger(QueenRetryFailure.class.getName());
-
-    private final Context context;
+public class QueenRetryFailure extends LoggedFailure {
 
     public QueenRetryFailure(Context context) {
-        this.context = context;
+        super(context, System.Logger.Level.INFO, "failed, broker will redeliver");
     }
 
     @Override
-    public CompletionStage<Void> handle(QueenMessage<?> message, Throwable reason) {
-        LOG.log(System.Logger.Level.INFO, "channel {0}: message {1} failed, broker will redeliver: {2}",
-                context.channel(), message.metadata().transactionId(), QueenFailureHandler.describe(reason));
-        return context.settle(message, "failed", QueenFailureHandler.describe(reason));
+    protected CompletionStage<Void> settle(QueenMessage<?> message, Throwable reason, String error) {
+        return context.settle(message, "failed", error);
     }
 
     /** Registers the strategy under its name. */
     @ApplicationScoped
     @Identifier("retry")
-    public static class Factory implements QueenFailureHandler.Factory {
-        @Override
-        public QueenFailureHandler create(QueenConnectorIncomingConfiguration config, Context context) {
-            return new QueenRetryFailure(context);
+    public static class Factory extends LoggedFailure.Factory {
+        public Factory() {
+            super(QueenRetryFailure::new);
         }
     }
 }
