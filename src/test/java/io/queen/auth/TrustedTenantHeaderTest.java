@@ -2,28 +2,21 @@ package io.queen.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import org.junit.jupiter.api.Test;
 
 /** Authentication off, tenants from {@code X-Queen-Tenant} (QUEEN_TENANT_HEADER_TRUSTED=true, behind a proxy). */
 @QuarkusTest
-@TestProfile(TrustedTenantHeaderTest.Trusted.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.auth.tenant-header-trusted", value = "true")})
 class TrustedTenantHeaderTest {
-
-    public static class Trusted extends Settings {
-        public Trusted() {
-            super("queen.auth.tenant-header-trusted", "true");
-        }
-    }
 
     static HttpRequest.Builder as(String tenant, String path) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(Http.base() + path));

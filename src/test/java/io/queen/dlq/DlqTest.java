@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import io.queen.retention.RetentionCycle;
 import io.queen.segment.Frame;
@@ -35,8 +34,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class DlqTest {
-    static final ObjectMapper MAPPER = new ObjectMapper();
-
     @Inject
     AgroalDataSource ds;
     @Inject
@@ -49,7 +46,7 @@ class DlqTest {
         Http.Reply r = Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition
                 + "\",\"transactionId\":\"" + txn + "\",\"payload\":" + payload + "}]}");
         assertEquals(201, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body()).get(0);
+        JsonNode j = Api.M.readTree(r.body()).get(0);
         assertEquals("queued", j.get("status").asText(), r.body());
         return new Pushed(j.get("partition_id").asText(), j.get("offset").asLong(), j.get("message_id").asText(), txn);
     }
@@ -66,7 +63,7 @@ class DlqTest {
     static JsonNode get(String path) throws Exception {
         Http.Reply r = Http.get(path);
         assertEquals(200, r.status(), r.body());
-        return MAPPER.readTree(r.body());
+        return Api.M.readTree(r.body());
     }
 
     static Http.Reply delete(String path) {
@@ -148,13 +145,13 @@ class DlqTest {
         file(other, "g1", "2", "e", "1 minute");
         Http.Reply r = delete("/api/v1/messages/" + m.partitionId() + "/del-1");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertTrue(j.get("success").asBoolean());
         assertEquals(2, j.get("deleted").asInt());
         assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE partition_id = '" + m.partitionId() + "'"));
         Http.Reply again = delete("/api/v1/messages/" + m.partitionId() + "/del-1");
         assertEquals(404, again.status());
-        assertEquals("Message not found", MAPPER.readTree(again.body()).get("error").asText());
+        assertEquals("Message not found", Api.M.readTree(again.body()).get("error").asText());
         // a live message has no DLQ row: immutable, 404, the segment untouched
         Pushed live = push("d-del", "Default", "del-live", "3");
         assertEquals(404, delete("/api/v1/messages/" + live.partitionId() + "/del-live").status());
@@ -168,7 +165,7 @@ class DlqTest {
         String id = file(m, "__QUEUE_MODE__", "{\"message\":\"again\"}", "boom", "1 minute");
         Http.Reply r = Http.post("/api/v1/dlq/" + id + "/replay", "");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertEquals("moved", j.get("result").asText());
         assertTrue(j.get("dlqRowRemoved").asBoolean());
         assertEquals("rp-1", j.get("originalTransactionId").asText());
@@ -181,7 +178,7 @@ class DlqTest {
         assertEquals("dlq:" + id, replayed.transactionId());
         assertEquals(j.get("replayedAs").get("message_id").asText(), replayed.messageId().toString());
         assertNotEquals(m.messageId(), replayed.messageId().toString(), "a new message id");
-        assertEquals("again", MAPPER.readTree(replayed.payload()).get("message").asText());
+        assertEquals("again", Api.M.readTree(replayed.payload()).get("message").asText());
         assertEquals("0190b6a4-7a2b-7c3d-8e4f-123456789abc", replayed.traceId().toString());
         // the sidecar mirrors the new segment (ack and dedup can find it)
         assertEquals(2, Sql.count(ds, "SELECT count(*) FROM queen.log_txns WHERE partition_id = '" + m.partitionId() + "'"));
@@ -197,12 +194,12 @@ class DlqTest {
         for (String bad : List.of("{\"queue\":\"\"}", "{\"partition\":5}", "{\"queue\":\"a/b\"}", "[1]", "{bad")) {
             Http.Reply r = Http.post("/api/v1/dlq/" + id + "/replay", bad);
             assertEquals(400, r.status(), bad + " -> " + r.body());
-            assertTrue(MAPPER.readTree(r.body()).has("error"));
+            assertTrue(Api.M.readTree(r.body()).has("error"));
         }
         assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE id = '" + id + "'"), "400 writes nothing");
         Http.Reply r = Http.post("/api/v1/dlq/" + id + "/replay", "{\"queue\":\"d-dest-target\",\"partition\":\"X\"}");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertEquals("d-dest-target", j.get("queue").asText());
         assertEquals("X", j.get("partition").asText());
         assertEquals(0, j.get("replayedAs").get("offset").asLong());
@@ -219,7 +216,7 @@ class DlqTest {
         String newer = file(m, "g-new", "{\"n\":1}", "e", "1 minute");
         Http.Reply r = Http.post("/api/v1/messages/" + m.partitionId() + "/" + enc("rt 1") + "/retry", "");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertEquals(newer, j.get("dlqId").asText());
         assertEquals("g-new", j.get("consumerGroup").asText());
         assertEquals(List.of(List.of(older)), Sql.rows(ds, "SELECT id::text FROM queen.log_dlq WHERE partition_id = '"
@@ -249,7 +246,7 @@ class DlqTest {
         for (Future<Http.Reply> f : fs) {
             Http.Reply r = f.get();
             if (r.status() == 200) {
-                assertEquals("moved", MAPPER.readTree(r.body()).get("result").asText(), r.body());
+                assertEquals("moved", Api.M.readTree(r.body()).get("result").asText(), r.body());
                 moved++;
             } else {
                 assertEquals(404, r.status(), r.body());
@@ -271,7 +268,7 @@ class DlqTest {
         Pushed squatter = push("d-dup", "Default", "dlq:" + id, "\"already here\"");
         Http.Reply r = Http.post("/api/v1/dlq/" + id + "/replay", "");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertEquals("duplicate", j.get("result").asText());
         assertEquals("duplicate", j.get("replayedAs").get("status").asText());
         assertEquals(squatter.messageId(), j.get("replayedAs").get("message_id").asText());
@@ -295,8 +292,8 @@ class DlqTest {
         assertEquals(true, dlq.get("messages").get(0).get("data").get("keep").asBoolean(), "the snapshot remains");
         Http.Reply r = Http.post("/api/v1/dlq/" + id + "/replay", "");
         assertEquals(200, r.status(), r.body());
-        assertEquals(1, MAPPER.readTree(r.body()).get("replayedAs").get("offset").asLong());
-        assertEquals(MAPPER.readTree("{\"keep\":true}"), MAPPER.readTree(frames(m.partitionId()).get(0).payload()),
+        assertEquals(1, Api.M.readTree(r.body()).get("replayedAs").get("offset").asLong());
+        assertEquals(Api.M.readTree("{\"keep\":true}"), Api.M.readTree(frames(m.partitionId()).get(0).payload()),
                 "the frame is rebuilt from the snapshot");
     }
 
@@ -361,7 +358,7 @@ class DlqTest {
 
         Http.Reply r = delete("/api/v1/resources/queues/d-qdel");
         assertEquals(200, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         assertTrue(j.get("deleted").asBoolean());
         assertEquals("d-qdel", j.get("queue").asText());
         assertTrue(j.get("existed").asBoolean());
@@ -373,7 +370,7 @@ class DlqTest {
         // other queues untouched; unknown queue is still 200 with existed:false
         assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE partition_id = '" + keep.partitionId() + "'"));
         assertEquals(1, Sql.count(ds, "SELECT count(*) FROM queen.log_txns WHERE partition_id = '" + keep.partitionId() + "'"));
-        JsonNode again = MAPPER.readTree(delete("/api/v1/resources/queues/d-qdel").body());
+        JsonNode again = Api.M.readTree(delete("/api/v1/resources/queues/d-qdel").body());
         assertEquals(false, again.get("existed").asBoolean());
         assertTrue(again.get("deleted").asBoolean());
         // a push recreates it from scratch
@@ -387,7 +384,7 @@ class DlqTest {
     static JsonNode bulk(String action, String body) throws Exception {
         Http.Reply r = Http.post("/api/v1/dlq/" + action, body);
         assertEquals(200, r.status(), action + " " + body + " -> " + r.body());
-        return MAPPER.readTree(r.body());
+        return Api.M.readTree(r.body());
     }
 
     @Test
@@ -531,7 +528,7 @@ class DlqTest {
                         + (c[0].equals("intoPartition") ? "\"intoQueue\":\"b-x\"," : "") + "\"" + c[0] + "\":" + c[1] + "}";
                 Http.Reply r = Http.post("/api/v1/dlq/" + action, body);
                 assertEquals(400, r.status(), action + " " + body + " -> " + r.body());
-                assertTrue(MAPPER.readTree(r.body()).path("error").asText().startsWith(c[0]), body + " -> " + r.body());
+                assertTrue(Api.M.readTree(r.body()).path("error").asText().startsWith(c[0]), body + " -> " + r.body());
             }
         }
         Http.Reply noQueue = Http.post("/api/v1/dlq/replay", "{\"intoPartition\":\"p\"}");
@@ -543,7 +540,7 @@ class DlqTest {
                 {"error", "e".repeat(1025)}, {"from", "soon"}, {"to", "2020-13-01"}}) {
             Http.Reply r = Http.get("/api/v1/dlq/count?" + q[0] + "=" + q[1]);
             assertEquals(400, r.status(), q[0] + " -> " + r.body());
-            assertTrue(MAPPER.readTree(r.body()).path("error").asText().startsWith(q[0]), r.body());
+            assertTrue(Api.M.readTree(r.body()).path("error").asText().startsWith(q[0]), r.body());
         }
         Http.Reply reversed = Http.get("/api/v1/dlq/count?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z");
         assertEquals(400, reversed.status());

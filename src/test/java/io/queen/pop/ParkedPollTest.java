@@ -10,15 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
-import io.queen.testing.Settings;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,16 +29,10 @@ import org.junit.jupiter.api.Test;
  * empty queue; yet it is woken by what frees work without a write (a lease expiring, an ack ending a lease).
  */
 @QuarkusTest
-@TestProfile(ParkedPollTest.QuietProfile.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+// The maintenance switches are read every 250 ms by default: background the count would have to absorb.
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.maintenance.poll-ms", value = "600000")})
 class ParkedPollTest {
-    /** The maintenance switches are read every 250 ms by default: background the count would have to absorb. */
-    public static class QuietProfile extends Settings {
-        public QuietProfile() {
-            super("queen.maintenance.poll-ms", "600000");
-        }
-    }
-
     @Inject
     AgroalDataSource ds;
 

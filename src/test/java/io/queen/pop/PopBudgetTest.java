@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,15 +24,9 @@ import org.junit.jupiter.api.Test;
  * once, with a lease or autoAck, in queue mode or for a group; a single message over the budget still comes.
  */
 @QuarkusTest
-@TestProfile(PopBudgetTest.SmallBudget.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.pop.max-response-bytes", value = "10000")})
 class PopBudgetTest {
-    public static class SmallBudget extends Settings {
-        public SmallBudget() {
-            super("queen.pop.max-response-bytes", "10000");
-        }
-    }
-
     static void push(String queue, int count, int payloadChars) {
         StringBuilder items = new StringBuilder();
         for (int i = 0; i < count; i++) {

@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,15 +21,9 @@ import org.junit.jupiter.api.Test;
  * the next queue's pushes lose their index (every push probing its whole window in SQL).
  */
 @QuarkusTest
-@TestProfile(DedupBudgetTest.SmallBudget.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.push.dedup-cache-entries", value = "500")})
 class DedupBudgetTest {
-    public static class SmallBudget extends Settings {
-        public SmallBudget() {
-            super("queen.push.dedup-cache-entries", "500");
-        }
-    }
-
     static final String VOUCHED = "queen_push_dedup_vouched_total";
     static final String FULL = "queen_push_dedup_full_probes_total";
     static final String EXHAUSTED = "queen_push_dedup_budget_exhausted_total";

@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -39,8 +39,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class PushTest {
-    static final ObjectMapper MAPPER = new ObjectMapper();
-
     @Inject
     AgroalDataSource ds;
 
@@ -53,7 +51,7 @@ class PushTest {
     static JsonNode pushTree(String body) throws Exception {
         Http.Reply r = Http.post("/api/v1/push", body);
         assertEquals(201, r.status(), r.body());
-        return MAPPER.readTree(r.body());
+        return Api.M.readTree(r.body());
     }
 
     static String item(String queue, String partition, String txn, String payload) {

@@ -3,14 +3,13 @@ package io.queen.retention;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.agroal.api.AgroalDataSource;
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -19,16 +18,11 @@ import org.junit.jupiter.api.Test;
  * every partition without anyone calling a cycle.
  */
 @QuarkusTest
-@TestProfile(RetentionSchedulerTest.FastRetention.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.retention.interval-ms", value = "200"),
+        @ResourceArg(name = "queen.retention.parallelism", value = "4"),
+        @ResourceArg(name = "queen.retention.batch-size", value = "2")})
 class RetentionSchedulerTest {
-    public static class FastRetention extends Settings {
-        public FastRetention() {
-            super("queen.retention.interval-ms", "200", "queen.retention.parallelism", "4",
-                    "queen.retention.batch-size", "2");
-        }
-    }
-
     @Inject
     AgroalDataSource ds;
 

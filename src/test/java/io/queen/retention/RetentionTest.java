@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.testing.Api;
@@ -33,8 +32,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class RetentionTest {
-    static final ObjectMapper MAPPER = new ObjectMapper();
-
     @Inject
     AgroalDataSource ds;
     @Inject
@@ -57,7 +54,7 @@ class RetentionTest {
         }
         Http.Reply r = Http.post("/api/v1/push", b.append("]}").toString());
         assertEquals(201, r.status(), r.body());
-        JsonNode j = MAPPER.readTree(r.body());
+        JsonNode j = Api.M.readTree(r.body());
         long[] out = new long[n];
         for (int i = 0; i < n; i++) {
             assertEquals("queued", j.get(i).get("status").asText(), r.body());
@@ -478,7 +475,7 @@ class RetentionTest {
         cycle.runOnce(Instant.now().plusSeconds(30));
         Http.Reply reply = Http.get("/api/v1/analytics/retention?queue=r-analytics");
         assertEquals(200, reply.status(), reply.body());
-        JsonNode j = MAPPER.readTree(reply.body());
+        JsonNode j = Api.M.readTree(reply.body());
         assertEquals(5, j.get("totals").get("retentionMsgs").asLong());
         assertEquals(5, j.get("totals").get("totalMsgs").asLong());
         assertEquals(2, j.get("totals").get("eventCount").asLong());
@@ -486,7 +483,7 @@ class RetentionTest {
         assertEquals(5, j.get("queues").get(0).get("retentionMsgs").asLong());
         assertEquals(1, j.get("series").size());
         // a window before the deletion is empty; bad input is a 400 naming the field
-        JsonNode old = MAPPER.readTree(Http.get("/api/v1/analytics/retention?queue=r-analytics&from=2020-01-01T00:00:00Z"
+        JsonNode old = Api.M.readTree(Http.get("/api/v1/analytics/retention?queue=r-analytics&from=2020-01-01T00:00:00Z"
                 + "&to=2020-01-02T00:00:00Z").body());
         assertEquals(0, old.get("totals").get("totalMsgs").asLong());
         Http.Reply bad = Http.get("/api/v1/analytics/retention?from=yesterday");

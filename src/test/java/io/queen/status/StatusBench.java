@@ -6,14 +6,13 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.Uuid7;
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -38,17 +37,12 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * set must match the first. Results go to stdout and target/status-bench.txt.
  */
 @QuarkusTest
-@TestProfile(StatusBench.ProductionSnapshots.class)
 @EnabledIfSystemProperty(named = "status.bench", matches = "true")
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+// the production snapshot settings (the test profile turns snapshots off)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.status.snapshot-threshold-ms", value = "25"),
+        @ResourceArg(name = "queen.status.snapshot-refresh-ms", value = "2000")})
 class StatusBench {
-    /** The production snapshot settings (the test profile turns snapshots off). */
-    public static class ProductionSnapshots extends Settings {
-        public ProductionSnapshots() {
-            super("queen.status.snapshot-threshold-ms", "25", "queen.status.snapshot-refresh-ms", "2000");
-        }
-    }
-
     static final int FRESH_RUNS = 7;
     static final int PARTITIONS = 10_000;
     static final int RUNS = 20;

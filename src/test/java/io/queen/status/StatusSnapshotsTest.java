@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -23,16 +22,11 @@ import org.junit.jupiter.api.Test;
  * kept.
  */
 @QuarkusTest
-@TestProfile(StatusSnapshotsTest.Snapshots.class)
-@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+// refresh 1 s: a snapshot is served for up to 2 s, long enough to see one on a busy machine
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
+        @ResourceArg(name = "queen.status.snapshot-threshold-ms", value = "1"),
+        @ResourceArg(name = "queen.status.snapshot-refresh-ms", value = "1000")})
 class StatusSnapshotsTest {
-    public static class Snapshots extends Settings {
-        public Snapshots() {
-            // refresh 1 s: a snapshot is served for up to 2 s, long enough to see one on a busy machine
-            super("queen.status.snapshot-threshold-ms", "1", "queen.status.snapshot-refresh-ms", "1000");
-        }
-    }
-
     @Inject
     StatusSnapshots snapshots;
 
