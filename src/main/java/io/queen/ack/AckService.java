@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -112,9 +113,11 @@ public class AckService {
                 // each queue's wake-up generation before the acks run: a push committed while they ran is
                 // announced by then or after their commit, so an idle verdict can skip the wake-up only if the
                 // generation is unchanged after the commit
+                PopWaiters.Signal[] signals = new PopWaiters.Signal[positional.size()];
                 long[] generations = new long[positional.size()];
                 for (int i = 0; i < positional.size(); i++) {
-                    generations[i] = waiters.queue(tenant, positionalBatches.get(i).queue()).generation();
+                    signals[i] = waiters.queue(tenant, positionalBatches.get(i).queue());
+                    generations[i] = signals[i].generation();
                 }
                 List<AckFusion.Verdict> verdicts = null;
                 try {
@@ -130,11 +133,9 @@ public class AckService {
                     }
                     AckRegistry.Batch b = positionalBatches.get(i);
                     AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue(), tenant);
-                    boolean freed = v.released()
-                            && (!v.idle() || waiters.queue(tenant, b.queue()).generation() != generations[i]);
+                    boolean freed = v.released() && (!v.idle() || signals[i].generation() != generations[i]);
                     for (AckItem it : positionalItems.get(i)) {
-                        results[it.index()] = new AckResult(it.index(), it.transactionId(), true, null, pi.queue(),
-                                pi.partition(), v.released(), false, freed);
+                        results[it.index()] = ok(it, pi, v.released(), false, freed);
                     }
                 }
             }
@@ -160,8 +161,8 @@ public class AckService {
         String last = null;
         OpsMeter.QueueMeter qm = null;
         List<String> seen = new ArrayList<>(2);
-        List<String> freed = null;
-        List<Boolean> freedHere = null;
+        // queues where a lease ended -> whether one of those acks may have left claimable work behind it
+        Map<String, Boolean> freed = null;
         int dlq = 0;
         String dlqQueue = null;
         String dlqTxn = null;
@@ -182,17 +183,11 @@ public class AckService {
             if (!r.success()) {
                 continue;
             }
-            if (r.leaseReleased() || r.freedWork()) {
+            if (r.leaseReleased()) {
                 if (freed == null) {
-                    freed = new ArrayList<>(2);
-                    freedHere = new ArrayList<>(2);
+                    freed = new LinkedHashMap<>(2);
                 }
-                if (!freed.contains(q)) {
-                    freed.add(q);
-                    freedHere.add(r.freedWork());
-                } else if (r.freedWork()) {
-                    freedHere.set(freed.indexOf(q), true);
-                }
+                freed.merge(q, r.freedWork(), Boolean::logicalOr);
             }
             qm.increment(positive(it.status()) ? OpsMeter.ACK_MESSAGES : OpsMeter.ACK_FAILED);
             if (r.dlq()) {
@@ -208,11 +203,11 @@ public class AckService {
             // do not re-query on a timer. One that left its partition empty wakes no pop here (none could claim
             // anything), but other brokers still hear of it: a push they took while the ack ran may be waiting
             // for exactly this lease to end.
-            for (int i = 0; i < freed.size(); i++) {
-                if (freedHere.get(i)) {
-                    waiters.freed(tenant, freed.get(i));
+            for (Map.Entry<String, Boolean> e : freed.entrySet()) {
+                if (e.getValue()) {
+                    waiters.freed(tenant, e.getKey());
                 } else {
-                    waiters.publish(tenant, freed.get(i));
+                    waiters.publish(tenant, e.getKey());
                 }
             }
         }
@@ -332,9 +327,15 @@ public class AckService {
         return NOT_FOUND + " (consumer group " + group + " has no cursor on this partition)";
     }
 
+    /** A success of the decision procedure: a lease it ended may have left work behind (it does not know). */
     private static AckResult ok(AckItem it, AckStore.PartitionInfo pi, boolean released, boolean dlq) {
+        return ok(it, pi, released, dlq, released);
+    }
+
+    private static AckResult ok(AckItem it, AckStore.PartitionInfo pi, boolean released, boolean dlq,
+            boolean freedWork) {
         return new AckResult(it.index(), it.transactionId(), true, null, pi == null ? null : pi.queue(),
-                pi == null ? null : pi.partition(), released, dlq, released);
+                pi == null ? null : pi.partition(), released, dlq, freedWork);
     }
 
     private static AckResult fail(AckItem it, AckStore.PartitionInfo pi, String error) {

@@ -96,7 +96,7 @@ public class PopService {
     private final HotPartitions hot;
     private final Counter hotClaims;
     private final Counter resleeps;
-    private final Counter skipped;
+    private final Counter knownEmptyPops;
     private final QueenConfig config;
     private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<DueKey, Due> dues = new ConcurrentHashMap<>();
@@ -120,7 +120,7 @@ public class PopService {
         this.resleeps = Counter.builder("queen.pop.resleeps")
                 .description("parked pops that a commit woke and that slept on without a claim (its work was taken)")
                 .register(registry);
-        this.skipped = Counter.builder("queen.pop.known.empty")
+        this.knownEmptyPops = Counter.builder("queen.pop.known.empty")
                 .description("pop attempts not made: a pop of the same key found nothing since the last wake-up")
                 .register(registry);
         this.hotClaims = Counter.builder("queen.pop.hot.claims")
@@ -273,7 +273,7 @@ public class PopService {
      */
     private long nextDue(UUID tenant, PopRequest r, PopWaiters.Signal signal, long seen)
             throws SQLException, InterruptedException {
-        DueKey key = new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
+        DueKey key = dueKey(tenant, r);
         for (int look = 0; ; look++) {
             Due d = dues.get(key);
             if (d != null && d.generation() == seen) {
@@ -306,6 +306,10 @@ public class PopService {
         }
     }
 
+    private static DueKey dueKey(UUID tenant, PopRequest r) {
+        return new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());
+    }
+
     /** The answer of a due query, waiting for it if it is still running; null when it failed. */
     private static Long answer(Due d) throws InterruptedException {
         try {
@@ -325,12 +329,12 @@ public class PopService {
         if (r.subscriptionFrom() != null || !"all".equals(r.subscriptionMode())) {
             return false;
         }
-        Due d = dues.get(new DueKey(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group()));
+        Due d = dues.get(dueKey(tenant, r));
         if (d == null || d.generation() != seen || !d.at().isDone() || d.at().isCompletedExceptionally()) {
             return false;
         }
         if (d.at().join() - System.nanoTime() > 0) {
-            skipped.increment();
+            knownEmptyPops.increment();
             return true;
         }
         return false;

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -162,8 +164,8 @@ class WakeUpTest {
         int pushes = 40;
         int partitions = 6;
         int total = producers * pushes;
-        Set<String> got = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Set<String> got = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
         List<CompletableFuture<Void>> consumers = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
             consumers.add(CompletableFuture.runAsync(() -> {
