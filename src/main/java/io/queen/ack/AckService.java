@@ -2,6 +2,7 @@ package io.queen.ack;
 
 import io.queen.api.Ids;
 import io.queen.metrics.OpsMeter;
+import io.queen.pop.LeaseDirectory;
 import io.queen.pop.PopWaiters;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
@@ -16,6 +17,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -40,9 +42,12 @@ public class AckService {
     private final OpsMeter meter;
 
     private final PopWaiters waiters;
+    private final LeaseDirectory leases;
 
-    AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter, PopWaiters waiters) {
+    AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter, PopWaiters waiters,
+            LeaseDirectory leases) {
         this.waiters = waiters;
+        this.leases = leases;
         this.store = store;
         this.meter = meter;
         this.registry = registry;
@@ -163,6 +168,8 @@ public class AckService {
         List<String> seen = new ArrayList<>(2);
         // queues where a lease ended -> whether one of those acks may have left claimable work behind it
         Map<String, Boolean> freed = null;
+        String endedPid = null;
+        String endedLease = null;
         int dlq = 0;
         String dlqQueue = null;
         String dlqTxn = null;
@@ -188,6 +195,15 @@ public class AckService {
                     freed = new LinkedHashMap<>(2);
                 }
                 freed.merge(q, r.freedWork(), Boolean::logicalOr);
+                // a batch's items are adjacent: one directory update per (partition, lease) it names
+                if (!Objects.equals(it.partitionId(), endedPid) || !Objects.equals(it.leaseId(), endedLease)) {
+                    endedPid = it.partitionId();
+                    endedLease = it.leaseId();
+                    UUID pid = Ids.uuidOrNull(endedPid);
+                    if (pid != null && endedLease != null) {
+                        leases.ended(endedLease, pid);
+                    }
+                }
             }
             qm.increment(positive(it.status()) ? OpsMeter.ACK_MESSAGES : OpsMeter.ACK_FAILED);
             if (r.dlq()) {

@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
@@ -17,6 +19,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,5 +64,35 @@ class LeaseReleaseTest {
         assertEquals("another-broker", Sql.one(ds, "SELECT c.worker_id FROM queen.log_consumers c"
                 + " JOIN queen.log_partitions p ON p.id = c.partition_id WHERE p.name = 'c'"));
         assertEquals(0, Sql.count(ds, "SELECT queen.log_release_leases_v1(ARRAY[]::uuid[], ARRAY[]::text[])"));
+    }
+
+    @Inject
+    LeaseDirectory directory;
+
+    /**
+     * An ack that ends a lease on a partition drops that partition from the directory, so a steady consume loop
+     * does not fill it with leases long acked; a lease still live elsewhere keeps its other partitions.
+     */
+    @Test
+    void anAckThatEndsALeaseForgetsItsPartition() {
+        pushN("ld", "x", "x", 0, 2);
+        pushN("ld", "y", "y", 0, 2);
+        JsonNode both = pop("/api/v1/pop/queue/ld?batch=10&partitions=2");
+        String lease = both.get("leaseId").asText();
+        assertEquals(2, directory.partitionsOf(lease).size(), "one lease over both partitions");
+        JsonNode first = messages(both).get(0);
+        String ackedPartition = first.get("partitionId").asText();
+        ObjectNode ofFirst = Api.M.createObjectNode();
+        ObjectNode ofSecond = Api.M.createObjectNode();
+        for (JsonNode m : messages(both)) {
+            (m.get("partitionId").asText().equals(ackedPartition) ? ofFirst : ofSecond).withArray("messages").add(m);
+        }
+        int before = directory.size();
+        ackAll(ofFirst, "completed", null);
+        assertEquals(List.of(UUID.fromString(ofSecond.get("messages").get(0).get("partitionId").asText())),
+                directory.partitionsOf(lease), "the other partition is still leased");
+        ackAll(ofSecond, "completed", null);
+        assertNull(directory.partitionsOf(lease), "every partition acked: the lease is forgotten");
+        assertEquals(before - 1, directory.size());
     }
 }

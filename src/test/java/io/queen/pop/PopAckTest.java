@@ -615,4 +615,49 @@ class PopAckTest {
         assertEquals(List.of(1), ns(pop("/api/v1/pop/queue/hold-short/partition/Q?batch=5")));
         assertEquals(2.0, Api.metric("queen_pop_holds_total") - holdsBefore, "held: hold-fill and hold-short/P only");
     }
+
+    /**
+     * A claim that only takes a lease on an existing cursor commits without waiting for the WAL flush; a first
+     * contact (the cursor's start point), an auto-ack pop (the cursor moves) and {@code lease-commit=sync} wait, and
+     * once a transaction needs a durable commit, later lease claims in it do not undo that. SQL state: the
+     * transaction's {@code synchronous_commit} just before it ends.
+     */
+    @Test
+    void leaseClaimsAloneCommitWithoutWaitingForTheFlush() throws Exception {
+        pushN("lease-commit", "P1", "lc", 0, 4);
+        String pop = "SELECT count(*) FROM queen.log_pop_partition_v1((SELECT tenant_id FROM queen.queues"
+                + " WHERE name = 'lease-commit'), 'lease-commit', 'P1', 'g', 1, 'w', %s, 'all', NULL, %s)";
+        assertEquals("on", commitMode(true, pop.formatted("true", "true")), "first contact and auto-ack");
+        assertEquals("off", commitMode(false, pop.formatted("false", "true")), "a lease on the existing cursor");
+        assertEquals("on", commitMode(false, pop.formatted("false", "false")), "lease-commit=sync");
+        assertEquals("on", commitMode(false, pop.formatted("true", "true")), "auto-ack moves the cursor");
+        assertEquals("on", commitMode(false, "SELECT queen.log_pop_commit_v1('async')",
+                "SELECT queen.log_pop_commit_v1('durable')", "SELECT queen.log_pop_commit_v1('async')"), "durable wins");
+        assertEquals("0", Sql.one(ds, "SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions p"
+                + " ON p.id = c.partition_id WHERE p.name = 'P1' AND c.consumer_group = 'g'"),
+                "only the first, committed, auto-ack pop moved the cursor (offset 0 taken)");
+    }
+
+    /** Runs {@code statements} in one transaction and answers its synchronous_commit before the end. */
+    private String commitMode(boolean commit, String... statements) throws Exception {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                for (String sql : statements) {
+                    s.execute(sql);
+                }
+                try (var rs = s.executeQuery("SHOW synchronous_commit")) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            } finally {
+                if (commit) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+                c.setAutoCommit(true);
+            }
+        }
+    }
 }
