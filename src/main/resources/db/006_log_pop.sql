@@ -50,9 +50,6 @@ BEGIN
     RETURN v_ts;
 END $$;
 
--- Claims the next batch of one partition for one group and leases it (or commits it at once with auto-ack).
--- Returns the segments to slice: frames [start_idx, start_idx + take) of each. Nothing is returned when the
--- partition has nothing visible or the group's lease on it is held (one lease per (partition, group)).
 -- How the current transaction's commit waits for the WAL flush, as the pop claims in it require: 'async' lets it
 -- return before the flush (only lease claims so far), 'durable' restores the configured synchronous_commit for
 -- the rest of the transaction (a claim created or moved a cursor); durable wins over async, whatever the order.
@@ -74,6 +71,9 @@ BEGIN
     END IF;
 END $$;
 
+-- Claims the next batch of one partition for one group and leases it (or commits it at once with auto-ack).
+-- Returns the segments to slice: frames [start_idx, start_idx + take) of each. Nothing is returned when the
+-- partition has nothing visible or the group's lease on it is held (one lease per (partition, group)).
 -- Claim-first: the cursor row is locked FOR UPDATE SKIP LOCKED; it is only inserted when missing, under a
 -- transaction advisory lock (an unconditional insert per pop caused deadlock/livelock storms in the reference).
 --
@@ -109,7 +109,6 @@ DECLARE
     v_take      INT;
     v_start     INT;
     v_sub       TIMESTAMPTZ;
-    v_created   BOOLEAN := false;
 BEGIN
     SELECT lp.last_offset, lp.log_start INTO v_last, v_log_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
     IF NOT FOUND THEN
@@ -156,7 +155,8 @@ BEGIN
         END IF;
         INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
         VALUES (p_pid, p_group, v_seed) ON CONFLICT DO NOTHING;
-        v_created := true;   -- a first contact (cursor, subscription start) commits durably, inserted here or not
+        -- a first contact (cursor, subscription start), inserted here or not, commits durably
+        PERFORM queen.log_pop_commit_v1('durable');
         SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
          WHERE c.partition_id = p_pid AND c.consumer_group = p_group
            AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
@@ -216,7 +216,7 @@ BEGIN
         RETURN;
     END IF;
 
-    IF p_auto_ack OR v_created OR NOT p_lease_async THEN
+    IF p_auto_ack OR NOT p_lease_async THEN
         PERFORM queen.log_pop_commit_v1('durable');
     ELSE
         PERFORM queen.log_pop_commit_v1('async');

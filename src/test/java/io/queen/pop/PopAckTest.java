@@ -631,6 +631,8 @@ class PopAckTest {
         assertEquals("off", commitMode(false, pop.formatted("false", "true")), "a lease on the existing cursor");
         assertEquals("on", commitMode(false, pop.formatted("false", "false")), "lease-commit=sync");
         assertEquals("on", commitMode(false, pop.formatted("true", "true")), "auto-ack moves the cursor");
+        assertEquals("on", commitMode(false, pop.formatted("false", "true"), pop.replace("'g'", "'g2'")
+                .formatted("false", "true")), "a lease, then another group's first contact in the same transaction");
         assertEquals("on", commitMode(false, "SELECT queen.log_pop_commit_v1('async')",
                 "SELECT queen.log_pop_commit_v1('durable')", "SELECT queen.log_pop_commit_v1('async')"), "durable wins");
         assertEquals("0", Sql.one(ds, "SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions p"
