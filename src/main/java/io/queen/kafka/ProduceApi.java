@@ -140,11 +140,8 @@ class ProduceApi implements KafkaApiProvider {
     CompletableFuture<ProduceResponseData> produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         ProduceResponseData out = new ProduceResponseData();
-        List<String> names = new ArrayList<>();
-        for (ProduceRequestData.TopicProduceData t : request.topicData()) {
-            names.add(t.name());
-        }
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, true);
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topicData(),
+                ProduceRequestData.TopicProduceData::name, true);
         boolean transactional = request.transactionalId() != null;
         // staging does not write the log: only the commit waits for push maintenance
         boolean refused = !transactional && pushPaused();
