@@ -18,6 +18,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -55,19 +56,16 @@ public class StreamsResource {
     @Path("queries")
     @Access(Access.Level.WRITE)
     public Response register(byte[] body) throws Exception {
-        UUID tenant = callers.tenant();
-        JsonNode req;
-        String name;
-        String source;
-        String hash;
-        String sink;
-        boolean reset;
-        try {
-            req = StreamsBodies.object(mapper, body);
-            name = Input.name(StreamsBodies.required(req, "name"), "name");
-            source = Names.requireName(StreamsBodies.required(req, "source_queue"), "source_queue");
-            hash = Input.token(StreamsBodies.required(req, "config_hash"), "config_hash");
-            sink = Bodies.optionalString(req, "sink_queue");
+        return serve(body, (tenant, req) -> QueryRegistration.of(req), this::registered);
+    }
+
+    /** A {@code /queries} body: every string checked, an empty sink_queue absent. */
+    private record QueryRegistration(String name, String source, String sink, String hash, boolean reset) {
+        static QueryRegistration of(JsonNode req) {
+            String name = Input.name(StreamsBodies.required(req, "name"), "name");
+            String source = Names.requireName(StreamsBodies.required(req, "source_queue"), "source_queue");
+            String hash = Input.token(StreamsBodies.required(req, "config_hash"), "config_hash");
+            String sink = Bodies.optionalString(req, "sink_queue");
             if (sink != null && sink.isEmpty()) {
                 sink = null;
             }
@@ -78,19 +76,20 @@ public class StreamsResource {
             if (r != null && !r.isNull() && !r.isBoolean()) {
                 throw ApiException.badRequest("reset must be a boolean");
             }
-            reset = r != null && r.booleanValue();
-        } catch (ApiException e) {
-            return StreamsBodies.failure(e.status(), e.getMessage());
+            return new QueryRegistration(name, source, sink, hash, r != null && r.booleanValue());
         }
-        StreamsStore.Registration reg = store.register(tenant, name, source, sink, hash, reset);
+    }
+
+    private Response registered(UUID tenant, QueryRegistration q) throws SQLException {
+        StreamsStore.Registration reg = store.register(tenant, q.name(), q.source(), q.sink(), q.hash(), q.reset());
         if (reg.conflict() != null) {
             return StreamsBodies.failure(409, reg.conflict());
         }
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         out.put("query_id", reg.queryId().toString());
-        out.put("name", name);
-        out.put("config_hash", hash);
+        out.put("name", q.name());
+        out.put("config_hash", q.hash());
         out.put("fresh", reg.fresh());
         out.put("reset", reg.reset());
         return Json.ok(out);
@@ -100,13 +99,10 @@ public class StreamsResource {
     @Path("cycle")
     @Access(Access.Level.WRITE)
     public Response cycle(byte[] body) throws Exception {
-        UUID tenant = callers.tenant();
-        CycleRequest r;
-        try {
-            r = CycleRequest.parse(StreamsBodies.object(mapper, body), limits, mapper);
-        } catch (ApiException e) {
-            return StreamsBodies.failure(e.status(), e.getMessage());
-        }
+        return serve(body, (tenant, req) -> CycleRequest.parse(req, limits, mapper), this::cycled);
+    }
+
+    private Response cycled(UUID tenant, CycleRequest r) throws Exception {
         CycleService.Outcome o = cycles.run(tenant, r);
         if (!o.success()) {
             return StreamsBodies.failure(o.badRequest() ? 400 : 200, o.error());
@@ -151,42 +147,45 @@ public class StreamsResource {
     @Path("state/get")
     @Access(Access.Level.READ)
     public Response state(byte[] body) throws Exception {
-        UUID tenant = callers.tenant();
-        UUID query;
-        UUID pid;
+        return serve(body, this::stateRead, this::stateRows);
+    }
+
+    /** A {@code /state/get} body: the query (which must exist), the partition and the filter. */
+    private record StateRead(UUID query, UUID partition, StreamsStore.StateFilter filter) {
+    }
+
+    private StateRead stateRead(UUID tenant, JsonNode req) throws SQLException {
+        UUID query = uuid(StreamsBodies.required(req, "query_id"), "query_id");
+        UUID pid = uuid(StreamsBodies.required(req, "partition_id"), "partition_id");
         List<String> keys = new ArrayList<>();
-        StreamsStore.StateFilter filter;
-        try {
-            JsonNode req = StreamsBodies.object(mapper, body);
-            query = uuid(StreamsBodies.required(req, "query_id"), "query_id");
-            pid = uuid(StreamsBodies.required(req, "partition_id"), "partition_id");
-            JsonNode k = req.get("keys");
-            if (k != null && !k.isNull()) {
-                if (!k.isArray()) {
+        JsonNode k = req.get("keys");
+        if (k != null && !k.isNull()) {
+            if (!k.isArray()) {
+                throw ApiException.badRequest("keys must be an array of strings");
+            }
+            for (JsonNode key : k) {
+                if (!key.isTextual()) {
                     throw ApiException.badRequest("keys must be an array of strings");
                 }
-                for (JsonNode key : k) {
-                    if (!key.isTextual()) {
-                        throw ApiException.badRequest("keys must be an array of strings");
-                    }
-                    keys.add(CycleRequest.stateKey(key.textValue(), "keys[" + keys.size() + "]", limits));
-                }
+                keys.add(CycleRequest.stateKey(key.textValue(), "keys[" + keys.size() + "]", limits));
             }
-            filter = new StreamsStore.StateFilter(keys, keyPrefix(req), ripe(req));
-            if (!store.queryExists(tenant, query)) {
-                throw ApiException.badRequest("unknown query_id " + query);
-            }
-        } catch (ApiException e) {
-            return StreamsBodies.failure(e.status(), e.getMessage());
         }
+        StreamsStore.StateFilter filter = new StreamsStore.StateFilter(keys, keyPrefix(req), ripe(req));
+        if (!store.queryExists(tenant, query)) {
+            throw ApiException.badRequest("unknown query_id " + query);
+        }
+        return new StateRead(query, pid, filter);
+    }
+
+    private Response stateRows(UUID tenant, StateRead r) throws Exception {
         ObjectNode out = mapper.createObjectNode();
         out.put("success", true);
         ArrayNode rows = out.putArray("rows");
-        for (StreamsStore.Row r : store.state(tenant, query, pid, filter)) {
-            ObjectNode row = rows.addObject();
-            row.put("key", r.key());
-            row.set("value", mapper.readTree(r.valueJson()));
-            row.put("updated_at", Times.millis(r.updatedAt()));
+        for (StreamsStore.Row row : store.state(tenant, r.query(), r.partition(), r.filter())) {
+            ObjectNode o = rows.addObject();
+            o.put("key", row.key());
+            o.set("value", mapper.readTree(row.valueJson()));
+            o.put("updated_at", Times.millis(row.updatedAt()));
         }
         return Json.ok(out);
     }
@@ -226,5 +225,32 @@ public class StreamsResource {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(field + " must be a UUID");
         }
+    }
+
+    /** Reads a route's body; an {@link ApiException} it throws is the request's refusal. */
+    @FunctionalInterface
+    private interface Parse<T> {
+        T parse(UUID tenant, JsonNode body) throws Exception;
+    }
+
+    /** Does what a route does with its parsed body. */
+    @FunctionalInterface
+    private interface Serve<T> {
+        Response serve(UUID tenant, T request) throws Exception;
+    }
+
+    /**
+     * Every streams route: the caller's tenant, the body as a JSON object read by {@code parse} (its refusal answers
+     * {@code {success:false, error}} with its status), then {@code serve}.
+     */
+    private <T> Response serve(byte[] body, Parse<T> parse, Serve<T> serve) throws Exception {
+        UUID tenant = callers.tenant();
+        T request;
+        try {
+            request = parse.parse(tenant, StreamsBodies.object(mapper, body));
+        } catch (ApiException e) {
+            return StreamsBodies.failure(e.status(), e.getMessage());
+        }
+        return serve.serve(tenant, request);
     }
 }
