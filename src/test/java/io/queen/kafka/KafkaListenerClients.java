@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * What a Quarkus test of the Kafka listener needs to reach it with the Java client: the listener the test's broker
@@ -32,6 +33,21 @@ public abstract class KafkaListenerClients {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return Admin.create(p);
+    }
+
+    /**
+     * A consumer's settings for the listener at {@code bootstrap}: in {@code group} (null: none), committing only
+     * explicitly, starting at the earliest offset of a partition its group has no commit for.
+     */
+    public static Properties consumerProperties(String bootstrap, String group) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        if (group != null) {
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        }
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return p;
     }
 
     /** Creates {@code topics} through the listener at {@code bootstrap}, waiting up to 60 s for the answer. */
