@@ -84,10 +84,7 @@ public class TransactionResource {
     @RunOnVirtualThread
     public Response transaction(byte[] body) throws Exception {
         JsonNode req = Bodies.requireObject(mapper, body);
-        JsonNode ops = req.get("operations");
-        if (ops == null || !ops.isArray()) {
-            throw ApiException.badRequest("operations array required");
-        }
+        JsonNode ops = Bodies.requiredArray(req, "operations", "operations array required");
         if (ops.isEmpty()) {
             throw ApiException.badRequest("operations array cannot be empty");
         }

@@ -59,28 +59,19 @@ public class AnalyticsReads {
         return a.isEmpty() ? mapper.createObjectNode() : (ObjectNode) a.get(0);
     }
 
+    /** Sets {@code read}, the value just read from {@code rs}, or JSON null when that column was SQL NULL. */
+    private static void putRead(ObjectNode n, String key, JsonNode read, ResultSet rs) throws SQLException {
+        n.set(key, rs.wasNull() ? n.nullNode() : read);
+    }
+
     private ObjectNode row(ResultSet rs, ResultSetMetaData md) throws SQLException {
         ObjectNode n = mapper.createObjectNode();
         for (int i = 1; i <= md.getColumnCount(); i++) {
             String key = md.getColumnLabel(i);
             String type = md.getColumnTypeName(i);
             switch (md.getColumnType(i)) {
-                case Types.BIGINT, Types.INTEGER, Types.SMALLINT -> {
-                    long v = rs.getLong(i);
-                    if (rs.wasNull()) {
-                        n.putNull(key);
-                    } else {
-                        n.put(key, v);
-                    }
-                }
-                case Types.DOUBLE, Types.REAL, Types.FLOAT -> {
-                    double v = rs.getDouble(i);
-                    if (rs.wasNull()) {
-                        n.putNull(key);
-                    } else {
-                        n.put(key, v);
-                    }
-                }
+                case Types.BIGINT, Types.INTEGER, Types.SMALLINT -> putRead(n, key, n.numberNode(rs.getLong(i)), rs);
+                case Types.DOUBLE, Types.REAL, Types.FLOAT -> putRead(n, key, n.numberNode(rs.getDouble(i)), rs);
                 case Types.NUMERIC, Types.DECIMAL -> {
                     BigDecimal v = rs.getBigDecimal(i);
                     if (v == null) {
@@ -89,14 +80,7 @@ public class AnalyticsReads {
                         n.put(key, v.stripTrailingZeros().scale() <= 0 ? v.longValue() : v.doubleValue());
                     }
                 }
-                case Types.BOOLEAN, Types.BIT -> {
-                    boolean v = rs.getBoolean(i);
-                    if (rs.wasNull()) {
-                        n.putNull(key);
-                    } else {
-                        n.put(key, v);
-                    }
-                }
+                case Types.BOOLEAN, Types.BIT -> putRead(n, key, n.booleanNode(rs.getBoolean(i)), rs);
                 case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE ->
                         n.put(key, Times.millis(rs.getObject(i, OffsetDateTime.class)));
                 default -> {

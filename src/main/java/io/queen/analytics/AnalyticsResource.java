@@ -2,7 +2,6 @@ package io.queen.analytics;
 
 import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -55,7 +54,6 @@ public class AnalyticsResource {
             + " GROUP BY 1, 2, 3, 4";
 
     @Inject AnalyticsReads reads;
-    @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     /**
@@ -279,7 +277,7 @@ public class AnalyticsResource {
     }
 
     private ObjectNode envelope(TimeRange r) {
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         ObjectNode range = out.putObject("timeRange");
         range.put("from", Times.millis(r.from()));
         range.put("to", Times.millis(r.to()));

@@ -1,7 +1,6 @@
 package io.queen.analytics;
 
 import jakarta.inject.Inject;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
@@ -26,12 +25,11 @@ import java.lang.management.MemoryUsage;
 public class MetricsJsonResource {
     @Inject MetricsFlusher flusher;
     @Inject ProcessStats process;
-    @Inject ObjectMapper mapper;
 
     @GET
     public Response metrics() {
         MetricsFlusher.Lifetime life = flusher.lifetime();
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         out.put("uptime", Math.round(process.uptimeSeconds()));
         out.putObject("requests").put("total", life.requests()).put("rate", round(life.requestRate()));
         out.putObject("messages").put("total", life.messages()).put("rate", round(life.messageRate()));

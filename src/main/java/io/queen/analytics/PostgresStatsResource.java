@@ -2,7 +2,6 @@ package io.queen.analytics;
 
 import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -39,13 +38,12 @@ public class PostgresStatsResource {
     private static final int QUERY_READ_CHARS = 4096;
 
     @Inject AnalyticsReads reads;
-    @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     @GET
     public Response stats() throws SQLException {
         AnalyticsResource.requireClusterView(callers);  // the database is shared by every tenant
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         out.put("timestamp", Times.millis(Instant.now()));
         out.set("database", reads.one("SELECT datname AS name, numbackends AS connections,"
                 + " xact_commit AS \"commits\", xact_rollback AS \"rollbacks\", blks_read AS \"blocksRead\","
@@ -56,35 +54,35 @@ public class PostgresStatsResource {
                 + " stats_reset AS \"statsReset\", current_setting('server_version') AS \"serverVersion\""
                 + " FROM pg_stat_database WHERE datname = current_database()"));
         ObjectNode dbCache = reads.one("SELECT blks_hit AS hits, blks_read AS reads,"
-                + " round(100.0 * blks_hit / NULLIF(blks_hit + blks_read, 0), 2)::float8 AS \"hitRatio\""
+                + percent("blks_hit", "blks_hit + blks_read") + " AS \"hitRatio\""
                 + " FROM pg_stat_database WHERE datname = current_database()");
         out.set("databaseCache", dbCache);
         out.set("tableCache", reads.rows("SELECT relname AS \"table\", heap_blks_hit AS hits, heap_blks_read AS reads,"
-                + " round(100.0 * heap_blks_hit / NULLIF(heap_blks_hit + heap_blks_read, 0), 2)::float8 AS \"hitRatio\","
+                + percent("heap_blks_hit", "heap_blks_hit + heap_blks_read") + " AS \"hitRatio\","
                 + " toast_blks_hit AS \"toastHits\", toast_blks_read AS \"toastReads\""
                 + " FROM pg_statio_user_tables WHERE " + QUEEN_TABLES + " ORDER BY heap_blks_hit + heap_blks_read DESC"));
         out.set("indexCache", reads.rows("SELECT relname AS \"table\", indexrelname AS \"index\", idx_blks_hit AS hits,"
                 + " idx_blks_read AS reads,"
-                + " round(100.0 * idx_blks_hit / NULLIF(idx_blks_hit + idx_blks_read, 0), 2)::float8 AS \"hitRatio\""
+                + percent("idx_blks_hit", "idx_blks_hit + idx_blks_read") + " AS \"hitRatio\""
                 + " FROM pg_statio_user_indexes WHERE " + QUEEN_TABLES + " ORDER BY idx_blks_hit + idx_blks_read DESC"));
         ObjectNode summary = reads.one("SELECT"
-                + " round(100.0 * sum(heap_blks_hit) / NULLIF(sum(heap_blks_hit + heap_blks_read), 0), 2)::float8"
+                + percent("sum(heap_blks_hit)", "sum(heap_blks_hit + heap_blks_read)")
                 + " AS \"tableHitRatio\" FROM pg_statio_user_tables WHERE " + QUEEN_TABLES);
         summary.setAll(reads.one("SELECT"
-                + " round(100.0 * sum(idx_blks_hit) / NULLIF(sum(idx_blks_hit + idx_blks_read), 0), 2)::float8"
+                + percent("sum(idx_blks_hit)", "sum(idx_blks_hit + idx_blks_read)")
                 + " AS \"indexHitRatio\" FROM pg_statio_user_indexes WHERE " + QUEEN_TABLES));
         summary.set("databaseHitRatio", dbCache.get("hitRatio"));
         out.set("cacheSummary", summary);
         out.set("deadTuples", reads.rows("SELECT relname AS \"table\", n_live_tup AS \"liveTuples\","
                 + " n_dead_tup AS \"deadTuples\","
-                + " round(100.0 * n_dead_tup / NULLIF(n_live_tup + n_dead_tup, 0), 2)::float8 AS \"deadRatio\","
+                + percent("n_dead_tup", "n_live_tup + n_dead_tup") + " AS \"deadRatio\","
                 + " last_vacuum AS \"lastVacuum\", last_autovacuum AS \"lastAutovacuum\","
                 + " last_autoanalyze AS \"lastAutoanalyze\", vacuum_count AS \"vacuumCount\","
                 + " autovacuum_count AS \"autovacuumCount\""
                 + " FROM pg_stat_user_tables WHERE " + QUEEN_TABLES + " ORDER BY n_dead_tup DESC"));
         out.set("hotUpdates", reads.rows("SELECT relname AS \"table\", n_tup_upd AS updates,"
                 + " n_tup_hot_upd AS \"hotUpdates\","
-                + " round(100.0 * n_tup_hot_upd / NULLIF(n_tup_upd, 0), 2)::float8 AS \"hotRatio\""
+                + percent("n_tup_hot_upd", "n_tup_upd") + " AS \"hotRatio\""
                 + " FROM pg_stat_user_tables WHERE " + QUEEN_TABLES + " AND n_tup_upd > 0 ORDER BY n_tup_upd DESC"));
         ArrayNode active = reads.rows("SELECT pid, usename AS \"user\", application_name AS application,"
                 + " state, wait_event_type AS \"waitEventType\", wait_event AS \"waitEvent\","
@@ -97,7 +95,7 @@ public class PostgresStatsResource {
             ((ObjectNode) q).put("query", QueryText.withoutLiterals(q.path("query").textValue(), QUERY_CHARS));
         }
         out.set("activeQueries", active);
-        ObjectNode autovacuum = mapper.createObjectNode();
+        ObjectNode autovacuum = Json.MAPPER.createObjectNode();
         autovacuum.setAll(reads.one("SELECT current_setting('autovacuum')::boolean AS enabled,"
                 + " current_setting('autovacuum_max_workers')::int AS \"maxWorkers\","
                 + " current_setting('autovacuum_naptime') AS naptime"));
@@ -121,5 +119,10 @@ public class PostgresStatsResource {
                 + " FROM pg_class c WHERE c.relnamespace = 'queen'::regnamespace AND c.relkind IN ('r', 'p')"
                 + " ORDER BY pg_total_relation_size(c.oid) DESC"));
         return Json.ok(out);
+    }
+
+    /** {@code part} as a percentage of {@code whole}, two decimals; null when {@code whole} is 0 (a leading space). */
+    private static String percent(String part, String whole) {
+        return " round(100.0 * " + part + " / NULLIF(" + whole + ", 0), 2)::float8";
     }
 }

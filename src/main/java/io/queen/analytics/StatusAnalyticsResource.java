@@ -1,7 +1,6 @@
 package io.queen.analytics;
 
 import jakarta.inject.Inject;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
@@ -33,7 +32,6 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class StatusAnalyticsResource {
     @Inject AnalyticsReads reads;
-    @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     @GET
@@ -58,7 +56,7 @@ public class StatusAnalyticsResource {
         String tk = QueryParams.blankToNull(task);
         String unit = interval;
         UUID tenant = callers.tenant();
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         out.set("dataPoints", reads.rows("WITH m AS (SELECT date_trunc(?, bucket, 'UTC') AS t, sum(push_messages) AS n"
                 + " FROM queen.metrics_queue_minute m WHERE bucket >= date_trunc(?, ?::timestamptz, 'UTC') AND bucket <= ?"
                 + " AND m.tenant_id = ? AND (?::text IS NULL OR queue_name = ?::text)"

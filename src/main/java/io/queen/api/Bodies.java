@@ -26,6 +26,15 @@ public final class Bodies {
         return object(mapper, body);
     }
 
+    /** A field of a request body that must be a JSON array: absent or anything else is a 400 {@code message}. */
+    public static JsonNode requiredArray(JsonNode body, String field, String message) {
+        JsonNode v = body.get(field);
+        if (v == null || !v.isArray()) {
+            throw ApiException.badRequest(message);
+        }
+        return v;
+    }
+
     /**
      * An optional string field of a request body: absent or JSON null is absent (null); any other non-string is a
      * 400 "{@code <field> must be a string}".

@@ -55,10 +55,7 @@ public class FetchResource {
     @POST
     public Response fetch(byte[] body, @Context RoutingContext ctx) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
-        JsonNode entries = req.get("entries");
-        if (entries == null || !entries.isArray()) {
-            throw ApiException.badRequest("entries array is required");
-        }
+        JsonNode entries = Bodies.requiredArray(req, "entries", "entries array is required");
         if (entries.size() > MAX_ENTRIES) {
             throw ApiException.badRequest("entries: at most " + MAX_ENTRIES + " entries per fetch");
         }

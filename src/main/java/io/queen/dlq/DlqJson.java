@@ -7,6 +7,7 @@ import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.crypto.PayloadCipher;
+import jakarta.ws.rs.core.Response;
 import java.util.UUID;
 
 /** Wire shapes of the dead-letter routes (API spec 3.12 and 4.5). Stateless, thread-safe. */
@@ -62,6 +63,14 @@ final class DlqJson {
             // jsonb text always parses; keep the raw text rather than failing a browse
             return Json.MAPPER.getNodeFactory().textNode(json);
         }
+    }
+
+    /** The answer to a replay: 200 with {@link #replayed}, or 404 {@code notFoundError} when the letter was gone. */
+    static Response replayAnswer(DlqReplay.Result r, String notFoundError) {
+        if (r.verdict() == DlqReplay.Verdict.GONE) {
+            return Json.response(404, notFound(notFoundError));
+        }
+        return Json.ok(replayed(r));
     }
 
     /** The outcome body of a replay (API spec 4.5). */

@@ -28,6 +28,8 @@ import java.util.UUID;
 @RunOnVirtualThread
 @Produces(MediaType.APPLICATION_JSON)
 public class DlqMessageResource {
+    private static final String NOT_FOUND = "Message not found in the dead letter queue";
+
     @Inject DlqStore store;
     @Inject DlqReplay replay;
     @Inject ObjectMapper mapper;
@@ -62,12 +64,8 @@ public class DlqMessageResource {
         UUID partitionId = Ids.uuidOrNull(pid);
         UUID id = partitionId == null ? null : store.find(callers.tenant(), partitionId, txn);
         if (id == null) {
-            return Json.response(404, DlqJson.notFound("Message not found in the dead letter queue"));
+            return Json.response(404, DlqJson.notFound(NOT_FOUND));
         }
-        DlqReplay.Result r = replay.replay(callers.tenant(), id, null, null);
-        if (r.verdict() == DlqReplay.Verdict.GONE) {
-            return Json.response(404, DlqJson.notFound("Message not found in the dead letter queue"));
-        }
-        return Json.ok(DlqJson.replayed(r));
+        return DlqJson.replayAnswer(replay.replay(callers.tenant(), id, null, null), NOT_FOUND);
     }
 }

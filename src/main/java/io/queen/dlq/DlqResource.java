@@ -108,10 +108,6 @@ public class DlqResource {
         if (id == null) {
             return Json.response(404, DlqJson.notFound("Dead letter not found"));
         }
-        DlqReplay.Result r = replay.replay(callers.tenant(), id, queue, partition);
-        if (r.verdict() == DlqReplay.Verdict.GONE) {
-            return Json.response(404, DlqJson.notFound("Dead letter not found"));
-        }
-        return Json.ok(DlqJson.replayed(r));
+        return DlqJson.replayAnswer(replay.replay(callers.tenant(), id, queue, partition), "Dead letter not found");
     }
 }

@@ -64,11 +64,8 @@ class FetchApi implements KafkaApiProvider {
     FetchResponseData fetch(KafkaCaller caller, FetchRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         FetchResponseData out = new FetchResponseData().setSessionId(0);
-        List<String> names = new ArrayList<>();
-        for (FetchRequestData.FetchTopic t : request.topics()) {
-            names.add(t.topic());
-        }
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, false);
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topics(),
+                FetchRequestData.FetchTopic::topic, false);
         List<PartitionData> answers = new ArrayList<>();
         List<String> queues = new ArrayList<>();
         List<String> partitions = new ArrayList<>();
@@ -169,11 +166,8 @@ class FetchApi implements KafkaApiProvider {
     ListOffsetsResponseData listOffsets(KafkaCaller caller, ListOffsetsRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         ListOffsetsResponseData out = new ListOffsetsResponseData();
-        List<String> names = new ArrayList<>();
-        for (ListOffsetsRequestData.ListOffsetsTopic t : request.topics()) {
-            names.add(t.name());
-        }
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, false);
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topics(),
+                ListOffsetsRequestData.ListOffsetsTopic::name, false);
         List<ListOffsetsPartitionResponse> answers = new ArrayList<>();
         List<Long> timestamps = new ArrayList<>();
         List<String> queues = new ArrayList<>();

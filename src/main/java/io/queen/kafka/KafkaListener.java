@@ -18,15 +18,20 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.jboss.logging.Logger;
 
 /**
  * The Kafka wire-protocol listener (docs/kafka.md): a Vert.x TCP server on the broker's own Vert.x instance, off
- * unless {@code QUEEN_KAFKA_ENABLED=true}. Its dispatch table is what the {@link KafkaApiProvider} beans register.
+ * unless {@code QUEEN_KAFKA_ENABLED=true}. Its dispatch table is what the {@link KafkaApiProvider} beans register,
+ * plus the keys about the table and the connection it serves itself (ApiVersions, the SASL exchange).
  * On shutdown it stops accepting first; requests already running finish inside the broker's drain (they are
  * counted by the {@link AdmissionGate}).
  *
@@ -64,6 +69,10 @@ public class KafkaListener {
             p.register(table);
         }
         apis = table;
+        // ApiVersions announces the ranges of this table, these entries included
+        table.serve(ApiKeys.API_VERSIONS, 4, (KafkaHandler<ApiVersionsRequestData>) (c, v, r) ->
+                CompletableFuture.completedFuture(new ApiVersionsResponseData().setErrorCode(Errors.NONE.code())
+                        .setApiKeys(table.versions())));
         // the SASL exchange changes the connection's state: the dispatcher answers it itself
         table.serve(ApiKeys.SASL_HANDSHAKE, 1, 1, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");

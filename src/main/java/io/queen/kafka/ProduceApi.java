@@ -7,7 +7,6 @@ import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.txn.TransactionCoordinator;
 import io.queen.kafka.txn.TxnStore;
-import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
 import io.queen.metrics.OpsMeter;
 import io.queen.push.PushEncryption;
@@ -64,10 +63,8 @@ class ProduceApi implements KafkaApiProvider {
     private final ReadStore reads;
     private final PushFusion fusion;
     private final PushEncryption encryption;
-    private final MaintenanceSwitches switches;
     private final PushSpool spool;
     private final OpsMeter meter;
-    private final long drainWaitMs;
     private final long maxBatchBytes;
     private final int zstdLevel;
     private final TransactionCoordinator transactions;
@@ -75,8 +72,7 @@ class ProduceApi implements KafkaApiProvider {
             .newThreadPerTaskExecutor(Thread.ofVirtual().name("queen-kafka-produce-", 0).factory());
 
     ProduceApi(Topics topics, KafkaStore store, ReadStore reads, PushFusion fusion, PushEncryption encryption,
-            MaintenanceSwitches switches, PushSpool spool, OpsMeter meter, QueenConfig config,
-            TransactionCoordinator transactions) {
+            PushSpool spool, OpsMeter meter, QueenConfig config, TransactionCoordinator transactions) {
         this.transactions = transactions;
         this.zstdLevel = config.zstdLevel();
         this.topics = topics;
@@ -84,10 +80,8 @@ class ProduceApi implements KafkaApiProvider {
         this.reads = reads;
         this.fusion = fusion;
         this.encryption = encryption;
-        this.switches = switches;
         this.spool = spool;
         this.meter = meter;
-        this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
         this.maxBatchBytes = config.kafka().maxBatchBytes().asLongValue();
     }
 
@@ -140,14 +134,11 @@ class ProduceApi implements KafkaApiProvider {
     CompletableFuture<ProduceResponseData> produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         ProduceResponseData out = new ProduceResponseData();
-        List<String> names = new ArrayList<>();
-        for (ProduceRequestData.TopicProduceData t : request.topicData()) {
-            names.add(t.name());
-        }
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, true);
+        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topicData(),
+                ProduceRequestData.TopicProduceData::name, true);
         boolean transactional = request.transactionalId() != null;
         // staging does not write the log: only the commit waits for push maintenance
-        boolean refused = !transactional && pushPaused();
+        boolean refused = !transactional && spool.holdsPushes();
         List<Lane> lanes = new ArrayList<>();
         int index = 0;
         for (ProduceRequestData.TopicProduceData td : request.topicData()) {
@@ -205,12 +196,6 @@ class ProduceApi implements KafkaApiProvider {
             }
             return out;
         }, answers);
-    }
-
-    /** Push maintenance, or buffered pushes still draining after it: a produce must not overtake them. */
-    private boolean pushPaused() throws Exception {
-        switches.awaitKnown();
-        return switches.pushMaintenance() || (spool.pending() > 0 && !spool.awaitDrained(drainWaitMs));
     }
 
     /** Bytes of the largest record batch in {@code records} (0 for none). */

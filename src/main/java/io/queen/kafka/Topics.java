@@ -6,10 +6,12 @@ import io.queen.queue.QueueDeletion;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.jboss.logging.Logger;
@@ -53,6 +55,16 @@ public class Topics {
     /** Every topic of the tenant, by name. */
     Map<String, KafkaStore.Topic> all(UUID tenant) throws SQLException {
         return byName(store.topics(tenant, null));
+    }
+
+    /** {@link #lookup} of the topics of a request, {@code name} reading each one's name. */
+    <T> Map<String, KafkaStore.Topic> lookup(UUID tenant, Collection<T> requested, Function<T, String> name,
+            boolean create) throws SQLException {
+        List<String> names = new ArrayList<>(requested.size());
+        for (T t : requested) {
+            names.add(name.apply(t));
+        }
+        return lookup(tenant, names, create);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.queen.live;
 
 import io.queen.background.DaemonTimer;
+import io.queen.background.OutageWarning;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
@@ -56,7 +57,7 @@ public class LiveSampler {
     private final Instant startedAt = Instant.now();
     private final Deque<Snapshot> samples = new ArrayDeque<>();
     private ScheduledExecutorService timer;
-    private boolean warned;
+    private final OutageWarning outage = new OutageWarning(LOG);
 
     LiveSampler(OpsMeter meter, ProcessStats process, LiveStore store, PopClients clients, QueenConfig config) {
         this.meter = meter;
@@ -87,16 +88,7 @@ public class LiveSampler {
     }
 
     private void tick() {
-        try {
-            publishNow();
-            warned = false;
-        } catch (Throwable t) {
-            // never cancel the schedule; one warning per outage
-            if (!warned) {
-                LOG.warnf("live figures not published: %s", t.toString());
-                warned = true;
-            }
-        }
+        outage.attempt(this::publishNow, "live figures not published");
     }
 
     /** Samples the counters and writes this broker's row now (the timer's job; tests call it too). */

@@ -1,5 +1,6 @@
 package io.queen.maintenance;
 
+import io.queen.background.OutageWarning;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -145,21 +146,17 @@ public class MaintenanceSwitches {
     }
 
     private void poll() {
-        boolean warned = false;
+        OutageWarning outage = new OutageWarning(LOG);
         while (running) {
             try {
                 read();
-                warned = false;
+                outage.succeeded();
             } catch (SQLException e) {
                 if (!running) {
                     return;  // stopping: the interrupt closed the connection mid-read
                 }
-                if (!warned) {
-                    // once per outage, not once per poll
-                    LOG.warnf("maintenance switches unreadable (%s); keeping push %s, pop %s", e.getMessage(),
-                            push ? "on" : "off", pop ? "on" : "off");
-                    warned = true;
-                }
+                outage.failed("maintenance switches unreadable (%s); keeping push %s, pop %s", e.getMessage(),
+                        push ? "on" : "off", pop ? "on" : "off");
             }
             try {
                 Thread.sleep(pollMs);

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,6 +64,7 @@ public class PushSpool {
     private final Path dir;
     private final int port;
     private final int drainBatch;
+    private final long drainWaitMs;
     private final Object monitor = new Object();
     private final MeterRegistry registry;
     private final List<Gauge> gauges = new ArrayList<>();
@@ -91,6 +93,7 @@ public class PushSpool {
         this.fusion = fusion;
         this.dir = Path.of(config.maintenance().spoolDir());
         this.drainBatch = Math.max(1, config.maintenance().drainBatch());
+        this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
         this.registry = registry;
         gauges.add(Gauge.builder("queen.file.buffer.pending", this, s -> s.pending)
                 .description("pushes spooled on this broker's disk and not yet written to the log").register(registry));
@@ -320,6 +323,16 @@ public class PushSpool {
                 throw ex;
             }
         }
+    }
+
+    /**
+     * Whether a push must be spooled instead of written to the log now: push maintenance is on, or pushes buffered
+     * during it are still draining after {@code drain-wait-ms} ({@link #awaitDrained}): a push must not overtake
+     * them. Reads the switches first if this broker has not read them yet ({@link MaintenanceSwitches#awaitKnown}).
+     */
+    public boolean holdsPushes() throws SQLException, InterruptedException {
+        switches.awaitKnown();
+        return switches.pushMaintenance() || (pending() > 0 && !awaitDrained(drainWaitMs));
     }
 
     /**

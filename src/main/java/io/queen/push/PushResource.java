@@ -8,7 +8,6 @@ import io.queen.auth.Caller;
 import io.queen.auth.Callers;
 import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
-import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.maintenance.PushSpool;
 import io.queen.metrics.OpsMeter;
 import io.queen.segment.TransactionHash;
@@ -42,21 +41,16 @@ public class PushResource {
     private final Callers callers;
 
     private final PushEncryption encryption;
-    private final MaintenanceSwitches switches;
     private final PushSpool spool;
-    private final long drainWaitMs;
     private final OpsMeter meter;
 
-    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, Callers callers,
-            MaintenanceSwitches switches, PushSpool spool,
+    PushResource(PushFusion fusion, PushEncryption encryption, QueenConfig config, Callers callers, PushSpool spool,
             @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody, OpsMeter meter) {
         this.fusion = fusion;
         this.meter = meter;
         this.encryption = encryption;
         this.callers = callers;
-        this.switches = switches;
         this.spool = spool;
-        this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
         this.parser = new PushRequestParser(config.push().maxItems(), maxBody.asLongValue());
     }
 
@@ -77,8 +71,7 @@ public class PushResource {
         UUID tenant = caller.tenant();
         List<PushItem> items = encryption.apply(tenant, ProducerSub.stamp(caller, parser.parse(body)));
         // push maintenance, or buffered pushes still draining after it (a push must not overtake them)
-        switches.awaitKnown();
-        if (switches.pushMaintenance() || (spool.pending() > 0 && !drained())) {
+        if (held()) {
             return buffered(tenant, items);
         }
         int n = items.size();
@@ -190,12 +183,13 @@ public class PushResource {
         return bytes(201, out.toByteArray());
     }
 
-    private boolean drained() {
+    /** {@link PushSpool#holdsPushes}; interrupted while waiting for the drain, the push is spooled. */
+    private boolean held() throws SQLException {
         try {
-            return spool.awaitDrained(drainWaitMs);
+            return spool.holdsPushes();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return true;
         }
     }
 

@@ -1,7 +1,6 @@
 package io.queen.queue;
 
 import jakarta.inject.Inject;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
@@ -26,7 +25,6 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueDeleteResource {
     @Inject QueueDeletion deletion;
-    @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     @Access(Access.Level.ADMIN)
@@ -35,7 +33,7 @@ public class QueueDeleteResource {
         String name = Names.requireName(queue, "queue");
         UUID tenant = callers.tenant();
         boolean existed = deletion.delete(tenant, name);
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         out.put("deleted", true);
         out.put("queue", name);
         out.put("existed", existed);

@@ -1,7 +1,6 @@
 package io.queen.retention;
 
 import jakarta.inject.Inject;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
@@ -35,7 +34,6 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class RetentionAnalyticsResource {
     @Inject RetentionStore store;
-    @Inject ObjectMapper mapper;
     @Inject Callers callers;
 
     @Access(Access.Level.READ)
@@ -50,7 +48,7 @@ public class RetentionAnalyticsResource {
         String q = queue == null || queue.isBlank() ? null : queue;
         int bucket = bucketMinutes(Duration.between(from, to));
 
-        ObjectNode out = mapper.createObjectNode();
+        ObjectNode out = Json.MAPPER.createObjectNode();
         ObjectNode range = out.putObject("timeRange");
         range.put("from", Times.millis(from));
         range.put("to", Times.millis(to));

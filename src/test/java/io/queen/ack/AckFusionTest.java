@@ -7,6 +7,7 @@ import static io.queen.testing.Api.messages;
 import static io.queen.testing.Api.metric;
 import static io.queen.testing.Api.pop;
 import static io.queen.testing.Api.pushN;
+import static io.queen.testing.Api.pushThenPop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -88,8 +89,7 @@ class AckFusionTest {
 
     @Test
     void partialAndNegativeAcksTakeTheDecisionProcedure() {
-        pushN("af-part", "p", "x", 0, 4);
-        JsonNode p = pop("/api/v1/pop/queue/af-part/partition/p?batch=10");
+        JsonNode p = pushThenPop("af-part", "p", "x", 4, 10);
         String pid = p.get("partitionId").asText();
         String lease = p.get("leaseId").asText();
         double before = metric(BATCHES);
@@ -117,8 +117,7 @@ class AckFusionTest {
     @Test
     void expiredLeaseIsRefusedAndRedelivered() throws Exception {
         configure("af-exp", "{\"leaseTime\":1}");
-        pushN("af-exp", "p", "e", 0, 3);
-        JsonNode p = pop("/api/v1/pop/queue/af-exp/partition/p?batch=10");
+        JsonNode p = pushThenPop("af-exp", "p", "e", 3, 10);
         String pid = p.get("partitionId").asText();
         Thread.sleep(1500);
         double before = metric(BATCHES);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.kafka.KafkaListenerClients;
 import io.queen.testing.BrokerDatabase;
 import io.queen.testing.BrokerProcess;
 import io.queen.kafka.ReadToEnd;
@@ -16,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -95,11 +94,7 @@ class KafkaTransactionCrashIT {
         BrokerProcess other = database.start("kafka-txn-other", Map.of("QUEEN_KAFKA_ENABLED", "true",
                 "QUEEN_KAFKA_PORT", String.valueOf(otherPort), "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1"));
         try {
-            Properties ap = new Properties();
-            ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-            try (Admin admin = Admin.create(ap)) {
-                admin.createTopics(List.of(new NewTopic("txn-moved", 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            }
+            KafkaListenerClients.createTopicsAt(bootstrap(), new NewTopic("txn-moved", 3, (short) 1));
             Properties second = new Properties();
             second.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + otherPort);
             second.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "moved-copier");
@@ -126,11 +121,7 @@ class KafkaTransactionCrashIT {
 
     @Test
     void anOpenTransactionOfAKilledBrokerIsAbortedByTheRestartedProducer() throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        try (Admin admin = Admin.create(ap)) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
-        }
+        KafkaListenerClients.createTopicsAt(bootstrap(), new NewTopic(TOPIC, 3, (short) 1));
         KafkaProducer<String, String> crashed = producer();
         crashed.initTransactions();
         crashed.beginTransaction();

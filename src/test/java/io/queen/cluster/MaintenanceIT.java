@@ -40,6 +40,14 @@ class MaintenanceIT {
         assertEquals(200, r.status(), r.body());
     }
 
+    /** A third broker on the shared database, {@code queue} configured through it, push maintenance switched on. */
+    BrokerProcess startInPushMaintenance(String name, String queue) throws Exception {
+        BrokerProcess b = brokers.database().start(name, Map.of());
+        assertEquals(200, Http.post(b.url(), "/api/v1/configure", "{\"queue\":\"" + queue + "\"}").status());
+        set(b, "/api/v1/system/maintenance", true);
+        return b;
+    }
+
     @Test
     void switchesReachEveryBrokerAndAKilledBrokersSpoolIsDrainedOnRestart() throws Exception {
         List<String> expected = new ArrayList<>();
@@ -118,10 +126,8 @@ class MaintenanceIT {
     @Test
     void aSpoolRestartedDuringPushMaintenanceWaitsForTheSwitch() throws Exception {
         String q = "crashq";
-        BrokerProcess c = brokers.database().start("maint-c", Map.of());
+        BrokerProcess c = startInPushMaintenance("maint-c", q);   // adopted by c at once
         try {
-            assertEquals(200, Http.post(c.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
-            set(c, "/api/v1/system/maintenance", true);   // adopted by c at once
             List<String> expected = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 Http.Reply r = Http.post(c.url(), "/api/v1/push", "{\"items\":[{\"queue\":\"" + q
@@ -177,10 +183,8 @@ class MaintenanceIT {
     @Test
     void aPushBeforeTheFirstSwitchReadAfterARestartIsBuffered() throws Exception {
         String q = "firstreadq";
-        BrokerProcess d = brokers.database().start("maint-d", Map.of());
+        BrokerProcess d = startInPushMaintenance("maint-d", q);
         try {
-            assertEquals(200, Http.post(d.url(), "/api/v1/configure", "{\"queue\":\"" + q + "\"}").status());
-            set(d, "/api/v1/system/maintenance", true);
             d.kill();   // its spool is empty: nothing holds a later push back but the switch itself
             // pg_stat_activity is read outside the locking transaction, which would see one snapshot of it
             try (Connection lock = brokers.database().connect();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Handouts;
 import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
 import io.queen.testing.BrokerProcess;
@@ -168,12 +169,7 @@ class MultiBrokerIT {
                 return got;
             }));
         }
-        Set<Integer> all = new HashSet<>();
-        for (Future<List<Integer>> f : fs) {
-            for (int n : f.get()) {
-                assertTrue(all.add(n), "message " + n + " processed twice");
-            }
-        }
+        Set<Integer> all = Handouts.once(fs, "message", "processed twice");
         pool.shutdown();
         assertEquals(total, all.size());
         assertNotNull(brokers.a().url());

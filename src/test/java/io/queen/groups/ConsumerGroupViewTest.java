@@ -6,19 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.agroal.api.AgroalDataSource;
 import io.queen.status.KnownDataSet;
+import io.queen.status.OnKnownDataSet;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.queen.testing.FreshDatabase;
-import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -32,17 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 @QuarkusTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class ConsumerGroupViewTest {
-    @Inject
-    AgroalDataSource ds;
-
-    boolean built;
-
-    @BeforeEach
-    void dataSet() {
-        built = KnownDataSet.buildOnce(ds, built);
-    }
-
+class ConsumerGroupViewTest extends OnKnownDataSet {
     @Test
     void listHasOneEntryPerGroupAndQueueWithExactLag() {
         JsonNode arr = KnownDataSet.get("/api/v1/consumer-groups");

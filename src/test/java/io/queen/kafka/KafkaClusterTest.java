@@ -15,7 +15,6 @@ import io.queen.kafka.group.GroupCoordinator;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Sql;
 import jakarta.inject.Inject;
-import java.io.DataInputStream;
 import java.net.Socket;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -43,7 +42,6 @@ import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProt
 import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocolCollection;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.junit.jupiter.api.Test;
@@ -114,11 +112,8 @@ class KafkaClusterTest {
     Map<String, Integer> findCoordinators(CoordinatorType type, List<String> keys) throws Exception {
         try (Socket s = KafkaFrames.connect(listener.port())) {
             short v = 4;
-            s.getOutputStream().write(KafkaFramingTest.request(ApiKeys.FIND_COORDINATOR, v, 1,
-                    new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(keys)));
-            FindCoordinatorResponseData r = new FindCoordinatorResponseData(new ByteBufferAccessor(
-                    KafkaFramingTest.response(new DataInputStream(s.getInputStream()), 1,
-                            ApiKeys.FIND_COORDINATOR.responseHeaderVersion(v))), v);
+            FindCoordinatorResponseData r = KafkaFrames.call(s, ApiKeys.FIND_COORDINATOR, v, 1,
+                    new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(keys));
             Map<String, Integer> out = new HashMap<>();
             for (FindCoordinatorResponseData.Coordinator c : r.coordinators()) {
                 assertEquals(Errors.NONE.code(), c.errorCode());

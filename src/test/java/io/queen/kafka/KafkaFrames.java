@@ -12,6 +12,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.requests.AbstractResponse;
 
 /** Raw Kafka frames for tests that drive the listener over a socket, written with the kafka-clients classes. */
 public final class KafkaFrames {
@@ -37,6 +38,16 @@ public final class KafkaFrames {
         header.write(out, cache, hv);
         body.write(out, cache, version);
         return buf.array();
+    }
+
+    /** Sends one request on {@code s} and reads its answer, parsed as {@code key}'s response of {@code version}. */
+    @SuppressWarnings("unchecked")
+    public static <R extends ApiMessage> R call(Socket s, ApiKeys key, short version, int correlationId,
+            ApiMessage body) throws IOException {
+        s.getOutputStream().write(request(key, version, correlationId, body));
+        ByteBuffer rb = response(new DataInputStream(s.getInputStream()), correlationId,
+                key.responseHeaderVersion(version));
+        return (R) AbstractResponse.parseResponse(key, new ByteBufferAccessor(rb), version).data();
     }
 
     /** One response frame: its correlation id checked, the body positioned after the header. */

@@ -93,11 +93,9 @@ class KafkaFramingTest {
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             DataInputStream in = new DataInputStream(s.getInputStream());
             short v = ApiKeys.DESCRIBE_ACLS.latestVersion();
-            out.write(request(ApiKeys.DESCRIBE_ACLS, v, 1, new DescribeAclsRequestData()
+            DescribeAclsResponseData r = KafkaFrames.call(s, ApiKeys.DESCRIBE_ACLS, v, 1, new DescribeAclsRequestData()
                     .setResourceTypeFilter((byte) 1).setPatternTypeFilter((byte) 1).setOperation((byte) 1)
-                    .setPermissionType((byte) 1)));
-            DescribeAclsResponseData r = new DescribeAclsResponseData(new ByteBufferAccessor(
-                    response(in, 1, ApiKeys.DESCRIBE_ACLS.responseHeaderVersion(v))), v);
+                    .setPermissionType((byte) 1));
             assertEquals(Errors.UNSUPPORTED_VERSION.code(), r.errorCode());
             // an API key no Kafka version has: ApiVersions v0 with UNSUPPORTED_VERSION
             byte[] unknown = request(ApiKeys.API_VERSIONS, (short) 0, 2, new ApiVersionsRequestData());
@@ -122,8 +120,6 @@ class KafkaFramingTest {
     @Test
     void deleteRecordsAndCleanupPolicyAnswerBadInputPerPartition() throws Exception {
         try (Socket s = connect()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            DataInputStream in = new DataInputStream(s.getInputStream());
             short cv = ApiKeys.CREATE_TOPICS.latestVersion();
             CreateTopicsRequestData.CreatableTopicConfigCollection bad =
                     new CreateTopicsRequestData.CreatableTopicConfigCollection();
@@ -134,10 +130,8 @@ class KafkaFramingTest {
                     .setReplicationFactor((short) -1));
             topics.add(new CreateTopicsRequestData.CreatableTopic().setName("dr-bad-policy").setNumPartitions(1)
                     .setReplicationFactor((short) -1).setConfigs(bad));
-            out.write(request(ApiKeys.CREATE_TOPICS, cv, 1, new CreateTopicsRequestData().setTopics(topics)
-                    .setTimeoutMs(30_000)));
-            CreateTopicsResponseData created = new CreateTopicsResponseData(new ByteBufferAccessor(
-                    response(in, 1, ApiKeys.CREATE_TOPICS.responseHeaderVersion(cv))), cv);
+            CreateTopicsResponseData created = KafkaFrames.call(s, ApiKeys.CREATE_TOPICS, cv, 1,
+                    new CreateTopicsRequestData().setTopics(topics).setTimeoutMs(30_000));
             assertEquals(Errors.NONE.code(), created.topics().find("dr-raw").errorCode());
             CreateTopicsResponseData.CreatableTopicResult refused = created.topics().find("dr-bad-policy");
             assertEquals(Errors.INVALID_CONFIG.code(), refused.errorCode());
@@ -154,9 +148,7 @@ class KafkaFramingTest {
                     List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(3))));
             req.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("bad name\u0000").setPartitions(
                     List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(0).setOffset(0))));
-            out.write(request(ApiKeys.DELETE_RECORDS, v, 2, req));
-            DeleteRecordsResponseData r = new DeleteRecordsResponseData(new ByteBufferAccessor(
-                    response(in, 2, ApiKeys.DELETE_RECORDS.responseHeaderVersion(v))), v);
+            DeleteRecordsResponseData r = KafkaFrames.call(s, ApiKeys.DELETE_RECORDS, v, 2, req);
             DeleteRecordsResponseData.DeleteRecordsTopicResult raw = r.topics().find("dr-raw");
             assertEquals(Errors.NONE.code(), raw.partitions().find(0).errorCode());
             assertEquals(0L, raw.partitions().find(0).lowWatermark(), "nothing written: log start 0");
@@ -171,10 +163,9 @@ class KafkaFramingTest {
             DeleteRecordsRequestData beyond = new DeleteRecordsRequestData().setTimeoutMs(30_000);
             beyond.topics().add(new DeleteRecordsRequestData.DeleteRecordsTopic().setName("dr-raw").setPartitions(
                     List.of(new DeleteRecordsRequestData.DeleteRecordsPartition().setPartitionIndex(1).setOffset(1))));
-            out.write(request(ApiKeys.DELETE_RECORDS, v, 3, beyond));
-            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), new DeleteRecordsResponseData(new ByteBufferAccessor(
-                    response(in, 3, ApiKeys.DELETE_RECORDS.responseHeaderVersion(v))), v).topics().find("dr-raw")
-                    .partitions().find(1).errorCode());
+            DeleteRecordsResponseData after = KafkaFrames.call(s, ApiKeys.DELETE_RECORDS, v, 3, beyond);
+            assertEquals(Errors.OFFSET_OUT_OF_RANGE.code(), after.topics().find("dr-raw").partitions().find(1)
+                    .errorCode());
         }
     }
 

@@ -128,6 +128,13 @@ class KafkaSaslTest {
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
+    /** A producer signed in with {@code token} under the transactional id {@code transactionalId}. */
+    KafkaProducer<byte[], byte[]> transactionalProducer(String token, String transactionalId) {
+        Properties p = plain(token);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        return producer(p);
+    }
+
     @Test
     void plainWithTheJwtAsPasswordProducesAndConsumesInTheTokensTenant() throws Exception {
         String a = Tokens.token("alice", "admin", "tenant-a");
@@ -198,9 +205,8 @@ class KafkaSaslTest {
         try (Admin a = Admin.create(plain(Tokens.token("root", "admin", "tenant-t")))) {
             a.createTopics(List.of(new NewTopic("sasl-txn", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        Properties w = plain(Tokens.token("writer", "write-only", "tenant-t"));
-        w.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-writer");
-        try (KafkaProducer<byte[], byte[]> p = producer(w)) {
+        try (KafkaProducer<byte[], byte[]> p = transactionalProducer(Tokens.token("writer", "write-only", "tenant-t"),
+                "sasl-writer")) {
             p.initTransactions();
             p.beginTransaction();
             p.send(new ProducerRecord<>("sasl-txn", 0, null, new byte[] {1}));
@@ -211,9 +217,8 @@ class KafkaSaslTest {
                     new ConsumerGroupMetadata("sasl-txn-group")));
             assertTrue(authorizationFailure(e), e.toString());
         }
-        Properties rw = plain(Tokens.token("copier", "read-write", "tenant-t"));
-        rw.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-copier");
-        try (KafkaProducer<byte[], byte[]> p = producer(rw)) {
+        try (KafkaProducer<byte[], byte[]> p = transactionalProducer(Tokens.token("copier", "read-write", "tenant-t"),
+                "sasl-copier")) {
             p.initTransactions();
             p.beginTransaction();
             p.send(new ProducerRecord<>("sasl-txn", 0, null, new byte[] {2}));
@@ -221,9 +226,8 @@ class KafkaSaslTest {
                     new ConsumerGroupMetadata("sasl-txn-group"));
             p.commitTransaction();
         }
-        Properties r = plain(Tokens.token("reader", "read-only", "tenant-t"));
-        r.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "sasl-reader");
-        try (KafkaProducer<byte[], byte[]> p = producer(r)) {
+        try (KafkaProducer<byte[], byte[]> p = transactionalProducer(Tokens.token("reader", "read-only", "tenant-t"),
+                "sasl-reader")) {
             Exception e = assertThrows(Exception.class, p::initTransactions);
             assertTrue(authorizationFailure(e), e.toString());
         }

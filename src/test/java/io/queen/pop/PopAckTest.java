@@ -6,6 +6,7 @@ import static io.queen.testing.Api.configure;
 import static io.queen.testing.Api.messages;
 import static io.queen.testing.Api.pop;
 import static io.queen.testing.Api.pushN;
+import static io.queen.testing.Api.pushThenPop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -260,20 +261,27 @@ class PopAckTest {
         assertEquals(List.of(2), ns(pop("/api/v1/pop/queue/expiry/partition/Default?batch=2")));
     }
 
+    /**
+     * Configures {@code queue} with {@code options}, pushes {@code count} messages to its Default partition, pops the
+     * first and acks it failed with {@code error}; returns the ack's answer.
+     */
+    static JsonNode failFirst(String queue, String options, String prefix, int count, String error) {
+        configure(queue, options);
+        pushN(queue, "Default", prefix, 0, count);
+        JsonNode m = pop("/api/v1/pop/queue/" + queue + "/partition/Default?batch=1").get("messages").get(0);
+        JsonNode r = ack(m, "failed", null, error);
+        assertTrue(r.get("success").asBoolean());
+        return r;
+    }
+
     @Test
     void failedAcksSpendTheBudgetThenTheOneMessageIsDeadLetteredAndThePartitionFlows() {
-        configure("poison", "{\"retryLimit\":1}");
-        pushN("poison", "Default", "x", 0, 3);
-        JsonNode p1 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
-        JsonNode m = p1.get("messages").get(0);
-        JsonNode r1 = ack(m, "failed", null, "boom 1");
-        assertTrue(r1.get("success").asBoolean());
+        JsonNode r1 = failFirst("poison", "{\"retryLimit\":1}", "x", 3, "boom 1");
         assertTrue(r1.get("leaseReleased").asBoolean());
         assertFalse(r1.get("dlq").asBoolean());
         JsonNode p2 = pop("/api/v1/pop/queue/poison/partition/Default?batch=1");
         assertEquals(List.of(0), ns(p2), "retried");
-        m = p2.get("messages").get(0);
-        JsonNode r2 = ack(m, "failed", null, "Test error: boom 2");
+        JsonNode r2 = ack(p2.get("messages").get(0), "failed", null, "Test error: boom 2");
         assertTrue(r2.get("dlq").asBoolean(), r2.toString());
         assertEquals(List.of(1, 2), ns(pop("/api/v1/pop/queue/poison/partition/Default?batch=5")),
                 "the rest of the partition keeps flowing");
@@ -289,8 +297,7 @@ class PopAckTest {
 
     @Test
     void deadLetteringNeverSkipsUnprocessedMessagesBeforeThePoison() {
-        pushN("dlqgap", "Default", "g", 0, 3);
-        JsonNode p = pop("/api/v1/pop/queue/dlqgap/partition/Default?batch=3");
+        JsonNode p = pushThenPop("dlqgap", "Default", "g", 3, 3);
         String pid = p.get("partitionId").asText();
         JsonNode r = ack("g-2", pid, p.get("leaseId").asText(), "dlq", null, "bad");
         assertTrue(r.get("success").asBoolean());
@@ -311,12 +318,8 @@ class PopAckTest {
 
     @Test
     void deadLetteringDisabledDropsThePoisonAndStillMovesOn() {
-        configure("nodlq", "{\"retryLimit\":0,\"deadLetterQueue\":false,\"dlqAfterMaxRetries\":false}");
-        pushN("nodlq", "Default", "d", 0, 2);
-        JsonNode p = pop("/api/v1/pop/queue/nodlq/partition/Default?batch=1");
-        JsonNode m = p.get("messages").get(0);
-        JsonNode r = ack(m, "failed", null, "x");
-        assertTrue(r.get("success").asBoolean());
+        JsonNode r = failFirst("nodlq", "{\"retryLimit\":0,\"deadLetterQueue\":false,\"dlqAfterMaxRetries\":false}", "d",
+                2, "x");
         assertFalse(r.get("dlq").asBoolean());
         assertEquals(List.of(1), ns(pop("/api/v1/pop/queue/nodlq/partition/Default?batch=5")));
         assertEquals(0, Sql.count(ds, "SELECT count(*) FROM queen.log_dlq WHERE transaction_id LIKE 'd-%'"));
@@ -324,8 +327,7 @@ class PopAckTest {
 
     @Test
     void anExplicitFailureIsNeverSkippedByALaterSuccessInTheSameCall() {
-        pushN("mixed", "Default", "m", 0, 4);
-        JsonNode p = pop("/api/v1/pop/queue/mixed/partition/Default?batch=4");
+        JsonNode p = pushThenPop("mixed", "Default", "m", 4, 4);
         String lease = p.get("leaseId").asText();
         String pid = p.get("partitionId").asText();
         String body = "{\"acknowledgments\":["

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
+import io.queen.testing.Handouts;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
@@ -181,12 +182,7 @@ class PushTest {
                 return offsets;
             }));
         }
-        Set<Long> all = new HashSet<>();
-        for (Future<List<Long>> f : results) {
-            for (long o : f.get()) {
-                assertTrue(all.add(o), "offset " + o + " handed out twice");
-            }
-        }
+        Set<Long> all = Handouts.once(results, "offset", "handed out twice");
         pool.shutdown();
         long total = (long) threads * requests * perRequest;
         assertEquals(total, all.size());

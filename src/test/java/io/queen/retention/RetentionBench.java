@@ -6,6 +6,7 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.Uuid7;
+import io.queen.testing.BenchReport;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -42,16 +43,10 @@ class RetentionBench {
     @Inject
     RetentionCycle cycle;
 
-    static final List<String> REPORT = new ArrayList<>();
+    static final BenchReport REPORT = new BenchReport("retention-bench");
 
     static void report(String line) {
-        System.out.println("[retention-bench] " + line);
         REPORT.add(line);
-        try {
-            java.nio.file.Files.write(java.nio.file.Path.of("target", "retention-bench.txt"), REPORT);
-        } catch (java.io.IOException ignored) {
-            // stdout has it
-        }
     }
 
     static void configure(String queue, String options) {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
-import io.queen.testing.Http;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -28,9 +28,7 @@ class RetentionScaleTest {
 
     @Test
     void twentyThousandIdlePartitionsAndFiveDeletableOnesCostFiveSteps() throws Exception {
-        Http.Reply c = Http.post("/api/v1/configure",
-                "{\"queue\":\"r-scale\",\"options\":{\"retentionEnabled\":true,\"retentionSeconds\":60}}");
-        assertEquals(200, c.status(), c.body());
+        Api.configure("r-scale", "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
         String qid = Sql.one(ds, "SELECT id FROM queen.queues WHERE name = 'r-scale'");
         // 20,000 idle partitions, set-based: half never written (oldest_live_at NULL), half holding one fresh
         // segment (oldest_live_at recent)

@@ -3,6 +3,7 @@ package io.queen.retention;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -28,9 +29,7 @@ class RetentionSchedulerTest {
 
     @Test
     void theSchedulerDeletesExpiredSegments() throws Exception {
-        Http.Reply c = Http.post("/api/v1/configure",
-                "{\"queue\":\"r-sched\",\"options\":{\"retentionEnabled\":true,\"retentionSeconds\":1}}");
-        assertEquals(200, c.status(), c.body());
+        Api.configure("r-sched", "{\"retentionEnabled\":true,\"retentionSeconds\":1}");
         for (int i = 0; i < 5; i++) {
             for (String p : new String[] {"Default", "A", "B", "C", "D", "E"}) {
                 assertEquals(201, Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"r-sched\",\"partition\":\"" + p

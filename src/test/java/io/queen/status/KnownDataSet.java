@@ -69,17 +69,6 @@ public final class KnownDataSet {
                 + " WHERE q.name = '" + queue + "' AND lp.name = '" + partition + "'");
     }
 
-    /**
-     * Builds the data set unless {@code built}; returns true. A test class calls it from {@code @BeforeEach} (once
-     * Quarkus has set the test port, which a {@code @BeforeAll} runs before) with a field it keeps the answer in.
-     */
-    public static boolean buildOnce(DataSource ds, boolean built) {
-        if (!built) {
-            build(ds);
-        }
-        return true;
-    }
-
     /** Builds the data set (once per fresh database). */
     public static void build(DataSource ds) {
         configure("st-orders", "shop", "orders", "{\"leaseTime\":300}");

@@ -6,6 +6,7 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.Uuid7;
+import io.queen.testing.BenchReport;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -50,19 +51,13 @@ class StatusBench {
             "/api/v1/resources/queues/bench", "/api/v1/status/queues/bench", "/api/v1/status",
             "/api/v1/resources/namespaces", "/api/v1/consumer-groups", "/api/v1/consumer-groups/lagging?minLagSeconds=0",
             "/api/v1/consumer-groups/g1");
-    static final List<String> REPORT = new ArrayList<>();
+    static final BenchReport REPORT = new BenchReport("status-bench");
 
     @Inject
     AgroalDataSource ds;
 
     static void report(String line) {
-        System.out.println("[status-bench] " + line);
         REPORT.add(line);
-        try {
-            java.nio.file.Files.write(java.nio.file.Path.of("target", "status-bench.txt"), REPORT);
-        } catch (java.io.IOException ignored) {
-            // stdout has it
-        }
     }
 
     @Test

@@ -6,19 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.agroal.api.AgroalDataSource;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -29,10 +26,7 @@ import org.junit.jupiter.api.TestInstance;
 @QuarkusTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
-class StatusRoutesTest {
-    @Inject
-    AgroalDataSource ds;
-
+class StatusRoutesTest extends OnKnownDataSet {
     static JsonNode get(String path) {
         return KnownDataSet.get(path);
     }
@@ -48,13 +42,6 @@ class StatusRoutesTest {
 
     String pid(String queue, String partition) {
         return KnownDataSet.pid(ds, queue, partition);
-    }
-
-    boolean built;
-
-    @BeforeEach
-    void dataSet() {
-        built = KnownDataSet.buildOnce(ds, built);
     }
 
     @Test

@@ -123,39 +123,39 @@ public final class CycleBench {
                 }
             }));
         }
-        long lo = total / 10;
-        long hi = total * 9 / 10;
-        while (cycles.get() < lo) {
-            Thread.sleep(1);
-        }
-        long t0 = System.nanoTime();
-        long c0 = cycles.get();
-        double b0 = procCpu(brokerPid);
-        double p0 = pgCpu(jdbc);
-        double d0 = selfCpu();
-        while (cycles.get() < hi) {
-            Thread.sleep(1);
-        }
-        long t1 = System.nanoTime();
-        long c1 = cycles.get();
-        double b1 = procCpu(brokerPid);
-        double p1 = pgCpu(jdbc);
-        double d1 = selfCpu();
+        Sample start = sampleAt(total / 10, cycles, brokerPid, jdbc);
+        Sample end = sampleAt(total * 9 / 10, cycles, brokerPid, jdbc);
         for (Thread t : threads) {
             t.join();
         }
-        long n = c1 - c0;
-        double secs = (t1 - t0) / 1e9;
+        long n = end.cycles() - start.cycles();
+        double secs = (end.nanos() - start.nanos()) / 1e9;
+        double broker = end.brokerCpu() - start.brokerCpu();
+        double pg = end.pgCpu() - start.pgCpu();
         System.out.printf("cycles %d of %d (%d refused), measured %d cycles in %.2f s: %.0f cycles/s, %.0f msg/s%n",
                 cycles.get(), total, failed.get(), n, secs, n / secs, n * cycleSize / secs);
         System.out.printf("CPU per cycle: broker %.0f us + PostgreSQL backends %.0f us = %.0f us (driver %.0f us)%n",
-                (b1 - b0) / n * 1e6, (p1 - p0) / n * 1e6, (b1 - b0 + p1 - p0) / n * 1e6, (d1 - d0) / n * 1e6);
+                broker / n * 1e6, pg / n * 1e6, (broker + pg) / n * 1e6,
+                (end.driverCpu() - start.driverCpu()) / n * 1e6);
+    }
+
+    /** The clock, the cycle count and the CPU seconds of broker, PostgreSQL backends and driver at one moment. */
+    record Sample(long nanos, long cycles, double brokerCpu, double pgCpu, double driverCpu) {
+    }
+
+    /** Waits until {@code cycles} reaches {@code count}, then samples. */
+    static Sample sampleAt(long count, AtomicLong cycles, long brokerPid, String jdbc) throws Exception {
+        while (cycles.get() < count) {
+            Thread.sleep(1);
+        }
+        return new Sample(System.nanoTime(), cycles.get(), procCpu(brokerPid), pgCpu(jdbc), selfCpu());
     }
 
     static JsonNode post(String url, String path, JsonNode body) throws Exception {
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + path))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() >= 300) {
             throw new IllegalStateException(path + " -> " + r.statusCode() + " " + r.body());
         }

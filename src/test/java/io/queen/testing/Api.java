@@ -51,6 +51,12 @@ public final class Api {
     }
 
     /** Pops; returns null on 204. */
+    /** Pushes {@code count} messages as {@link #pushN} does from 0, then pops the partition with {@code batch}. */
+    public static JsonNode pushThenPop(String queue, String partition, String prefix, int count, int batch) {
+        pushN(queue, partition, prefix, 0, count);
+        return pop("/api/v1/pop/queue/" + queue + "/partition/" + partition + "?batch=" + batch);
+    }
+
     public static JsonNode pop(String path) {
         Http.Reply r = Http.get(path);
         if (r.status() == 204) {

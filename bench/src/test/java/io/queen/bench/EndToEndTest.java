@@ -21,7 +21,12 @@ class EndToEndTest {
     @TempDir
     Path tmp;
 
-    private record Result(int code, String out, JsonNode json) {}
+    private record Result(int code, String out, JsonNode json) {
+        /** The first run's verification figures. */
+        JsonNode verification() {
+            return json.get("runs").get(0).get("verification");
+        }
+    }
 
     private Result run(FakeBroker broker, String... extra) throws Exception {
         Path json = tmp.resolve("r" + System.nanoTime() + ".json");
@@ -34,6 +39,16 @@ class EndToEndTest {
         int code = Main.run(args.toArray(String[]::new), ps, ps);
         String out = bytes.toString(StandardCharsets.UTF_8);
         return new Result(code, out, new ObjectMapper().readTree(json.toFile()));
+    }
+
+    /** Runs against a fake broker that injects {@code fault}; the run must fail (exit code 1). */
+    private Result failedRun(FakeBroker.Fault fault, String... extra) throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            b.fault(fault);
+            Result r = run(b, extra);
+            assertEquals(1, r.code(), r.out());
+            return r;
+        }
     }
 
     @Test
@@ -62,7 +77,7 @@ class EndToEndTest {
             Result r = run(b, "--messages", "2000", "--warmup", "0", "--groups", "2", "--consumers", "2",
                     "--ack", "auto", "--wildcard", "--rate", "20000", "--push-batch", "50", "--partitions", "3");
             assertEquals(0, r.code(), r.out());
-            JsonNode v = r.json().get("runs").get(0).get("verification");
+            JsonNode v = r.verification();
             assertEquals(2, v.get("groups").size());
             assertEquals(4000, v.get("verified").asLong());
         }
@@ -96,34 +111,24 @@ class EndToEndTest {
 
     @Test
     void lostMessageFailsTheRun() throws Exception {
-        try (FakeBroker b = new FakeBroker()) {
-            b.fault(FakeBroker.Fault.DROP_ONE);
-            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "2", "--drain-timeout", "3");
-            assertEquals(1, r.code(), r.out());
-            assertEquals(1, r.json().get("runs").get(0).get("verification").get("lost").asLong());
-            assertTrue(r.out().contains(", 1 lost,"), r.out());
-        }
+        Result r = failedRun(FakeBroker.Fault.DROP_ONE, "--messages", "500", "--warmup", "0", "--partitions", "2",
+                "--drain-timeout", "3");
+        assertEquals(1, r.verification().get("lost").asLong());
+        assertTrue(r.out().contains(", 1 lost,"), r.out());
     }
 
     @Test
     void duplicateDeliveryFailsTheRun() throws Exception {
-        try (FakeBroker b = new FakeBroker()) {
-            b.fault(FakeBroker.Fault.DUPLICATE_FIRST_BATCH);
-            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "2", "--ack", "auto");
-            assertEquals(1, r.code(), r.out());
-            assertTrue(r.json().get("runs").get(0).get("verification").get("duplicates").asLong() > 0);
-        }
+        Result r = failedRun(FakeBroker.Fault.DUPLICATE_FIRST_BATCH, "--messages", "500", "--warmup", "0",
+                "--partitions", "2", "--ack", "auto");
+        assertTrue(r.verification().get("duplicates").asLong() > 0);
     }
 
     @Test
     void reorderFailsTheRun() throws Exception {
-        try (FakeBroker b = new FakeBroker()) {
-            b.fault(FakeBroker.Fault.REORDER);
-            Result r = run(b, "--messages", "500", "--warmup", "0", "--partitions", "1", "--producers", "1",
-                    "--consumers", "1");
-            assertEquals(1, r.code(), r.out());
-            assertEquals(1, r.json().get("runs").get(0).get("verification").get("outOfOrder").asLong());
-        }
+        Result r = failedRun(FakeBroker.Fault.REORDER, "--messages", "500", "--warmup", "0", "--partitions", "1",
+                "--producers", "1", "--consumers", "1");
+        assertEquals(1, r.verification().get("outOfOrder").asLong());
     }
 
     @Test

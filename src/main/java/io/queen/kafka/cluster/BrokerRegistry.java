@@ -4,6 +4,7 @@ import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.background.DaemonTimer;
+import io.queen.background.OutageWarning;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.KafkaListener;
 import io.queen.sql.SqlCalls;
@@ -54,7 +55,7 @@ public class BrokerRegistry {
     private volatile long lastBeatNanos = System.nanoTime();
     private boolean takenOver;
     private ScheduledExecutorService timer;
-    private boolean warned;
+    private final OutageWarning outage = new OutageWarning(LOG);
 
     private QueenConfig.Kafka config() {
         return queen.kafka();
@@ -183,15 +184,7 @@ public class BrokerRegistry {
     }
 
     private void tick() {
-        try {
-            beat();
-            warned = false;
-        } catch (Throwable t) {
-            // never cancel the schedule; one warning per outage
-            if (!warned) {
-                LOG.warnf("Kafka broker heartbeat failed: %s", t.toString());
-                warned = true;
-            }
+        if (!outage.attempt(this::beat, "Kafka broker heartbeat failed")) {
             fenceIfSilent();
         }
     }

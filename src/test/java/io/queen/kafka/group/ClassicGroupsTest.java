@@ -66,6 +66,13 @@ class ClassicGroupsTest {
         return groups.join(key, join(first.memberId(), true, protocols));
     }
 
+    /** A member that joined and synced with no assignment: the group is stable with it as leader. */
+    JoinResult stableMember(String... protocols) {
+        JoinResult r = newMember(protocols).join();
+        sync(r, Map.of());
+        return r;
+    }
+
     SyncResult sync(JoinResult r, Map<String, byte[]> assignments) {
         return groups.sync(key, r.memberId(), null, r.generationId(), "consumer", r.protocolName(), assignments)
                 .join();
@@ -89,8 +96,7 @@ class ClassicGroupsTest {
 
     @Test
     void aJoinerMakesTheGroupRebalanceAndTheLeaderGetsEveryMembersMetadataOnly() {
-        JoinResult a = newMember("range", "roundrobin").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range", "roundrobin");
         CompletableFuture<JoinResult> bWait = newMember("roundrobin", "range");
         assertFalse(bWait.isDone(), "waits for a to rejoin");
         assertEquals(Errors.REBALANCE_IN_PROGRESS, groups.heartbeat(key, a.memberId(), null, a.generationId()));
@@ -116,8 +122,7 @@ class ClassicGroupsTest {
 
     @Test
     void theProtocolIsTheOneMostMembersPreferAmongThoseAllSupport() {
-        JoinResult a = newMember("cooperative-sticky", "range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("cooperative-sticky", "range");
         CompletableFuture<JoinResult> b = newMember("range", "cooperative-sticky");
         CompletableFuture<JoinResult> c = newMember("range", "cooperative-sticky");
         groups.join(key, join(a.memberId(), true, "cooperative-sticky", "range"));
@@ -127,8 +132,7 @@ class ClassicGroupsTest {
 
     @Test
     void aMemberWithNoProtocolInCommonIsRefused() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         JoinResult r = groups.join(key, join("", true, "roundrobin")).join();
         assertEquals(Errors.INCONSISTENT_GROUP_PROTOCOL, r.error());
         JoinResult other = groups.join(key, new JoinRequest("", null, "c", "h", SESSION, REBALANCE, "connect",
@@ -139,8 +143,7 @@ class ClassicGroupsTest {
     @Test
     void aGroupAtItsSizeLimitRefusesAnotherMember() {
         groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2), now::get, new InMemoryGroupLog());
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         newMember("range");
         assertEquals(Errors.GROUP_MAX_SIZE_REACHED, groups.join(key, join("", true, "range")).join().error());
         assertEquals(2, groups.describe(key).members().size());
@@ -156,8 +159,7 @@ class ClassicGroupsTest {
 
     @Test
     void aMemberThatStopsHeartbeatingIsEvictedAfterItsSessionTimeoutAndTheGroupRebalances() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         CompletableFuture<JoinResult> bWait = newMember("range");
         JoinResult a2 = groups.join(key, join(a.memberId(), true, "range")).join();
         JoinResult b2 = bWait.join();
@@ -182,8 +184,7 @@ class ClassicGroupsTest {
 
     @Test
     void aMemberThatKeepsHeartbeatingButNeverRejoinsIsEvictedAtTheRebalanceDeadline() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         CompletableFuture<JoinResult> bWait = newMember("range");
         for (int t = 0; t < REBALANCE - 1000; t += 1000) {
             now.addAndGet(1000);
@@ -202,8 +203,7 @@ class ClassicGroupsTest {
 
     @Test
     void aMemberThatNeverSendsItsSecondJoinDoesNotHoldTheRebalance() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         JoinResult first = groups.join(key, join("", true, "range")).join();
         assertEquals(Errors.MEMBER_ID_REQUIRED, first.error());
         // a pending member alone does not start a rebalance; it expires after the session timeout
@@ -216,8 +216,7 @@ class ClassicGroupsTest {
 
     @Test
     void leaveGroupRemovesSeveralMembersAtOnceAndAnswersEachOne() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         CompletableFuture<JoinResult> b = newMember("range");
         CompletableFuture<JoinResult> c = newMember("range");
         groups.join(key, join(a.memberId(), true, "range"));
@@ -242,8 +241,7 @@ class ClassicGroupsTest {
 
     @Test
     void aLeaderThatNeverSyncsIsEvictedAfterTheRebalanceTimeout() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         CompletableFuture<JoinResult> b = newMember("range");
         groups.join(key, join(a.memberId(), true, "range")).join();
         JoinResult b2 = b.join();
@@ -322,8 +320,7 @@ class ClassicGroupsTest {
 
     @Test
     void aStoppingBrokerAnswersEveryWaitingJoinAndSync() {
-        JoinResult a = newMember("range").join();
-        sync(a, Map.of());
+        JoinResult a = stableMember("range");
         CompletableFuture<JoinResult> b = newMember("range");
         assertFalse(b.isDone());
         groups.releaseWaiters(Errors.NOT_COORDINATOR);

@@ -3,17 +3,15 @@ package io.queen.kafka.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.queen.kafka.KafkaListenerClients;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.TestPostgres;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.junit.jupiter.api.AfterAll;
@@ -65,11 +63,7 @@ class KafkaGroupRestartIT {
 
     @Test
     void aRestartedCoordinatorLosesNoRecordAndNoCommit() throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        try (Admin admin = Admin.create(ap)) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
-        }
+        KafkaListenerClients.createTopicsAt(bootstrap(), new NewTopic(TOPIC, PARTITIONS, (short) 1));
         GroupConsumer.produce(bootstrap(), TOPIC, PARTITIONS, 0, RECORDS);
 
         Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
@@ -90,7 +84,7 @@ class KafkaGroupRestartIT {
         for (int p = 0; p < PARTITIONS; p++) {
             end.put(p, (long) RECORDS);
         }
-        try (Admin admin = Admin.create(ap)) {
+        try (Admin admin = KafkaListenerClients.admin(bootstrap())) {
             deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             while (!GroupConsumer.committed(admin, GROUP).equals(end) && System.nanoTime() < deadline) {
                 Thread.sleep(200);

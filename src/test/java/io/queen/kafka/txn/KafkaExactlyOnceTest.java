@@ -68,12 +68,8 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
 
         @Override
         public void run() {
-            Properties cp = new Properties();
-            cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-            cp.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+            Properties cp = consumerProperties(bootstrap(), GROUP);
             cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 4);
             cp.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 3000);
             cp.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);

@@ -12,10 +12,7 @@ import io.queen.kafka.KafkaFrames;
 import io.queen.kafka.KafkaListener;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
@@ -35,11 +32,9 @@ import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,13 +61,7 @@ class KafkaTransactionProtocolTest {
 
     /** Sends one request and reads its answer. */
     ApiMessage call(Socket s, ApiKeys key, int version, ApiMessage body) throws Exception {
-        short v = (short) version;
-        int id = ++correlation;
-        DataOutputStream o = new DataOutputStream(s.getOutputStream());
-        o.write(KafkaFrames.request(key, v, id, body));
-        o.flush();
-        ByteBuffer rb = KafkaFrames.response(new DataInputStream(s.getInputStream()), id, key.responseHeaderVersion(v));
-        return AbstractResponse.parseResponse(key, new ByteBufferAccessor(rb), v).data();
+        return KafkaFrames.call(s, key, (short) version, ++correlation, body);
     }
 
     InitProducerIdResponseData init(Socket s, String tid, int timeoutMs) throws Exception {

@@ -76,14 +76,8 @@ class KafkaTransactionTest extends KafkaListenerClients {
     }
 
     static KafkaConsumer<String, String> consumer(String bootstrap, String isolation, String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Properties p = consumerProperties(bootstrap, group);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        if (group != null) {
-            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        }
         return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
     }
 
