@@ -50,45 +50,16 @@ BEGIN
     RETURN v_ts;
 END $$;
 
--- How the current transaction's commit waits for the WAL flush, as the pop claims in it require: 'async' lets it
--- return before the flush (only lease claims so far), 'durable' restores the configured synchronous_commit for
--- the rest of the transaction (a claim created or moved a cursor); durable wins over async, whatever the order.
--- Both settings are transaction-local.
-CREATE OR REPLACE FUNCTION queen.log_pop_commit_v1(p_mode TEXT)
-RETURNS VOID
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_now TEXT := current_setting('queen.pop_commit', true);
-BEGIN
-    IF p_mode = 'async' AND v_now IS DISTINCT FROM 'durable' AND v_now IS DISTINCT FROM 'async' THEN
-        PERFORM set_config('queen.pop_commit', 'async', true);
-        PERFORM set_config('synchronous_commit', 'off', true);
-    ELSIF p_mode = 'durable' AND v_now IS DISTINCT FROM 'durable' THEN
-        PERFORM set_config('queen.pop_commit', 'durable', true);
-        IF v_now = 'async' THEN
-            SET LOCAL synchronous_commit TO DEFAULT;
-        END IF;
-    END IF;
-END $$;
-
 -- Claims the next batch of one partition for one group and leases it (or commits it at once with auto-ack).
 -- Returns the segments to slice: frames [start_idx, start_idx + take) of each. Nothing is returned when the
 -- partition has nothing visible or the group's lease on it is held (one lease per (partition, group)).
 -- Claim-first: the cursor row is locked FOR UPDATE SKIP LOCKED; it is only inserted when missing, under a
 -- transaction advisory lock (an unconditional insert per pop caused deadlock/livelock storms in the reference).
---
--- p_lease_async: a claim that only takes a lease on an existing cursor may commit without waiting for the WAL
--- flush. Lost in a PostgreSQL crash, such a claim is a lease that ended early: its messages are delivered again
--- and the holder's ack is refused, as after a lease expiry. A claim that creates the cursor (its start point) or
--- moves it (auto-ack) stays durable, and makes the whole transaction's commit wait (see log_pop_commit_v1).
 DROP FUNCTION IF EXISTS queen.log_pop_claim_v1(UUID, UUID, UUID, TEXT, INT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ,
                                                INT, INT);
-DROP FUNCTION IF EXISTS queen.log_pop_claim_v1(UUID, UUID, UUID, TEXT, INT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ,
-                                               INT, INT, BOOLEAN);
 CREATE FUNCTION queen.log_pop_claim_v1(p_tenant UUID, p_queue_id UUID, p_pid UUID, p_group TEXT, p_budget INT,
                                        p_lease_seconds INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
-                                       p_sub_from TIMESTAMPTZ, p_delayed INT, p_window_buffer INT,
-                                       p_lease_async BOOLEAN)
+                                       p_sub_from TIMESTAMPTZ, p_delayed INT, p_window_buffer INT)
 RETURNS TABLE (base_offset BIGINT, start_idx INT, take INT, created_at TIMESTAMPTZ, blob BYTEA)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -155,8 +126,6 @@ BEGIN
         END IF;
         INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
         VALUES (p_pid, p_group, v_seed) ON CONFLICT DO NOTHING;
-        -- a first contact (cursor, subscription start), inserted here or not, commits durably
-        PERFORM queen.log_pop_commit_v1('durable');
         SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
          WHERE c.partition_id = p_pid AND c.consumer_group = p_group
            AND (c.batch_end IS NULL OR c.lease_expires_at IS NULL OR c.lease_expires_at <= v_now)
@@ -216,11 +185,6 @@ BEGIN
         RETURN;
     END IF;
 
-    IF p_auto_ack OR NOT p_lease_async THEN
-        PERFORM queen.log_pop_commit_v1('durable');
-    ELSE
-        PERFORM queen.log_pop_commit_v1('async');
-    END IF;
     IF p_auto_ack THEN
         UPDATE queen.log_consumers c
            SET committed = v_last_taken, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
@@ -250,11 +214,9 @@ END $$;
 
 -- Pop from one named partition. Resolves names and queue config in one read, then claims.
 DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ);
-DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ,
-                                                   BOOLEAN);
 CREATE FUNCTION queen.log_pop_partition_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT,
                                            p_budget INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
-                                           p_sub_from TIMESTAMPTZ, p_lease_async BOOLEAN)
+                                           p_sub_from TIMESTAMPTZ)
 RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -280,8 +242,7 @@ BEGIN
                    FROM queen.log_pop_claim_v1(p_tenant, q.id, v_pid, p_group, p_budget,
                                                CASE WHEN COALESCE(q.lease_time, 0) > 0 THEN q.lease_time ELSE 60 END,
                                                p_worker, p_auto_ack, p_sub_mode, p_sub_from,
-                                               COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0),
-                                               p_lease_async) c;
+                                               COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0)) c;
 END $$;
 
 -- Pop from any partition of a queue with pending work. Candidates come from a range scan of
@@ -290,11 +251,9 @@ END $$;
 -- the remaining budget until the budget or p_max_partitions is used up. All claims share one lease id.
 DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ, INT,
                                                TIMESTAMPTZ);
-DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ, INT,
-                                               TIMESTAMPTZ, BOOLEAN);
 CREATE FUNCTION queen.log_pop_queue_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_budget INT, p_worker TEXT,
                                        p_auto_ack BOOLEAN, p_sub_mode TEXT, p_sub_from TIMESTAMPTZ,
-                                       p_max_partitions INT, p_floor TIMESTAMPTZ, p_lease_async BOOLEAN)
+                                       p_max_partitions INT, p_floor TIMESTAMPTZ)
 RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -329,8 +288,7 @@ BEGIN
         FOR r IN SELECT * FROM queen.log_pop_claim_v1(p_tenant, q.id, cand.id, p_group, v_remaining,
                                    CASE WHEN COALESCE(q.lease_time, 0) > 0 THEN q.lease_time ELSE 60 END,
                                    p_worker, p_auto_ack, p_sub_mode, p_sub_from,
-                                   COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0),
-                                   p_lease_async)
+                                   COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0))
         LOOP
             RETURN NEXT ROW(cand.id, cand.name, r.base_offset, r.start_idx, r.take, r.created_at,
                             r.blob)::queen.log_pop_row;

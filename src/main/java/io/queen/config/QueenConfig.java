@@ -191,19 +191,6 @@ public interface QueenConfig {
 
         /** Long polls waiting at once on this broker, all addresses together; beyond it 204 at once. 0 = no cap. */
         int maxParked();
-
-        /**
-         * Whether a claim that only takes a lease on an existing cursor waits for PostgreSQL's WAL flush before the
-         * pop answers. A claim that creates a cursor or moves it (auto-ack) always waits.
-         */
-        LeaseCommit leaseCommit();
-
-        enum LeaseCommit {
-            /** Answer before the flush: a PostgreSQL crash may forget the lease (redelivery, the holder's ack refused). */
-            ASYNC,
-            /** Answer after the flush, as the server's {@code synchronous_commit} says. */
-            SYNC
-        }
     }
 
     interface Ack {

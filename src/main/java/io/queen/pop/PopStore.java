@@ -1,7 +1,6 @@
 package io.queen.pop;
 
 import io.agroal.api.AgroalDataSource;
-import io.queen.config.QueenConfig;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,11 +24,9 @@ import java.util.UUID;
 @Singleton
 public class PopStore {
     private final AgroalDataSource ds;
-    private final boolean leaseAsync;
 
-    PopStore(AgroalDataSource ds, QueenConfig config) {
+    PopStore(AgroalDataSource ds) {
         this.ds = ds;
-        this.leaseAsync = config.pop().leaseCommit() == QueenConfig.Pop.LeaseCommit.ASYNC;
     }
 
     /** Frames [startIdx, startIdx + take) of a segment based at baseOffset are leased to the caller. */
@@ -43,25 +40,23 @@ public class PopStore {
     public List<ClaimedSegment> popPartition(UUID tenant, String queue, String partition, Claim c)
             throws SQLException {
         return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
-                + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
                     ps.setString(3, partition);
                     bindClaim(ps, 4, c);
-                    ps.setBoolean(10, leaseAsync);
                 });
     }
 
     public List<ClaimedSegment> popQueue(UUID tenant, String queue, Claim c, int maxPartitions, Instant floor)
             throws SQLException {
         return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
-                + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
                     bindClaim(ps, 3, c);
                     ps.setInt(9, maxPartitions);
                     ps.setTimestamp(10, Timestamp.from(floor));
-                    ps.setBoolean(11, leaseAsync);
                 });
     }
 
