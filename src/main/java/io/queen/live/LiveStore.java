@@ -1,15 +1,10 @@
 package io.queen.live;
 
-import io.agroal.api.AgroalDataSource;
+import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -29,61 +24,34 @@ public class LiveStore {
             Instant expiresAt, long committed, Long batchEnd) {
     }
 
-    private final AgroalDataSource ds;
+    private final SqlCalls sql;
 
-    LiveStore(AgroalDataSource ds) {
-        this.ds = ds;
+    LiveStore(SqlCalls sql) {
+        this.sql = sql;
     }
 
     public void publish(UUID broker, String hostname, int workerId, int port, Instant started, String sampleJson,
             int keepSeconds) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queen.live_publish_v1(?, ?, ?, ?, ?, ?::jsonb, ?)")) {
-            ps.setObject(1, broker);
-            ps.setString(2, hostname);
-            ps.setInt(3, workerId);
-            ps.setInt(4, port);
-            ps.setObject(5, OffsetDateTime.ofInstant(started, ZoneOffset.UTC));
-            ps.setString(6, sampleJson);
-            ps.setInt(7, keepSeconds);
-            ps.execute();
-        }
+        sql.execute("SELECT queen.live_publish_v1(?, ?, ?, ?, ?, ?::jsonb, ?)", broker, hostname, workerId, port,
+                started, sampleJson, keepSeconds);
     }
 
     public List<BrokerRow> fresh(int freshSeconds) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT broker_id, hostname, worker_id, port, started_at, age_ms, sample::text"
-                        + " FROM queen.live_read_v1(?)")) {
-            ps.setInt(1, freshSeconds);
-            List<BrokerRow> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new BrokerRow(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3), rs.getInt(4),
-                            rs.getObject(5, OffsetDateTime.class).toInstant(), rs.getLong(6), rs.getString(7)));
-                }
-            }
-            return out;
-        }
+        return sql.list("SELECT broker_id, hostname, worker_id, port, started_at, age_ms, sample::text"
+                + " FROM queen.live_read_v1(?)",
+                rs -> new BrokerRow(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3), rs.getInt(4),
+                        rs.getObject(5, OffsetDateTime.class).toInstant(), rs.getLong(6), rs.getString(7)),
+                freshSeconds);
     }
 
     public List<Lease> groupLeases(UUID tenant, String group) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT queue_name, partition_name, partition_id, lease_id, acquired_at, expires_at, committed,"
-                        + " batch_end FROM queen.live_group_leases_v1(?, ?)")) {
-            ps.setObject(1, tenant);
-            ps.setString(2, group);
-            List<Lease> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
+        return sql.list("SELECT queue_name, partition_name, partition_id, lease_id, acquired_at, expires_at, committed,"
+                + " batch_end FROM queen.live_group_leases_v1(?, ?)", rs -> {
                     OffsetDateTime acquired = rs.getObject(5, OffsetDateTime.class);
-                    long end = rs.getLong(8);
-                    out.add(new Lease(rs.getString(1), rs.getString(2), rs.getObject(3, UUID.class), rs.getString(4),
+                    return new Lease(rs.getString(1), rs.getString(2), rs.getObject(3, UUID.class), rs.getString(4),
                             acquired == null ? null : acquired.toInstant(),
                             rs.getObject(6, OffsetDateTime.class).toInstant(), rs.getLong(7),
-                            rs.wasNull() ? null : end));
-                }
-            }
-            return out;
-        }
+                            SqlCalls.longOrNull(rs, 8));
+                }, tenant, group);
     }
 }

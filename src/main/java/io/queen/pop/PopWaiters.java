@@ -215,6 +215,7 @@ public class PopWaiters implements PushFusion.CommitListener {
             }
             try {
                 if (c == null) {
+                    // one connection and statement held across rounds (sql.SqlCalls takes a pooled one per call)
                     c = ds.getConnection();
                     c.setAutoCommit(true);
                     ps = c.prepareStatement("SELECT count(pg_notify('queen_push', k)) FROM unnest(?::text[]) AS k");
