@@ -190,7 +190,7 @@ public class PopService {
                     if (deadline - System.nanoTime() > 0) {
                         // also after sleeping on: the pop that took the commit's work may hold it under a lease
                         // that expires (one answer per generation for all the pops of this key)
-                        dueAt = nextDue(tenant, r, signal, seen);
+                        dueAt = nextDue(tenant, r, seen);
                     }
                 } catch (SQLException e) {
                     qm.increment(OpsMeter.DB_ERRORS);
@@ -271,7 +271,7 @@ public class PopService {
      * write, an ack ending a lease or a seek moves the generation, and nothing else makes work claimable sooner
      * than the answer says, so a push waking many parked pops costs one such query, not one each.
      */
-    private long nextDue(UUID tenant, PopRequest r, PopWaiters.Signal signal, long seen)
+    private long nextDue(UUID tenant, PopRequest r, long seen)
             throws SQLException, InterruptedException {
         DueKey key = dueKey(tenant, r);
         for (int look = 0; ; look++) {
