@@ -161,7 +161,7 @@ public final class Runner {
             for (int p = 0; p < producers.size(); p++) {
                 final int pi = p;
                 final Driver.ProducerSession s = producers.get(p);
-                producerPool.submit(() -> produce(pi, s, targets, pushDeadline));
+                producerPool.submit(() -> produce(pi, s, targets, t0, pushDeadline));
             }
             producerPool.shutdown();
             if (!cfg.phased()) {
@@ -369,10 +369,13 @@ public final class Runner {
         return true;
     }
 
-    private void produce(int p, Driver.ProducerSession session, List<Driver.Target> targets, long deadline) {
+    private void produce(int p, Driver.ProducerSession session, List<Driver.Target> targets, long t0,
+            long deadline) {
         boolean open = cfg.openLoop();
         long interval = open ? (long) (cfg.pushBatch() * 1e9 * cfg.producers() / cfg.rate()) : 0;
-        long next = System.nanoTime();
+        // Paced producers take evenly spread turns (producer p at p/producers of the interval): started in step,
+        // they would all push at the same instant, a burst of `producers` requests per interval instead of a rate.
+        long next = t0 + interval * p / cfg.producers();
         long seq = 0;
         long k = p;
         try {

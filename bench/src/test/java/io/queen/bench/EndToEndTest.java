@@ -84,6 +84,25 @@ class EndToEndTest {
     }
 
     @Test
+    void pacedProducersTakeEvenlySpreadTurns() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            // 4 producers, 10 messages a batch at 400 msg/s: each producer every 100 ms, producer p at p x 25 ms
+            Result r = run(b, "--messages", "400", "--warmup", "0", "--producers", "4", "--consumers", "1",
+                    "--push-batch", "10", "--rate", "400", "--partitions", "2");
+            assertEquals(0, r.code(), r.out());
+            long[] first = new long[4];
+            for (JsonNode m : b.payloads()) {
+                if (m.get("s").asLong() == 0) {
+                    first[m.get("p").asInt()] = m.get("t").asLong();   // the batch's scheduled send time
+                }
+            }
+            for (int p = 1; p < 4; p++) {
+                assertEquals(p * 25_000_000L, first[p] - first[0], "producer " + p + "'s first turn after producer 0's");
+            }
+        }
+    }
+
+    @Test
     void phasedDrain() throws Exception {
         try (FakeBroker b = new FakeBroker()) {
             Result r = run(b, "--messages", "2000", "--warmup", "0", "--phased", "--partitions", "5");

@@ -74,6 +74,17 @@ final class FakeBroker implements AutoCloseable {
         return configures.get();
     }
 
+    /** Every payload pushed so far, in no particular order. */
+    List<JsonNode> payloads() {
+        List<JsonNode> out = new ArrayList<>();
+        for (Partition p : partitions.values()) {
+            synchronized (p) {
+                p.log.forEach(m -> out.add(m.data()));
+            }
+        }
+        return out;
+    }
+
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
             String path = ex.getRequestURI().getRawPath();
