@@ -19,7 +19,8 @@
 # The shape: --preset soak --producers 8 --consumers 8 (1 queue x 200 partitions, push batches of 100 x 256 B, pops of
 # 1,000 with explicit batch acks), --warmup 5. Per run: a fresh database, the broker started on it (PostgreSQL from
 # PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV,
-# e.g. "JWT_ENABLED=true JWT_SECRET=...", go to the broker), the warm run, a CHECKPOINT, the recorded run, the broker
+# e.g. "JWT_ENABLED=true JWT_SECRET=...", go to the broker, BROKER_JAVA_OPTS_A / BROKER_JAVA_OPTS_B to one arm's
+# broker only, for an A/B of JVM settings on one build), the warm run, a CHECKPOINT, the recorded run, the broker
 # stopped and the database dropped. Figures per message are per acked message, steady start to drain end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -98,11 +99,12 @@ run_one() {  # <arm> <round>
     flags+=(--mode pgmq)
   else
     [ "$arm" = A ] && jar=$jar_a || jar=$jar_b
+    [ "$arm" = A ] && arm_opts=${BROKER_JAVA_OPTS_A:-} || arm_opts=${BROKER_JAVA_OPTS_B:-}
     port=$((20000 + RANDOM % 10000))
     # shellcheck disable=SC2086
     env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
       QUEEN_SPOOL_DIR="$(mktemp -d)" ${BROKER_ENV:-} \
-      "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/$arm-$round.broker.log" 2>&1 &
+      "$java" ${BROKER_JAVA_OPTS:-} $arm_opts --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/$arm-$round.broker.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 240); do
       curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
