@@ -13,6 +13,12 @@
 #                   (bench/scripts/pgmq-install.sh installs pgmq there)
 #   --record NAME   also keep each run's report as bench/results/<NAME>-<A|B|pgmq>-<round>.txt (bench/scripts/record.sh)
 #   --out DIR       where the per-run JSON and logs go (default: a new temporary directory, printed)
+#   --floor R       beside each recorded run, R minimal durable writes a second on a database of their own (pgbench,
+#                   2 connections; one statement that moves a counter row and inserts a 1 KiB row, committed: one
+#                   round trip, one WAL flush) and print their latency from the scheduled start (floor p50/p99): what
+#                   one PostgreSQL commit takes on this machine under that run's load. A push waits for one commit,
+#                   a delivery for two in sequence (the push's, then the pop's lease). Costs PostgreSQL a little CPU,
+#                   counted in the run's figures (50/s: ~1% of a core)
 #   --jfr           record a JFR profile (settings=profile, execution samples every 2 ms) of each broker over its
 #                   recorded run and print its top frames (bench/scripts/JfrTop.java: self, by io.queen class and
 #                   method, by innermost io.queen class, outside io.queen, Java threads' CPU)
@@ -24,7 +30,7 @@
 # stopped and the database dropped. Figures per message are per acked message, steady start to drain end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=3 seconds=30 warm=20 rate=0 pgmq=false record="" out="" jfr=false
+rounds=3 seconds=30 warm=20 rate=0 pgmq=false record="" out="" jfr=false floor=0
 args=() extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -34,6 +40,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --pgmq) pgmq=true; shift ;;
     --jfr) jfr=true; shift ;;
+    --floor) floor=$2; shift 2 ;;
     --record) record=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -88,6 +95,40 @@ threads() {
 
 psql_q() { psql -h "$host" -p "$pgport" -U "$user" -qAtc "$1"; }
 
+floor_db=""
+if [ "$floor" != 0 ]; then
+  command -v pgbench >/dev/null || { echo "ab-soak: --floor needs pgbench (Debian: postgresql-client)" >&2; exit 2; }
+  floor_db="ab_floor_$(date +%s)_$RANDOM"
+  psql_q "CREATE DATABASE $floor_db"
+  trap 'psql_q "DROP DATABASE IF EXISTS $floor_db WITH (FORCE)" >/dev/null 2>&1 || true' EXIT
+  psql -h "$host" -p "$pgport" -U "$user" -d "$floor_db" -qAt \
+    -c "CREATE TABLE floor_alloc (id int PRIMARY KEY, last bigint NOT NULL)" \
+    -c "INSERT INTO floor_alloc SELECT g, 0 FROM generate_series(1, 200) g" \
+    -c "CREATE TABLE floor_seg (id int, base bigint, blob bytea, PRIMARY KEY (id, base))"
+  cat >"$out/floor.sql" <<'EOF'
+\set p random(1, 200)
+WITH a AS (UPDATE floor_alloc SET last = last + 100 WHERE id = :p RETURNING last)
+INSERT INTO floor_seg SELECT :p, last, convert_to(repeat(md5(random()::text), 32), 'UTF8') FROM a;
+EOF
+fi
+
+# <arm> <round>: starts the floor writes for the recorded run in the background (their pid in floor_pid)
+floor_start() {
+  floor_pid=""
+  [ "$floor" = 0 ] && return
+  pgbench -h "$host" -p "$pgport" -U "$user" -n -f "$out/floor.sql" -R "$floor" -T $((seconds + 5)) -c 2 -j 1 \
+    -M prepared -l --log-prefix="$out/$1-$2.floor-log" "$floor_db" >"$out/$1-$2.floor.out" 2>&1 &
+  floor_pid=$!
+}
+
+# <arm> <round>: waits for the floor writes and leaves their latencies (ms, one per line) in <arm>-<round>.floor
+floor_end() {
+  [ -z "$floor_pid" ] && return
+  wait "$floor_pid" || echo "ab-soak: floor writes failed, see $out/$1-$2.floor.out" >&2
+  # pgbench's log: client, transaction, latency in us (from the scheduled start under -R), ...
+  { cat "$out/$1-$2.floor-log".* 2>/dev/null || true; } | awk '{ printf "%.3f\n", $3 / 1000 }' >"$out/$1-$2.floor"
+}
+
 run_one() {  # <arm> <round>
   local arm=$1 round=$2 db port pid="" jar pg_url load name flags
   db="ab_$(date +%s)_$RANDOM"
@@ -122,6 +163,7 @@ run_one() {  # <arm> <round>
   fi
   load=$(cut -d' ' -f1 /proc/loadavg)
   [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-before"
+  floor_start "$arm" "$round"
   if [ -n "$record" ]; then
     name="$record-$arm-$round"
     QUEEN_BENCH_JAR=$bench "$root/bench/scripts/record.sh" "$name" "${flags[@]}" >/dev/null 2>&1 || true
@@ -130,6 +172,7 @@ run_one() {  # <arm> <round>
     "$java" -jar "$bench" "${flags[@]}" 2>&1 | grep -v '^\[' >"$out/$arm-$round.txt" || true
   fi
   [ -n "$pid" ] && threads "$pid" >"$out/$arm-$round.threads-after"
+  floor_end "$arm" "$round"
   echo "$arm $round $load $out/$arm-$round.json" >>"$out/runs.txt"
   echo "ab-soak: $arm round $round: $(tail -n 1 "$out/$arm-$round.txt") (load before $load)" >&2
   if [ -n "$pid" ]; then

@@ -6,7 +6,8 @@ Per message = per acked message from the steady start to the drain end (the tool
 PostgreSQL CPU are the tool's per-process figures over that window. "broker ex-JIT" leaves out the share of the
 broker's CPU its JIT compiler threads took over the recorded run (from the thread snapshots): a warm-up cost that
 fades over minutes (per-request code of pops and acks, called tens of times a second, reaches the optimizing
-compiler late), not a per-message one.
+compiler late), not a per-message one. "floor" columns (runs with --floor): the latency of ab-soak's minimal
+durable writes beside the run (<arm>-<round>.floor next to the JSON, milliseconds, one per line).
 """
 import json
 import os
@@ -35,6 +36,25 @@ COLUMNS = [
     ("deliv p99 ms", "d99", "{:.1f}"),
     ("rss MB", "rss", "{:,.0f}"),
 ]
+FLOOR_COLUMNS = [
+    ("floor p50 ms", "f50", "{:.1f}"),
+    ("floor p99 ms", "f99", "{:.1f}"),
+]
+
+
+def percentile(xs, q):
+    """The q-quantile of a sorted list by the nearest-rank method (as queen-bench reports its percentiles)."""
+    return xs[min(len(xs) - 1, max(0, int(len(xs) * q + 0.999999) - 1))]
+
+
+def floor(json_path):
+    """(p50, p99) of the run's floor writes in ms, or None when the run had none."""
+    try:
+        with open(json_path[:-len(".json")] + ".floor") as f:
+            xs = sorted(float(x) for x in f if x.strip())
+    except OSError:
+        return None
+    return (percentile(xs, 0.5), percentile(xs, 0.99)) if xs else None
 
 
 def figures(path):
@@ -103,27 +123,31 @@ def main():
                 if sh is not None and f.get("broker") is not None:
                     f["brokerx"] = f["broker"] * (1 - sh.get("jit", 0))
                     f["bxpg"] = f["brokerx"] / f["pg"] if f.get("pg") else None
+                fl = floor(path)
+                if fl is not None:
+                    f["f50"], f["f99"] = fl
                 runs.append((arm, int(rnd), float(load), f))
             except (OSError, ValueError, KeyError) as e:
                 runs.append((arm, int(rnd), float(load), {"check": f"no report ({e})"}))
-    head = ["arm", "round", "load"] + [c[0] for c in COLUMNS] + ["verification"]
-    rows = [[arm, str(rnd), f"{load:.1f}"] + [cell(fmt, f.get(k)) for _, k, fmt in COLUMNS] + [f["check"]]
+    columns = COLUMNS + (FLOOR_COLUMNS if any("f50" in f for _, _, _, f in runs) else [])
+    head = ["arm", "round", "load"] + [c[0] for c in columns] + ["verification"]
+    rows = [[arm, str(rnd), f"{load:.1f}"] + [cell(fmt, f.get(k)) for _, k, fmt in columns] + [f["check"]]
             for arm, rnd, load, f in runs]
     arms = list(dict.fromkeys(r[0] for r in runs))
     med = {}
     for a in arms:
         med[a] = {}
-        for _, k, _ in COLUMNS:
+        for _, k, _ in columns:
             xs = [f[k] for arm, _, _, f in runs if arm == a and f.get(k) is not None]
             med[a][k] = statistics.median(xs) if xs else None
-        rows.append([a, "median", "-"] + [cell(fmt, med[a][k]) for _, k, fmt in COLUMNS] + [""])
+        rows.append([a, "median", "-"] + [cell(fmt, med[a][k]) for _, k, fmt in columns] + [""])
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
     print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
     for num, den in [(n, d) for n, d in [("B", "A"), ("A", "pgmq"), ("B", "pgmq")] if n in med and d in med]:
         parts = []
-        for label, k, _ in COLUMNS:
+        for label, k, _ in columns:
             x, y = med[num][k], med[den][k]
             if x is not None and y:
                 parts.append(f"{label} {x / y:.3f}")
