@@ -144,7 +144,7 @@ run_one() {  # <arm> <round>
     port=$((20000 + RANDOM % 10000))
     # shellcheck disable=SC2086
     env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
-      QUEEN_SPOOL_DIR="$(mktemp -d)" ${BROKER_ENV:-} \
+      QUEEN_SPOOL_DIR="$out/$arm-$round.spool" ${BROKER_ENV:-} \
       "$java" ${BROKER_JAVA_OPTS:-} $arm_opts --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/$arm-$round.broker.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 240); do

@@ -111,7 +111,7 @@ if [ "$target" = queen ]; then
   port=$(free_port)
   # shellcheck disable=SC2086
   env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
-    QUEEN_SPOOL_DIR="$(mktemp -d)" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
+    QUEEN_SPOOL_DIR="$out/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
     QUEEN_KAFKA_ADVERTISED_HOST=127.0.0.1 ${BROKER_ENV:-} \
     "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/broker.log" 2>&1 &
   pid=$!

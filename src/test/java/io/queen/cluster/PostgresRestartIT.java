@@ -15,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * PostgreSQL stops under a running broker and comes back: the broker answers clear errors meanwhile (a failed
@@ -62,8 +62,7 @@ class PostgresRestartIT {
     }
 
     @Test
-    void brokerSurvivesAPostgresRestart() throws Exception {
-        Path dir = Files.createTempDirectory("queen-pg-restart");
+    void brokerSurvivesAPostgresRestart(@TempDir Path dir) throws Exception {
         int port = BrokerProcess.freePort();
         EmbeddedPostgres pg = startPg(dir, port);
         TestPostgres.Server server = new TestPostgres.Server("127.0.0.1", port, "postgres", "postgres");

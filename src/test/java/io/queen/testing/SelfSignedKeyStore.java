@@ -22,8 +22,9 @@ public final class SelfSignedKeyStore {
             if (p.waitFor() != 0) {
                 throw new IllegalStateException("keytool failed: " + out);
             }
-            ks.toFile().deleteOnExit();
+            // deleteOnExit runs in reverse order of registration: the file first, then its (then empty) directory
             dir.toFile().deleteOnExit();
+            ks.toFile().deleteOnExit();
             return ks;
         } catch (IOException e) {
             throw new IllegalStateException(e);
