@@ -26,9 +26,8 @@ import jdk.jfr.consumer.RecordingFile;
  *       counters, Quarkus' own HTTP filters), charged with the samples whose nearest stage frame to the top of the
  *       stack has no frame above it that hands the request on ({@code RoutingContext.next}, the router's
  *       {@code handle}, Quarkus' request and response wrappers, Netty's {@code fire*}/{@code invoke*}/{@code write}/
- *       {@code flush}): the stage's own code and the library code it
- *       calls, without the rest of the request it passes along. Every stage is listed, at 0.00% when no sample
- *       fell in it;</li>
+ *       {@code flush}): the stage's own code and the library code it calls, without the rest of the request it
+ *       passes along. Every stage is listed, at 0.00% when no sample fell in it;</li>
  *   <li>Java threads' CPU ({@code jdk.ThreadCPULoad}) by thread name with digits folded: how much goes to the JIT
  *       compiler, the virtual-thread carriers and the event loops (GC threads are not Java threads and not
  *       listed).</li>
