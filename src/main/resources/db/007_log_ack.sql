@@ -52,8 +52,23 @@ BEGIN
     END IF;
     v_live := c.batch_end IS NOT NULL AND c.lease_expires_at IS NOT NULL AND c.lease_expires_at > v_now;
     IF p_worker <> '' AND (c.worker_id IS DISTINCT FROM p_worker OR NOT v_live) THEN
-        RETURN QUERY SELECT i::int, 'invalid_lease'::text, NULL::bigint, FALSE, NULL::bigint
-                       FROM generate_series(1, cardinality(p_hashes)) i;
+        -- The lease named is over, but a positive ack of a message the cursor already passed asks for nothing
+        -- that is not true: answer it as the idempotent success it is ('noop'). This is also how an ack learns
+        -- that its own commit happened when the answer to that commit was lost (a fused commit whose connection
+        -- died after COMMIT falls back to this procedure and finds the lease it ended gone). Everything else is
+        -- refused: a lease that expired before its messages were committed must not commit them.
+        RETURN QUERY
+        SELECT i.o::int,
+               CASE WHEN b.o IS NOT NULL THEN 'noop' ELSE 'invalid_lease' END::text,
+               NULL::bigint, FALSE, NULL::bigint
+          FROM unnest(p_statuses) WITH ORDINALITY AS i(st, o)
+          LEFT JOIN (SELECT DISTINCT x.o
+                       FROM unnest(p_hashes, p_statuses) WITH ORDINALITY AS x(h, st, o)
+                       JOIN (queen.log_txns t CROSS JOIN LATERAL queen.log_unnest_hashes(t.hashes) u) ON u.h = x.h
+                      WHERE lower(x.st) IN ('completed', 'success', 'acked', 'ok')
+                        AND t.partition_id = p_pid AND t.base_offset <= c.committed
+                        AND t.base_offset + u.idx <= c.committed) b ON b.o = i.o
+         ORDER BY i.o;
         RETURN;
     END IF;
     SELECT lp.txns_start, lp.last_offset INTO v_tstart, v_last FROM queen.log_partitions lp WHERE lp.id = p_pid;

@@ -76,15 +76,54 @@ class AckFusionTest {
         assertEquals(Arrays.asList(4L, null, null, 5L), cursor(pid), "committed to the last offset, lease gone");
         assertNull(pop("/api/v1/pop/queue/af-whole/partition/p"), "nothing left to deliver");
 
-        // the same ack again: the registry entry was consumed; the decision procedure answers (the lease named
-        // is over) and nothing moves
+        // the same ack again (a client retrying after a lost answer): the registry entry was consumed, the
+        // decision procedure answers; the lease named is over but the messages are committed, so the re-ack is
+        // the idempotent success it asks for, and nothing moves
         JsonNode again = ackAll(p, "completed", null);
         assertEquals(1, metric(BATCHES) - before);
         for (JsonNode r : again) {
+            assertTrue(r.get("success").asBoolean(), r.toString());
+            assertFalse(r.get("leaseReleased").asBoolean(), r.toString());
+        }
+        assertEquals(Arrays.asList(4L, null, null, 5L), cursor(pid));
+        // a negative ack under the ended lease is still refused: it cannot undo a commit
+        JsonNode failed = ackAll(p, "failed", null);
+        for (JsonNode r : failed) {
             assertFalse(r.get("success").asBoolean(), r.toString());
             assertEquals("Invalid or expired lease", r.get("error").asText());
         }
         assertEquals(Arrays.asList(4L, null, null, 5L), cursor(pid));
+    }
+
+    /**
+     * A fused commit that committed but whose answer was lost (its PostgreSQL backend killed after COMMIT) throws,
+     * and its acks fall back to the decision procedure, which finds the lease they ended already gone. They must
+     * answer success: the commit happened. Here the fused commit's effect is made by hand, with the function the
+     * fusion runs, before the HTTP ack arrives; the ack then takes exactly that fallback.
+     */
+    @Test
+    void anAckWhoseCommitAlreadyHappenedAnswersSuccess() {
+        JsonNode p = pushThenPop("af-doubt", "p", "d", 4, 10);
+        String pid = p.get("partitionId").asText();
+        String lease = p.get("leaseId").asText();
+        assertEquals("true", Sql.one(ds, "SELECT ok FROM queen.log_ack_multi_v1(ARRAY['" + pid + "']::uuid[],"
+                + " ARRAY['__QUEUE_MODE__'], ARRAY[3]::bigint[], ARRAY['" + lease + "'])"));
+        double before = metric(BATCHES);
+        JsonNode res = ackAll(p, "completed", null);
+        assertEquals(0, metric(BATCHES) - before, "the positional commit found its lease gone");
+        assertEquals(4, res.size());
+        for (JsonNode r : res) {
+            assertTrue(r.get("success").asBoolean(), r.toString());
+            assertTrue(r.get("error").isNull(), r.toString());
+            assertEquals("af-doubt", r.get("queueName").asText());
+        }
+        assertEquals(Arrays.asList(3L, null, null, 4L), cursor(pid), "nothing moved twice");
+        // a message above the cursor under a lease that is over is refused: only the commit makes it true
+        pushN("af-doubt", "p", "d", 4, 1);
+        JsonNode late = ack("d-4", pid, lease, "completed", null, null);
+        assertFalse(late.get("success").asBoolean(), late.toString());
+        assertEquals("Invalid or expired lease", late.get("error").asText());
+        assertEquals(3L, cursor(pid).get(0));
     }
 
     @Test
