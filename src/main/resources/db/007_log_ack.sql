@@ -303,6 +303,19 @@ BEGIN
            (SELECT min(lease_expires_at) FROM upd);
 END $$;
 
+-- The consumer group each (partition, lease id) pair names while the lease is held: an ack that names no consumer
+-- group is for the group its lease belongs to. A probe by primary-key prefix per pair (one cursor row per group of
+-- the partition); only the tenant's partitions count, another tenant's lease answers like an unknown one.
+CREATE OR REPLACE FUNCTION queen.log_lease_groups_v1(p_tenant UUID, p_pids UUID[], p_leases TEXT[])
+RETURNS TABLE (partition_id UUID, lease_id TEXT, consumer_group TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT cc.partition_id, cc.worker_id, cc.consumer_group
+      FROM unnest(p_pids, p_leases) AS x(pid, lease)
+      JOIN queen.log_consumers cc ON cc.partition_id = x.pid AND cc.worker_id = x.lease AND cc.batch_end IS NOT NULL
+      JOIN queen.log_partitions lp ON lp.id = cc.partition_id
+      JOIN queen.queues q ON q.id = lp.queue_id AND q.tenant_id = p_tenant
+$$;
+
 -- Partition identity for ack results and DLQ filing.
 CREATE OR REPLACE FUNCTION queen.log_partition_info_v1(p_pids UUID[])
 RETURNS TABLE (partition_id UUID, partition_name TEXT, queue_name TEXT, tenant_id UUID)

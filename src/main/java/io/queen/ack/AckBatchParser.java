@@ -74,7 +74,8 @@ final class AckBatchParser {
 
     /**
      * The one consumer group a batch acknowledges for: the request's {@code consumerGroup}; without one, the group
-     * the items name ({@code acknowledgments[i].consumerGroup}), else queue mode. An item naming a different group
+     * the items name ({@code acknowledgments[i].consumerGroup}); null when none is named (each lease then names its
+     * own group, queue mode without one: {@link AckService#acknowledge}). An item naming a different group
      * than the request or than an earlier item is a 400 naming that item: acking it for another group would answer
      * "Message not found" or move the wrong cursor.
      */
@@ -102,7 +103,7 @@ final class AckBatchParser {
                         + batch + "': one batch acknowledges for one consumer group");
             }
         }
-        return batch == null ? Names.QUEUE_MODE : batch;
+        return batch;
     }
 
     /** {@link Input#check} with the field path built only for a rejected value. */
@@ -214,6 +215,12 @@ final class AckBatchParser {
             throw ApiException.badRequest(field + " must be a string");
         }
         return (String) v;
+    }
+
+    /** The consumer group an ack names, or null when it names none (absent, null or empty); not a string is a 400. */
+    static String namedGroup(Object v) {
+        String g = optional(v, "consumerGroup");
+        return g == null || g.isEmpty() ? null : Input.name(g, "consumerGroup");
     }
 
     /** The consumer group an ack names: absent, null or empty is queue mode; not a string is a 400. */

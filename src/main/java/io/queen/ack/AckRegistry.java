@@ -95,6 +95,12 @@ public class AckRegistry {
         return b;
     }
 
+    /** The consumer group of the batch delivered under (lease, partition) to {@code tenant}, or null; not consumed. */
+    public synchronized String groupOf(UUID tenant, String leaseId, UUID partitionId) {
+        Batch b = max == 0 ? null : batches.get(new Key(leaseId, partitionId));
+        return b == null || !b.tenant().equals(tenant) ? null : b.group();
+    }
+
     synchronized int size() {
         return batches.size();
     }

@@ -44,7 +44,8 @@ public class AckResource {
         Input.token(pid, "partitionId");
         AckService.AckItem item = new AckService.AckItem(0, txn, pid, Input.token(optional(req, "status"), "status"),
                 Input.token(optional(req, "leaseId"), "leaseId"), Input.text(optional(req, "error"), "error"));
-        return results(service.acknowledge(callers.tenant(), List.of(item), group(req)));
+        return results(service.acknowledge(callers.tenant(), List.of(item),
+                AckBatchParser.namedGroup(AckBatchParser.value(req.get("consumerGroup")))));
     }
 
     @Access(Access.Level.WRITE)

@@ -4,6 +4,7 @@ import io.queen.api.Ids;
 import io.queen.metrics.OpsMeter;
 import io.queen.pop.LeaseDirectory;
 import io.queen.pop.PopWaiters;
+import io.queen.queue.Names;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -77,12 +78,86 @@ public class AckService {
     }
 
     /**
-     * An ack call ({@code /ack}, {@code /ack/batch}): (partition, lease) groups that name exactly a batch this
+     * An ack call that may name no consumer group ({@code group} null): each item is then for the group its lease
+     * names (a lease id belongs to one (partition, group) cursor), queue mode for an item without a live lease.
+     * The group comes from what this broker delivered, else from the cursor rows; items of several groups are
+     * acknowledged group by group, each answer at its item's index.
+     */
+    public List<AckResult> acknowledge(UUID tenant, List<AckItem> items, String group) throws SQLException {
+        if (group != null) {
+            return acknowledgeFor(tenant, items, group);
+        }
+        Map<String, List<AckItem>> byGroup = groupsNamedByLeases(tenant, items);
+        if (byGroup.size() == 1) {
+            return acknowledgeFor(tenant, items, byGroup.keySet().iterator().next());
+        }
+        AckResult[] results = new AckResult[items.size()];
+        for (Map.Entry<String, List<AckItem>> e : byGroup.entrySet()) {
+            List<AckItem> part = new ArrayList<>(e.getValue().size());
+            for (AckItem it : e.getValue()) {
+                part.add(new AckItem(part.size(), it.transactionId(), it.partitionId(), it.status(), it.leaseId(),
+                        it.error()));
+            }
+            List<AckResult> got = acknowledgeFor(tenant, part, e.getKey());
+            for (int i = 0; i < part.size(); i++) {
+                AckResult r = got.get(i);
+                AckItem it = e.getValue().get(i);
+                results[it.index()] = new AckResult(it.index(), r.transactionId(), r.success(), r.error(),
+                        r.queueName(), r.partitionName(), r.leaseReleased(), r.dlq(), r.freedWork());
+            }
+        }
+        return List.of(results);
+    }
+
+    /** The items by the consumer group their leases name (insertion order); queue mode where none is found. */
+    private Map<String, List<AckItem>> groupsNamedByLeases(UUID tenant, List<AckItem> items) throws SQLException {
+        String[] groups = new String[items.size()];
+        List<UUID> askPids = null;
+        List<String> askLeases = null;
+        for (int i = 0; i < items.size(); i++) {
+            AckItem it = items.get(i);
+            // a popped batch's items are adjacent and share (partition, lease): one look-up per batch
+            if (i > 0 && groups[i - 1] != null && Objects.equals(it.partitionId(), items.get(i - 1).partitionId())
+                    && Objects.equals(it.leaseId(), items.get(i - 1).leaseId())) {
+                groups[i] = groups[i - 1];
+                continue;
+            }
+            UUID pid = Ids.uuidOrNull(it.partitionId());
+            if (pid == null || it.leaseId() == null || it.leaseId().isEmpty()) {
+                groups[i] = Names.QUEUE_MODE;
+                continue;
+            }
+            groups[i] = registry.groupOf(tenant, it.leaseId(), pid);
+            if (groups[i] == null) {
+                if (askPids == null) {
+                    askPids = new ArrayList<>();
+                    askLeases = new ArrayList<>();
+                }
+                askPids.add(pid);
+                askLeases.add(it.leaseId());
+            }
+        }
+        Map<String, String> found = askPids == null ? Map.of()
+                : store.leaseGroups(tenant, askPids.toArray(new UUID[0]), askLeases.toArray(new String[0]));
+        Map<String, List<AckItem>> out = new LinkedHashMap<>(2);
+        for (int i = 0; i < items.size(); i++) {
+            AckItem it = items.get(i);
+            String g = groups[i];
+            if (g == null) {
+                g = found.getOrDefault(Ids.uuidOrNull(it.partitionId()) + "/" + it.leaseId(), Names.QUEUE_MODE);
+            }
+            out.computeIfAbsent(g, k -> new ArrayList<>()).add(it);
+        }
+        return out;
+    }
+
+    /**
+     * An ack call ({@code /ack}, {@code /ack/batch}) for one consumer group: (partition, lease) groups that name exactly a batch this
      * broker delivered, all positive, commit positionally through {@link AckFusion} (shared transactions, no sidecar
      * lookup); everything else, and any group the positional commit refuses, runs the decision procedure in one
      * transaction of its own. Per-item answers are the same either way.
      */
-    public List<AckResult> acknowledge(UUID tenant, List<AckItem> items, String group) throws SQLException {
+    private List<AckResult> acknowledgeFor(UUID tenant, List<AckItem> items, String group) throws SQLException {
         AckResult[] results = new AckResult[items.size()];
         List<AckItem> rest = items;
         if (registry.enabled()) {

@@ -172,6 +172,26 @@ public class AckStore {
         return out;
     }
 
+    /**
+     * The consumer group each (partition, lease id) pair names while its lease is held, as "partition/lease" keys;
+     * pairs of another tenant or whose lease ended are absent.
+     */
+    public Map<String, String> leaseGroups(UUID tenant, UUID[] pids, String[] leases) throws SQLException {
+        Map<String, String> out = new HashMap<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT partition_id, lease_id, consumer_group FROM queen.log_lease_groups_v1(?, ?, ?)")) {
+            ps.setObject(1, tenant);
+            ps.setArray(2, c.createArrayOf("uuid", pids));
+            ps.setArray(3, c.createArrayOf("text", leases));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getObject(1, UUID.class) + "/" + rs.getString(2), rs.getString(3));
+                }
+            }
+        }
+        return out;
+    }
+
     public record Renewal(int renewed, int expired, OffsetDateTime newExpiry) {
     }
 

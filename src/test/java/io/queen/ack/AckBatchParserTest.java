@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queen.api.ApiException;
-import io.queen.queue.Names;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -50,11 +49,12 @@ class AckBatchParserTest {
     }
 
     @Test
-    void consumerGroupDefaultsToQueueMode() {
-        assertEquals(Names.QUEUE_MODE, parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}]}").group());
-        assertEquals(Names.QUEUE_MODE, parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}],"
+    void noConsumerGroupNamedIsNull() {
+        // null: each item's lease names its group, queue mode without one (AckService)
+        assertNull(parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}]}").group());
+        assertNull(parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}],"
                 + "\"consumerGroup\":\"\"}").group());
-        assertEquals(Names.QUEUE_MODE, parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}],"
+        assertNull(parse("{\"acknowledgments\":[{\"transactionId\":\"t\",\"partitionId\":\"p\"}],"
                 + "\"consumerGroup\":null}").group());
         // an empty batch answers [] before the group is looked at
         assertTrue(parse("{\"acknowledgments\":[],\"consumerGroup\":5}").items().isEmpty());
@@ -69,8 +69,7 @@ class AckBatchParserTest {
         // no request group: the items' group is the batch's (an item naming none follows it)
         assertEquals("g", parse(two.formatted(",\"consumerGroup\":\"g\"", "", "")).group());
         assertEquals("g", parse(two.formatted("", ",\"consumerGroup\":\"g\"", ",\"consumerGroup\":null")).group());
-        assertEquals(Names.QUEUE_MODE, parse(two.formatted(",\"consumerGroup\":\"\"", ",\"consumerGroup\":null",
-                "")).group());
+        assertNull(parse(two.formatted(",\"consumerGroup\":\"\"", ",\"consumerGroup\":null", "")).group());
         // a different group: 400 naming the item
         assertEquals("acknowledgments[1].consumerGroup 'h' differs from the request's consumerGroup 'g': one batch"
                 + " acknowledges for one consumer group",

@@ -401,6 +401,48 @@ class PopAckTest {
         assertNull(Api.pop("/api/v1/pop/queue/batchgroup/partition/p?wait=false&consumerGroup=billing"));
     }
 
+    /**
+     * A lease id belongs to one (partition, consumer group) cursor: an ack that does not repeat the group is for the
+     * group its lease names, whether this broker remembers the delivery or only the cursor rows know it, and a
+     * batch without a group may carry the leases of several groups and queue mode.
+     */
+    @Test
+    void anAckWithoutConsumerGroupIsForTheGroupItsLeaseNames() {
+        Api.pushN("leasegroup", "p", "m", 0, 3);
+        JsonNode first = pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&batch=1&consumerGroup=billing");
+        JsonNode single = Api.ack(messages(first).get(0), "completed", null, null);
+        assertTrue(single.get("success").asBoolean(), single.toString());
+        JsonNode billing = pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&batch=2&consumerGroup=billing");
+        assertEquals(List.of(1, 2), ns(billing), "billing's cursor moved past the acked message");
+        // a partial ack (group named) consumes what the broker remembered of billing's delivery: the lease of the
+        // rest is known only to its cursor row, as on another broker or after a restart
+        assertTrue(Api.ack(messages(billing).get(0), "completed", "billing", null).get("success").asBoolean());
+
+        JsonNode shipping = pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&batch=3&consumerGroup=shipping");
+        JsonNode queueMode = pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&batch=3");
+        ObjectNode body = Api.M.createObjectNode();
+        List<JsonNode> acked = new ArrayList<>(messages(billing).subList(1, 2));
+        acked.addAll(messages(shipping));
+        acked.addAll(messages(queueMode));
+        for (JsonNode m : acked) {
+            body.withArray("acknowledgments").addObject().put("transactionId", m.get("transactionId").asText())
+                    .put("partitionId", m.get("partitionId").asText()).put("leaseId", m.get("leaseId").asText())
+                    .put("status", "completed");
+        }
+        Http.Reply r = Http.post("/api/v1/ack/batch", body.toString());
+        assertEquals(200, r.status(), r.body());
+        JsonNode res = Api.json(r.body());
+        assertEquals(7, res.size());
+        for (int i = 0; i < 7; i++) {
+            assertEquals(i, res.get(i).get("index").asInt());
+            assertEquals(acked.get(i).get("transactionId").asText(), res.get(i).get("transactionId").asText());
+            assertTrue(res.get(i).get("success").asBoolean(), r.body());
+        }
+        assertNull(pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&consumerGroup=billing"));
+        assertNull(pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false&consumerGroup=shipping"));
+        assertNull(pop("/api/v1/pop/queue/leasegroup/partition/p?wait=false"));
+    }
+
     @Test
     void autoAckCommitsOnDelivery() {
         pushN("auto", "Default", "a", 0, 3);
