@@ -2,6 +2,8 @@
 
 -- Full-replace upsert of a queue's configuration (POST /api/v1/configure). The broker validated and
 -- defaulted every option; this only writes the row and returns it (what the row holds is what pop grants).
+-- A NULL namespace or task (not given) comes from the name, the one rule every queue follows whether configured
+-- or created by its first push (provision_partitions_v1): "orders.created" -> orders/created, "orders" -> orders/''.
 DROP FUNCTION IF EXISTS queen.configure_queue_v1(UUID, TEXT, TEXT, TEXT, JSONB);
 CREATE FUNCTION queen.configure_queue_v1(p_tenant UUID, p_name TEXT, p_namespace TEXT, p_task TEXT, o JSONB)
 RETURNS SETOF queen.queues
@@ -10,7 +12,8 @@ LANGUAGE sql AS $$
         ttl, dead_letter_queue, dlq_after_max_retries, delayed_processing, window_buffer, retention_seconds,
         completed_retention_seconds, retention_enabled, encryption_enabled, max_wait_time_seconds, max_queue_size,
         min_pop_wait_time, dedup_window_seconds)
-    VALUES (p_tenant, p_name, p_namespace, p_task, (o->>'priority')::int, (o->>'leaseTime')::int,
+    VALUES (p_tenant, p_name, COALESCE(p_namespace, split_part(p_name, '.', 1)),
+        COALESCE(p_task, split_part(p_name, '.', 2)), (o->>'priority')::int, (o->>'leaseTime')::int,
         (o->>'retryLimit')::int, (o->>'retryDelay')::int, (o->>'ttl')::int, (o->>'deadLetterQueue')::boolean,
         (o->>'dlqAfterMaxRetries')::boolean, (o->>'delayedProcessing')::int, (o->>'windowBuffer')::int,
         (o->>'retentionSeconds')::int, (o->>'completedRetentionSeconds')::int, (o->>'retentionEnabled')::boolean,

@@ -68,8 +68,9 @@ public class ConfigureResource {
         return Json.ok(out);
     }
 
+    /** A namespace or task as given, or null when absent or JSON null: configure_queue_v1 derives it from the name. */
     private static String optionalText(JsonNode req, String field) {
         String v = Bodies.optionalString(req, field);
-        return v == null ? "" : Input.name(v, field);
+        return v == null ? null : Input.name(v, field);
     }
 }

@@ -35,7 +35,7 @@ class ConfigureTest {
                 .body("{\"queue\":\"cfg.orders\",\"namespace\":\"ns\",\"task\":null,\"options\":" + options + "}")
                 .post("/api/v1/configure").then().statusCode(200)
                 .body("configured", equalTo(true)).body("queueId", notNullValue()).body("queue", equalTo("cfg.orders"))
-                .body("namespace", equalTo("ns")).body("task", equalTo("")).body("storage", equalTo("segments"))
+                .body("namespace", equalTo("ns")).body("task", equalTo("orders")).body("storage", equalTo("segments"))
                 .body("options.leaseTime", equalTo(17)).body("options.retryLimit", equalTo(5))
                 .body("options.retryDelay", equalTo(250)).body("options.priority", equalTo(4))
                 .body("options.maxSize", equalTo(10)).body("options.ttl", equalTo(99))
@@ -58,6 +58,28 @@ class ConfigureTest {
                 .body("options.leaseTime", equalTo(300)).body("options.retryLimit", equalTo(3))
                 .body("options.deadLetterQueue", equalTo(true)).body("options.dedupWindowSeconds", equalTo(3600));
         assertEquals("1", Sql.one(ds, "SELECT count(*) FROM queen.queues WHERE name = 'cfg-replace'"));
+    }
+
+    /**
+     * One rule for a queue's namespace and task, configured or created by its first push: what the request names,
+     * else the name's parts ("shop.orders" -> shop/orders, "billing" -> billing/"").
+     */
+    @Test
+    void namespaceAndTaskFollowOneRule() {
+        given().contentType(ContentType.JSON).body("{\"items\":[{\"queue\":\"ns-pushed\",\"payload\":1},"
+                + "{\"queue\":\"ns-shop.pushed\",\"payload\":1}]}").post("/api/v1/push").then().statusCode(201);
+        given().contentType(ContentType.JSON).body("{\"queue\":\"ns-configured\",\"namespace\":null}")
+                .post("/api/v1/configure").then().statusCode(200)
+                .body("namespace", equalTo("ns-configured")).body("task", equalTo(""));
+        given().contentType(ContentType.JSON).body("{\"queue\":\"ns-shop.configured\"}")
+                .post("/api/v1/configure").then().statusCode(200)
+                .body("namespace", equalTo("ns-shop")).body("task", equalTo("configured"));
+        given().contentType(ContentType.JSON).body("{\"queue\":\"ns-named\",\"namespace\":\"\",\"task\":\"t\"}")
+                .post("/api/v1/configure").then().statusCode(200)
+                .body("namespace", equalTo("")).body("task", equalTo("t"));
+        assertEquals("ns-configured|||t|ns-pushed||ns-shop|configured|ns-shop|pushed", Sql.one(ds,
+                "SELECT string_agg(namespace || '|' || task, '|' ORDER BY name COLLATE \"C\") FROM queen.queues"
+                        + " WHERE name LIKE 'ns-%'"));
     }
 
     @Test
@@ -86,7 +108,8 @@ class ConfigureTest {
         bad("{\"queue\":\"q\",\"options\":[1]}", "options must be an object");
         given().contentType(ContentType.JSON).body("{\"queue\":\"q\",\"options\":{\"storage\":\"segments\"}}")
                 .post("/api/v1/configure").then().statusCode(200);
-        assertEquals("0", Sql.one(ds, "SELECT count(*) FROM queen.queues WHERE name <> 'q' AND name NOT LIKE 'cfg%'"));
+        assertEquals("0", Sql.one(ds, "SELECT count(*) FROM queen.queues WHERE name <> 'q' AND name NOT LIKE 'cfg%'"
+                + " AND name NOT LIKE 'ns-%'"));
     }
 
     private static void bad(String body, String message) {

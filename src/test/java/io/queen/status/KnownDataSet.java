@@ -28,7 +28,7 @@ import javax.sql.DataSource;
  *                                          p3 10 msgs, g1 acked all, g2 leases 0..4
  * st-events (shop/events, leaseTime 300): e0 5 msgs, g1 acked all; e1 5 msgs, queue mode failed offset 0 once;
  *                                          e2 5 msgs untouched
- * st-plain (no namespace/task):            c0..c2 2 msgs each, untouched
+ * st-plain (namespace and task ""):          c0..c2 2 msgs each, untouched
  * </pre>
  */
 public final class KnownDataSet {
@@ -73,7 +73,7 @@ public final class KnownDataSet {
     public static void build(DataSource ds) {
         configure("st-orders", "shop", "orders", "{\"leaseTime\":300}");
         configure("st-events", "shop", "events", "{\"leaseTime\":300,\"retryLimit\":3}");
-        configure("st-plain", null, null, "{}");
+        configure("st-plain", "", "", "{}");
         pushN("st-orders", "p0", "o0", 0, 10);
         pushN("st-orders", "p1", "o1", 0, 5);
         pushN("st-orders", "p1", "o1", 5, 5);
