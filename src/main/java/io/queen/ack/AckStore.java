@@ -80,6 +80,11 @@ public class AckStore {
 
     /** Positional acks in one transaction of their own (ack fusion); one verdict per input, in input order. */
     public List<AckFusion.Verdict> ackMulti(List<AckFusion.Positional> acks) throws SQLException {
+        return inTransaction(c -> ackMulti(c, acks));
+    }
+
+    /** Same, inside the caller's transaction. */
+    public List<AckFusion.Verdict> ackMulti(Connection c, List<AckFusion.Positional> acks) throws SQLException {
         int n = acks.size();
         UUID[] pids = new UUID[n];
         String[] groups = new String[n];
@@ -92,22 +97,19 @@ public class AckStore {
             ends[i] = a.upTo();
             workers[i] = a.worker();
         }
-        List<AckFusion.Verdict> out = inTransaction(c -> {
-            List<AckFusion.Verdict> verdicts = new ArrayList<>(n);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT ord, ok, lease_released, idle FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
-                ps.setArray(1, c.createArrayOf("uuid", pids));
-                ps.setArray(2, c.createArrayOf("text", groups));
-                ps.setArray(3, c.createArrayOf("bigint", ends));
-                ps.setArray(4, c.createArrayOf("text", workers));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        verdicts.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)));
-                    }
+        List<AckFusion.Verdict> out = new ArrayList<>(n);
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT ord, ok, lease_released, idle FROM queen.log_ack_multi_v1(?, ?, ?, ?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", pids));
+            ps.setArray(2, c.createArrayOf("text", groups));
+            ps.setArray(3, c.createArrayOf("bigint", ends));
+            ps.setArray(4, c.createArrayOf("text", workers));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new AckFusion.Verdict(rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)));
                 }
             }
-            return verdicts;
-        });
+        }
         if (out.size() != n) {
             throw new SQLException("log_ack_multi_v1 answered " + out.size() + " rows for " + n + " inputs");
         }

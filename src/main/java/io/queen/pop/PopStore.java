@@ -39,7 +39,15 @@ public class PopStore {
 
     public List<ClaimedSegment> popPartition(UUID tenant, String queue, String partition, Claim c)
             throws SQLException {
-        return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
+        try (Connection con = ds.getConnection()) {
+            return popPartition(con, tenant, queue, partition, c);
+        }
+    }
+
+    /** Same, on the caller's connection (inside its transaction). */
+    public List<ClaimedSegment> popPartition(Connection con, UUID tenant, String queue, String partition, Claim c)
+            throws SQLException {
+        return query(con, "SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
                 + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
@@ -50,7 +58,15 @@ public class PopStore {
 
     public List<ClaimedSegment> popQueue(UUID tenant, String queue, Claim c, int maxPartitions, Instant floor)
             throws SQLException {
-        return query("SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
+        try (Connection con = ds.getConnection()) {
+            return popQueue(con, tenant, queue, c, maxPartitions, floor);
+        }
+    }
+
+    /** Same, on the caller's connection (inside its transaction). */
+    public List<ClaimedSegment> popQueue(Connection con, UUID tenant, String queue, Claim c, int maxPartitions,
+            Instant floor) throws SQLException {
+        return query(con, "SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
                 + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
@@ -157,8 +173,8 @@ public class PopStore {
         }
     }
 
-    private List<ClaimedSegment> query(String sql, Binder binder) throws SQLException {
-        try (Connection con = ds.getConnection(); PreparedStatement ps = con.prepareStatement(sql)) {
+    private static List<ClaimedSegment> query(Connection con, String sql, Binder binder) throws SQLException {
+        try (PreparedStatement ps = con.prepareStatement(sql)) {
             binder.bind(ps);
             List<ClaimedSegment> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
