@@ -2,6 +2,7 @@ package io.queen.net;
 
 import io.queen.auth.AuthConfig;
 import io.quarkus.vertx.http.HttpServerStart;
+import io.quarkus.vertx.http.HttpsServerStart;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import java.net.InetAddress;
@@ -25,6 +26,11 @@ public class ExposureWarning {
 
     void httpStarted(@ObservesAsync HttpServerStart start) {   // Quarkus fires it asynchronously
         check("the HTTP listener (API and console)", start.options().getHost(), start.options().getPort(),
+                "read, write and delete every queue and message");
+    }
+
+    void httpsStarted(@ObservesAsync HttpsServerStart start) {
+        check("the HTTPS listener (API and console)", start.options().getHost(), start.options().getPort(),
                 "read, write and delete every queue and message");
     }
 
