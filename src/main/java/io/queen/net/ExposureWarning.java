@@ -10,9 +10,10 @@ import java.net.UnknownHostException;
 import org.jboss.logging.Logger;
 
 /**
- * One warning line at startup for each listener (HTTP, Kafka) that other machines can reach while authentication is
- * off, naming the address and what anyone who reaches it may do. A listener bound to a loopback address (HOST=127.0.0.1,
- * what {@code ./queen run} does) is reachable from this machine only and warns nothing. Stateless; thread-safe.
+ * One warning line at startup for each listener (HTTP, HTTPS, Kafka) that other machines can reach while
+ * authentication is off, naming the address and what anyone who reaches it may do. A listener bound to a loopback
+ * address (HOST=127.0.0.1, what {@code ./queen run} does) is reachable from this machine only and warns nothing.
+ * Stateless; thread-safe.
  */
 @ApplicationScoped
 public class ExposureWarning {
@@ -47,7 +48,7 @@ public class ExposureWarning {
                 + " machine)", listener, host, port, exposes);
     }
 
-    /** Whether {@code host} is a loopback address (or a name that resolves to one): reachable from this machine only. */
+    /** Whether {@code host} is a loopback address (or a name resolving to one): reachable from this machine only. */
     public static boolean loopback(String host) {
         if (host == null || host.isBlank()) {
             return false;   // an empty host binds every interface
