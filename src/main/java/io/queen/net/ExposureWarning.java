@@ -44,7 +44,7 @@ public class ExposureWarning {
             return;
         }
         LOG.warnf("authentication is off and %s on %s:%d accepts connections from other machines: anyone who"
-                + " reaches it can %s (JWT_ENABLED=true requires a token; HOST=127.0.0.1 keeps the broker on this"
+                + " reaches it can %s (JWT_ENABLED=true requires a token; listening on 127.0.0.1 keeps it on this"
                 + " machine)", listener, host, port, exposes);
     }
 
