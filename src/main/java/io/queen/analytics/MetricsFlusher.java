@@ -5,6 +5,7 @@ import io.queen.config.QueenConfig;
 import io.queen.metrics.OpsMeter;
 import io.queen.metrics.ProcessStats;
 import io.queen.metrics.PrometheusFamilies;
+import io.queen.workers.WorkerRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -54,7 +55,7 @@ public class MetricsFlusher {
     private final ProcessStats process;
     private final MetricsStore store;
     private final PrometheusFamilies families;
-    private final MetricsStore.Broker broker;
+    private final WorkerRegistry worker;
     private final long flushMs;
     private final int maxQueues;
     private final java.util.UUID defaultTenant;
@@ -67,13 +68,13 @@ public class MetricsFlusher {
     private long messages;
     private volatile Lifetime lifetime = new Lifetime(0, 0, 0, 0, Instant.now());
 
-    MetricsFlusher(OpsMeter meter, ProcessStats process, MetricsStore store, PrometheusFamilies families,
-            QueenConfig config) {
+    MetricsFlusher(OpsMeter meter, ProcessStats process, WorkerRegistry worker, MetricsStore store,
+            PrometheusFamilies families, QueenConfig config) {
+        this.worker = worker;
         this.meter = meter;
         this.process = process;
         this.store = store;
         this.families = families;
-        this.broker = new MetricsStore.Broker(process.hostname(), process.workerId(), process.port());
         this.flushMs = Math.max(100, config.metrics().flushMs());
         this.maxQueues = Math.max(1, config.metrics().maxQueues());
         this.defaultTenant = java.util.UUID.fromString(config.defaultTenant());
@@ -109,9 +110,10 @@ public class MetricsFlusher {
         }
     }
 
-    /** This broker's identity in metric rows. */
+    /** This broker's identity in metric rows; null until its worker id is registered (the database answered). */
     public MetricsStore.Broker broker() {
-        return broker;
+        java.util.OptionalInt id = worker.workerId();
+        return id.isEmpty() ? null : new MetricsStore.Broker(process.hostname(), id.getAsInt(), process.port());
     }
 
     public Lifetime lifetime() {
@@ -154,7 +156,11 @@ public class MetricsFlusher {
         }
         MetricsStore.ClusterTotals cluster = null;
         int written = 0;
+        MetricsStore.Broker broker = broker();
         try {
+            if (broker == null) {
+                throw new SQLException("this broker's worker id is not registered yet");
+            }
             while (!pending.isEmpty()) {
                 Pending p = pending.peekFirst();
                 cluster = store.flush(p.bucket(), broker, p.queues(), p.broker(), p.system());

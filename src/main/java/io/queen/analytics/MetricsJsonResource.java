@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.metrics.ProcessStats;
+import io.queen.workers.WorkerRegistry;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -25,6 +26,7 @@ import java.lang.management.MemoryUsage;
 public class MetricsJsonResource {
     @Inject MetricsFlusher flusher;
     @Inject ProcessStats process;
+    @Inject WorkerRegistry worker;
 
     @GET
     public Response metrics() {
@@ -42,7 +44,8 @@ public class MetricsJsonResource {
         long[] cpu = process.cpuMicros();
         out.putObject("cpu").put("user", cpu[0]).put("system", cpu[1]);
         out.put("hostname", process.hostname());
-        out.put("workerId", process.workerId());
+        out.put("workerId", worker.workerIdOrNull());
+        out.put("port", worker.port());
         return Json.ok(out);
     }
 

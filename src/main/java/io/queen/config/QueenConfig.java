@@ -21,8 +21,11 @@ public interface QueenConfig {
     /** The tenant every request belongs to while multi-tenancy is off. */
     String defaultTenant();
 
-    /** Instance id reported by {@code /health}. */
-    int workerId();
+    /**
+     * This broker's worker id ({@code QUEEN_WORKER_ID}) in {@code /health} and metric rows; unset = registered in
+     * the database ({@code io.queen.workers.WorkerRegistry}).
+     */
+    java.util.OptionalInt workerId();
 
     /** AES-256-GCM key for queues with encryptionEnabled: 64 hex characters ({@code QUEEN_ENCRYPTION_KEY}). */
     java.util.Optional<String> encryptionKey();

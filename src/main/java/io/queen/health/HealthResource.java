@@ -2,8 +2,8 @@ package io.queen.health;
 
 import io.agroal.api.AgroalDataSource;
 import io.queen.auth.Access;
-import io.queen.config.QueenConfig;
 import io.queen.schema.SchemaApplier;
+import io.queen.workers.WorkerRegistry;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -25,14 +25,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @Produces(MediaType.APPLICATION_JSON)
 public class HealthResource {
     private final AgroalDataSource dataSource;
-    private final QueenConfig config;
+    private final WorkerRegistry worker;
     private final SchemaApplier schema;
     private final String version;
 
-    HealthResource(AgroalDataSource dataSource, QueenConfig config, SchemaApplier schema,
+    HealthResource(AgroalDataSource dataSource, WorkerRegistry worker, SchemaApplier schema,
             @ConfigProperty(name = "quarkus.application.version", defaultValue = "dev") String version) {
         this.dataSource = dataSource;
-        this.config = config;
+        this.worker = worker;
         this.schema = schema;
         this.version = version;
     }
@@ -48,9 +48,16 @@ public class HealthResource {
         body.put("database", db ? "connected" : "disconnected");
         body.put("server", "queen-java");
         body.put("version", version);
-        body.put("worker_id", config.workerId());
+        // which broker answered: its worker id (null until registered), host name and HTTP port
+        Integer id = worker.workerIdOrNull();
+        body.put("worker_id", id);
+        body.put("hostname", worker.hostname());
+        body.put("port", worker.port());
         body.put("shared_state", Map.of("enabled", false));
-        body.put("queen", Map.of("worker_id", config.workerId(), "status", "active"));
+        Map<String, Object> queen = new LinkedHashMap<>();
+        queen.put("worker_id", id);
+        queen.put("status", "active");
+        body.put("queen", queen);
         return Response.status(serving ? 200 : 503).entity(body).build();
     }
 

@@ -1,8 +1,11 @@
 package io.queen.kafka;
 
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
+import io.queen.net.ExposureWarning;
+import io.queen.schema.SchemaApplier;
 import io.queen.shutdown.AdmissionGate;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
@@ -33,7 +36,8 @@ import org.jboss.logging.Logger;
  * unless {@code QUEEN_KAFKA_ENABLED=true}. Its dispatch table is what the {@link KafkaApiProvider} beans register,
  * plus the keys about the table and the connection it serves itself (ApiVersions, the SASL exchange).
  * On shutdown it stops accepting first; requests already running finish inside the broker's drain (they are
- * counted by the {@link AdmissionGate}).
+ * counted by the {@link AdmissionGate}). It starts listening once the schema is applied: a broker whose database
+ * is away at boot waits (unready) with the port closed, and opens it when the database answers.
  *
  * <p>Thread-safety: started and stopped on Quarkus' lifecycle thread; the fields it publishes are volatile.
  */
@@ -47,12 +51,16 @@ public class KafkaListener {
     private final AdmissionGate gate;
     private final Instance<KafkaApiProvider> providers;
     private final SaslAuthenticator sasl;
+    private final SchemaApplier schema;
+    private final ExposureWarning exposure;
     private volatile NetServer server;
     private volatile KafkaApis apis;
 
     KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers,
-            SaslAuthenticator sasl) {
+            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure) {
         this.sasl = sasl;
+        this.schema = schema;
+        this.exposure = exposure;
         this.config = config.kafka();
         this.defaultTenant = config.defaultTenant();
         this.vertx = vertx;
@@ -62,6 +70,25 @@ public class KafkaListener {
 
     void start(@Observes @Priority(100) StartupEvent event) throws Exception {
         if (!config.enabled()) {
+            return;
+        }
+        if (schema.ready()) {
+            listen();   // a failure (the port taken) fails the boot
+            return;
+        }
+        LOG.infof("Kafka listener on %s:%d opens once the database answers", config.host(), config.port());
+        schema.whenReady().thenRun(() -> {
+            try {
+                listen();
+            } catch (Exception e) {
+                LOG.errorf("Kafka listener on %s:%d could not start: %s", config.host(), config.port(), e.toString());
+                Quarkus.asyncExit(1);
+            }
+        });
+    }
+
+    private synchronized void listen() throws Exception {
+        if (server != null) {
             return;
         }
         KafkaApis table = new KafkaApis();
@@ -92,6 +119,8 @@ public class KafkaListener {
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.infof("Kafka listener on %s:%d%s, advertised as %s:%d", config.host(), server.actualPort(),
                 tls ? " (TLS)" : "", advertisedHost(), advertisedPort());
+        exposure.check("the Kafka listener", config.host(), server.actualPort(),
+                "produce, fetch, and create and delete topics");
     }
 
     /**
@@ -136,9 +165,16 @@ public class KafkaListener {
         return s == null ? -1 : s.actualPort();
     }
 
-    /** The host name Metadata announces for this broker. */
+    /**
+     * The host name Metadata announces for this broker: the configured one, else the listening address when it is
+     * one address (a loopback listener announces the loopback address its clients can reach), else, listening on
+     * every interface, this machine's host name.
+     */
     public String advertisedHost() {
         return config.advertisedHost().filter(h -> !h.isBlank()).orElseGet(() -> {
+            if (!ExposureWarning.wildcard(config.host())) {
+                return config.host();
+            }
             try {
                 return InetAddress.getLocalHost().getHostName();
             } catch (UnknownHostException e) {

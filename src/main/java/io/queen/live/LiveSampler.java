@@ -8,6 +8,7 @@ import io.queen.api.Json;
 import io.queen.config.QueenConfig;
 import io.queen.metrics.OpsMeter;
 import io.queen.metrics.ProcessStats;
+import io.queen.workers.WorkerRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -49,6 +50,7 @@ public class LiveSampler {
 
     private final OpsMeter meter;
     private final ProcessStats process;
+    private final WorkerRegistry worker;
     private final LiveStore store;
     private final PopClients clients;
     private final long publishMs;
@@ -59,7 +61,9 @@ public class LiveSampler {
     private ScheduledExecutorService timer;
     private final OutageWarning outage = new OutageWarning(LOG);
 
-    LiveSampler(OpsMeter meter, ProcessStats process, LiveStore store, PopClients clients, QueenConfig config) {
+    LiveSampler(OpsMeter meter, ProcessStats process, WorkerRegistry worker, LiveStore store, PopClients clients,
+            QueenConfig config) {
+        this.worker = worker;
         this.meter = meter;
         this.process = process;
         this.store = store;
@@ -128,7 +132,11 @@ public class LiveSampler {
                     .put("at", Instant.ofEpochMilli(p.lastMs()).toString()).put("pops", p.pops());
         }
         int keepSeconds = (int) Math.max(60, publishMs * 30 / 1000);
-        store.publish(brokerId, process.hostname(), process.workerId(), process.port(), startedAt,
+        java.util.OptionalInt id = worker.workerId();
+        if (id.isEmpty()) {
+            return;   // not registered yet (the database was away at boot): the row would carry no id
+        }
+        store.publish(brokerId, process.hostname(), id.getAsInt(), process.port(), startedAt,
                 sample.toString(), keepSeconds);
     }
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.auth.Access;
-import io.queen.config.QueenConfig;
+import io.queen.workers.WorkerRegistry;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
@@ -15,7 +15,7 @@ import jakarta.ws.rs.core.Response;
 public class SpoolStatusResource {
     @Inject PushSpool spool;
     @Inject ObjectMapper mapper;
-    @Inject QueenConfig config;
+    @Inject WorkerRegistry worker;
 
     @GET
     @Access(Access.Level.READ)
@@ -24,7 +24,7 @@ public class SpoolStatusResource {
         out.put("pending", spool.pending());
         out.put("failed", spool.failedAttempts());
         out.put("dbHealthy", spool.dbHealthy());
-        out.put("worker", config.workerId());
+        out.put("worker", worker.workerIdOrNull());
         out.set("stats", stats(mapper, spool));
         return Json.ok(out);
     }

@@ -15,7 +15,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Readings of this broker process: CPU time split into user and system, resident and virtual memory, heap, DB pool
- * and threads, plus the broker identity (host name, worker id, port) that labels its metric rows.
+ * and threads, plus the broker's host name and HTTP port that label its metric rows (with the worker id of
+ * {@code io.queen.workers.WorkerRegistry}).
  *
  * <p>CPU and memory come from {@code /proc/self} on Linux (the JVM exposes no user/system split); elsewhere user
  * time is the JVM's process CPU time, system time 0 and memory -1. Thread-safety: stateless readers, safe from
@@ -32,7 +33,6 @@ public class ProcessStats {
     private final AgroalDataSource ds;
     private final int poolMax;
     private final String hostname;
-    private final int workerId;
     private final int port;
     private final long startedNanos = System.nanoTime();
 
@@ -41,7 +41,6 @@ public class ProcessStats {
             @ConfigProperty(name = "quarkus.http.port", defaultValue = "6632") int port) {
         this.ds = ds;
         this.poolMax = poolMax;
-        this.workerId = config.workerId();
         this.port = port;
         this.hostname = config.metrics().hostname().filter(h -> !h.isBlank()).orElseGet(ProcessStats::localHost);
     }
@@ -60,10 +59,6 @@ public class ProcessStats {
 
     public String hostname() {
         return hostname;
-    }
-
-    public int workerId() {
-        return workerId;
     }
 
     public int port() {

@@ -8,10 +8,16 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -23,12 +29,18 @@ import java.util.function.Supplier;
  * <p>Decision ({@code QUEEN_EMBEDDED_PG} = {@code auto} | {@code true} | {@code false}, default auto): a
  * configured server always wins; in auto mode a server answering on 127.0.0.1:{@code PG_PORT|5432} is used
  * as-is; only when nothing answers is the embedded server started. The server's output goes to a log next to
- * its data directory ({@code ~/.queen/pgdata.log}). Thread-safe ({@link #startIfNeeded} is synchronized; it is
+ * its data directory ({@code ~/.queen/pgdata.log}).
+ *
+ * <p>On a server it found or started itself the broker uses a database of its own, {@code PG_DATABASE} or
+ * {@link #DATABASE}, created when missing (never the {@code postgres} database of whatever server answers), and its
+ * first output line names the server and the database. Thread-safe ({@link #startIfNeeded} is synchronized; it is
  * called once from main).
  */
 public final class EmbeddedPostgresLauncher {
     /** How long one start waits for the server to accept connections. */
     static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
+    /** The database the broker uses on a server it found or started (unless {@code PG_DATABASE} names another). */
+    static final String DATABASE = "queen";
     private static EmbeddedPostgres running;
 
     private EmbeddedPostgresLauncher() {
@@ -49,6 +61,14 @@ public final class EmbeddedPostgresLauncher {
             }
             int port = Integer.parseInt(env("PG_PORT", "5432"));
             if (answers("127.0.0.1", port)) {
+                String database = env("PG_DATABASE", DATABASE);
+                String user = env("PG_USER", "postgres");
+                String created = ensureDatabase("jdbc:postgresql://127.0.0.1:" + port + "/", user,
+                        env("PG_PASSWORD", "postgres"), database);
+                // PG_DATABASE as a system property: application.properties builds the URL from it
+                System.setProperty("PG_DATABASE", database);
+                System.out.println("queen: PostgreSQL 127.0.0.1:" + port + " (answering there; no PG_HOST, PG_HOSTS"
+                        + " or QUEEN_JDBC_URL set), database " + database + " as " + user + created);
                 return;
             }
         }
@@ -65,12 +85,15 @@ public final class EmbeddedPostgresLauncher {
         // one attempt: the data directory is this broker's, and a failed attempt keeps it locked in this JVM
         running = start(() -> EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(false)
                 .setPort(port).setServerConfig("max_connections", "200"), log, 1, STARTUP_WAIT, dir);
-        System.setProperty("quarkus.datasource.jdbc.url", running.getJdbcUrl("postgres", "postgres"));
+        String database = env("PG_DATABASE", DATABASE);
+        String created = ensureDatabase("jdbc:postgresql://127.0.0.1:" + port + "/", "postgres", "postgres",
+                database);
+        System.setProperty("quarkus.datasource.jdbc.url", running.getJdbcUrl("postgres", database));
         System.setProperty("quarkus.datasource.username", "postgres");
         System.setProperty("quarkus.datasource.password", "postgres");
         System.out.println("queen: " + (mode.equals("true") ? "QUEEN_EMBEDDED_PG=true"
                 : "no PostgreSQL configured or listening on 127.0.0.1") + "; started embedded PostgreSQL on port "
-                + port + " with data in " + dir + " (its log: " + log + ")");
+                + port + " with data in " + dir + " (its log: " + log + "), database " + database + created);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 running.close();
@@ -169,6 +192,40 @@ public final class EmbeddedPostgresLauncher {
                     });
         } catch (IOException | RuntimeException e) {
             // nothing to stop, or not ours to stop: the next attempt reports what is in the way
+        }
+    }
+
+    /**
+     * Creates {@code database} on the server at {@code serverUrl} (a JDBC URL ending in '/') unless it exists;
+     * answers what to add to the startup line: " (created)", "", or why it could not check (the broker then reports
+     * the database unreachable and retries, as for any database).
+     */
+    static String ensureDatabase(String serverUrl, String user, String password, String database) {
+        Properties login = new Properties();
+        login.setProperty("user", user);
+        login.setProperty("password", password);
+        login.setProperty("connectTimeout", "10");
+        // the driver itself, not DriverManager: main runs before Quarkus sets up the class loading DriverManager scans
+        try (Connection c = new org.postgresql.Driver().connect(serverUrl + "postgres", login)) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+                ps.setString(1, database);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return "";
+                    }
+                }
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE \"" + database.replace("\"", "\"\"") + "\"");
+            } catch (SQLException e) {
+                if (!"42P04".equals(e.getSQLState())) {   // duplicate_database: another broker created it meanwhile
+                    throw e;
+                }
+                return "";
+            }
+            return " (created)";
+        } catch (SQLException e) {
+            return " (could not check that it exists: " + causes(e).replaceAll("\\p{Cntrl}", "?") + ")";
         }
     }
 

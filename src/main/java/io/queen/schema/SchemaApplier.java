@@ -16,6 +16,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -57,6 +59,7 @@ public class SchemaApplier {
     private volatile boolean ready;
     private volatile String waiting = "starting";
     private volatile boolean stopped;
+    private final CompletableFuture<Void> readyFuture = new CompletableFuture<>();
 
     SchemaApplier(AgroalDataSource dataSource, QueenConfig config,
             @ConfigProperty(name = "quarkus.datasource.jdbc.url") String url,
@@ -73,6 +76,14 @@ public class SchemaApplier {
         return ready;
     }
 
+    /**
+     * Completes when the schema is applied: at once (on the caller's thread) when it already is, else on the retry
+     * thread. What needs the database from its start (the Kafka listener, the broker's registrations) starts here.
+     */
+    public CompletionStage<Void> whenReady() {
+        return readyFuture;
+    }
+
     /** Why the broker is not ready yet, for answers and probes (names the server, never a password). */
     public String waitingFor() {
         return waiting;
@@ -82,6 +93,7 @@ public class SchemaApplier {
         if (!config.applySchema()) {
             LOG.info("schema apply skipped (QUEEN_APPLY_SCHEMA=false)");
             ready = true;
+            readyFuture.complete(null);
             return;
         }
         if (attempt(1, RETRY_FIRST_MS)) {
@@ -124,6 +136,7 @@ public class SchemaApplier {
         waiting = "";
         LOG.infof("schema applied in %d ms%s", (System.nanoTime() - t0) / 1_000_000,
                 n > 1 ? " (PostgreSQL " + target + " reached at attempt " + n + ")" : "");
+        readyFuture.complete(null);
         return true;
     }
 
@@ -132,7 +145,7 @@ public class SchemaApplier {
      * password or role (28), no such database (3D000), server starting or shutting down (57P0x), too many
      * connections (53300); an I/O cause anywhere in the chain counts too.
      */
-    static boolean unreachable(Throwable e) {
+    public static boolean unreachable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException s && s.getSQLState() != null) {
                 String st = s.getSQLState();

@@ -3,6 +3,7 @@ package io.queen.schema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.kafka.ReadToEnd;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import io.queen.testing.TestPostgres;
@@ -12,8 +13,17 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,7 +31,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A broker started while its database cannot be reached stays up, says which server it tried and why (no stack
  * traces), answers 503 on readiness and API routes, and serves as soon as the database answers. The database
- * "appears" when a TCP forwarder to the real server starts listening on the port the broker was given.
+ * "appears" when a TCP forwarder to the real server starts listening on the port the broker was given, or when
+ * the database the broker was given is created. The same holds with the Kafka listener on: it opens once the
+ * database answers.
  */
 class DatabaseStartupIT {
     static TestPostgres.Server pg;
@@ -90,8 +102,67 @@ class DatabaseStartupIT {
         }
     }
 
+    @Test
+    void withTheKafkaListenerOnAMissingDatabaseIsWaitedForThenHttpAndKafkaServe() throws Exception {
+        String missing = "qt_dbstart_kafka_" + ProcessHandle.current().pid() + "_" + (System.nanoTime() % 100_000);
+        int kafkaPort = BrokerProcess.freePort();
+        try (BrokerProcess broker = BrokerProcess.launch("dbstart-kafka", pg, missing, Map.of(
+                "QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
+                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1"))) {
+            awaitAnswer(broker);
+            // a second attempt in the log: the broker outlived its first failure and keeps retrying
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (broker.logText().lines().filter(l -> l.contains("not reachable")).count() < 2) {
+                assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
+                assertTrue(System.nanoTime() < deadline, "no retry within 60 s:\n" + broker.logText());
+                Thread.sleep(100);
+            }
+            assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
+            Http.Reply ready = Http.get(broker.url(), "/q/health/ready");
+            assertEquals(503, ready.status(), ready.body());
+            assertTrue(ready.body().contains("does not exist"), ready.body());
+            assertTrue(broker.logText().contains("does not exist"), broker.logText());
+
+            try (Connection c = DriverManager.getConnection(pg.jdbcUrl("postgres"), pg.user(), pg.password());
+                    Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE " + missing);
+            }
+            try {
+                awaitReady(broker);
+                String bootstrap = "127.0.0.1:" + kafkaPort;
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(),
+                        new StringSerializer())) {
+                    for (int i = 0; i < 3; i++) {
+                        producer.send(new ProducerRecord<>("dbstart", "v" + i)).get(60, TimeUnit.SECONDS);
+                    }
+                }
+                assertEquals(List.of("v0", "v1", "v2"), ReadToEnd.values(bootstrap, "read_uncommitted",
+                        ReadToEnd.partitions(1, "dbstart")));
+                Http.Reply push = Http.post(broker.url(), "/api/v1/push",
+                        "{\"items\":[{\"queue\":\"dbs\",\"transactionId\":\"t1\",\"payload\":{\"n\":1}}]}");
+                assertEquals(201, push.status(), push.body());
+            } finally {
+                broker.close();
+                TestPostgres.dropDatabase(missing);
+            }
+        }
+    }
+
+    /** Waits until readiness answers 200 (the schema applied, the Kafka node registered). */
+    private static void awaitReady(BrokerProcess broker) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Http.Reply r = Http.get(broker.url(), "/q/health/ready");
+        while (r.status() != 200) {
+            assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
+            assertTrue(System.nanoTime() < deadline, "not ready within 60 s: " + r.body() + "\n" + broker.logText());
+            Thread.sleep(100);
+            r = Http.get(broker.url(), "/q/health/ready");
+        }
+    }
+
     /** Waits until the broker's HTTP port answers at all (it listens while the database is away). */
-    private static void awaitAnswer(BrokerProcess broker) throws Exception {
+    static void awaitAnswer(BrokerProcess broker) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             try {

@@ -1,5 +1,6 @@
 package io.queen.kafka.cluster;
 
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -7,6 +8,7 @@ import io.queen.background.DaemonTimer;
 import io.queen.background.OutageWarning;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.KafkaListener;
+import io.queen.schema.SchemaApplier;
 import io.queen.sql.SqlCalls;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,6 +33,9 @@ import org.jboss.logging.Logger;
  * random id per process, published every few seconds with a sample of figures and kept a minute after a broker
  * stops; Kafka clients need an id that survives restarts, a one-second cadence, and a leave that takes effect at
  * once.
+ *
+ * <p>A broker whose database is away at boot registers as soon as its listener opens (once the database answers):
+ * until then {@link #registered()} is false and readiness says so.
  *
  * <p>Thread-safety: the view is one volatile immutable snapshot, replaced by the timer thread (and the shutdown
  * observer); readers never lock. If a heartbeat fails (database unreachable) the last view stays in force for one
@@ -70,13 +75,24 @@ public class BrokerRegistry {
         return Math.max(2 * heartbeatMs(), config().brokerSessionTimeoutMs());
     }
 
-    /** After the listener is up (its port is what the broker advertises). */
+    /**
+     * After the listener is up (its port is what the broker advertises). A listener waiting for the database is
+     * joined by the heartbeat timer once it listens; a configured node id held by another live broker fails the
+     * boot, or, found later, stops the broker.
+     */
     void start(@Observes @Priority(110) StartupEvent event) throws SQLException {
         if (!config().enabled()) {
             return;
         }
-        join();
+        if (listener.port() >= 0) {
+            join();
+        }
         timer = DaemonTimer.every("kafka-broker-heartbeat", heartbeatMs(), this::tick);
+    }
+
+    /** Whether this broker holds its node id (false while the Kafka listener is off or waits for the database). */
+    public boolean registered() {
+        return me != null;
     }
 
     /** First thing on SIGTERM: the other brokers take over this one's partitions and groups at their next beat. */
@@ -184,8 +200,30 @@ public class BrokerRegistry {
     }
 
     private void tick() {
+        if (me == null) {
+            if (listener.port() >= 0) {
+                outage.attempt(this::joinOrStop, "Kafka node registration failed");
+            }
+            return;
+        }
         if (!outage.attempt(this::beat, "Kafka broker heartbeat failed")) {
             fenceIfSilent();
+        }
+    }
+
+    /** A join after the boot: an unreachable database is retried at the next tick; a refusal stops the broker. */
+    private synchronized void joinOrStop() throws SQLException {
+        if (leaving || me != null) {
+            return;
+        }
+        try {
+            join();
+        } catch (SQLException e) {
+            if (SchemaApplier.unreachable(e)) {
+                throw e;
+            }
+            LOG.errorf("Kafka node registration refused, the broker stops: %s", e.getMessage());
+            Quarkus.asyncExit(1);
         }
     }
 

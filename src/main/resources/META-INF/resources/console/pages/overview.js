@@ -104,7 +104,7 @@ function brokers(wm, sm, health) {
     }
   }
   const here = health && !health.failed ? h('p', { 'data-k': 'health' }, 'This broker (worker ', String(health.worker_id),
-    '): ', h('b', null, health.status), ', database ', health.database, ', version ', health.version) : null;
+    ' on ', health.hostname + ':' + health.port, '): ', h('b', null, health.status), ', database ', health.database, ', version ', health.version) : null;
   if (wm && wm.failed) return [here, errorBox(wm.failed)];
   if (!wm) return [here, h('p', { class: 'muted' }, 'Broker-wide metrics are shown to the default tenant only.')];
   return [here, h('div', { class: 'brokers-minute' }, table([
