@@ -17,6 +17,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -56,10 +59,18 @@ public class StatusResource {
             out.put("bucketMinutes", range.bucketMinutes());
             ArrayNode series = out.putArray("throughput");
             double seconds = range.bucketMinutes() * 60.0;
+            Map<Instant, StatusStore.Depth> depth = new HashMap<>();
+            for (StatusStore.Depth d : store.depth(tenant, range.fromMinute(), range.toTime(), range.bucketMinutes(),
+                    q, ns, tk)) {
+                depth.put(d.bucket().toInstant(), d);
+            }
+            Instant now = Instant.now();
             for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
                     range.bucketMinutes(), q, ns, tk)) {
                 ObjectNode o = series.addObject();
                 o.put("timestamp", Times.millis(p.bucket()));
+                // a bucket still running has only part of its counts (and none before its flush)
+                o.put("complete", !p.bucket().toInstant().plusSeconds(range.bucketMinutes() * 60L).isAfter(now));
                 o.put("ingested", p.pushMessages());
                 o.put("processed", p.ackMessages());
                 o.put("popMessages", p.popMessages());
@@ -69,6 +80,15 @@ public class StatusResource {
                 o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
                 o.put("maxLagMs", p.lagMaxMs());
                 o.put("deadLettered", p.deadLettered());
+                // what the queues held as the bucket began, as sampled then; null: nothing was sampled
+                StatusStore.Depth d = depth.get(p.bucket().toInstant());
+                if (d == null) {
+                    o.putNull("pending");
+                    o.putNull("deadLetters");
+                } else {
+                    o.put("pending", d.pending());
+                    o.put("deadLetters", d.deadLetters());
+                }
             }
             out.put("pointCount", series.size());
             ArrayNode qs = out.putArray("queues");
