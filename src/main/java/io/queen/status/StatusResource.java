@@ -51,6 +51,7 @@ public class StatusResource {
         String tk = StatusJson.filter(task, "task");
         // the window moves with now unless both ends are given: recomputed on every refresh
         return snapshots.serve(tenant, StatusSnapshots.key("status", from, to, q, ns, tk), () -> {
+            Instant now = Instant.now();  // before the window's end: the bucket holding that end is never complete
             TimeRange range = TimeRange.parse(from, to, Duration.ofHours(1));
             StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
             StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
@@ -64,7 +65,6 @@ public class StatusResource {
                     q, ns, tk)) {
                 depth.put(d.bucket().toInstant(), d);
             }
-            Instant now = Instant.now();
             for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
                     range.bucketMinutes(), q, ns, tk)) {
                 ObjectNode o = series.addObject();
