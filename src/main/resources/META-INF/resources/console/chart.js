@@ -17,9 +17,12 @@ function label(v) {
   return Number.isInteger(v) ? String(v) : v.toFixed(2);
 }
 
-function hhmm(t) {
+/** A tick's UTC time; over a span longer than a day, with its date (MM-DD), so 08:48 and 08:48 are told apart. */
+function tick(t, span) {
   const d = new Date(t);
-  return String(d.getUTCHours()).padStart(2, '0') + ':' + String(d.getUTCMinutes()).padStart(2, '0');
+  const two = n => String(n).padStart(2, '0');
+  return (span > 86400e3 * 0.9 ? two(d.getUTCMonth() + 1) + '-' + two(d.getUTCDate()) + ' ' : '')
+    + two(d.getUTCHours()) + ':' + two(d.getUTCMinutes());
 }
 
 /**
@@ -42,7 +45,7 @@ export function lineChart({ title, series, unit = '', key, range, integer = fals
     s('line', { x1: L, x2: W - R, y1: y(yMax * f), y2: y(yMax * f), class: 'grid' }),
     s('text', { x: L - 6, y: y(yMax * f) + 5, class: 'axis', 'text-anchor': 'end' }, label(yMax * f))]);
   const ticks = xs.length ? [x0, (x0 + x1) / 2, x1].map((t, i) =>
-    s('text', { x: x(t), y: H - 6, class: 'axis', 'text-anchor': ['start', 'middle', 'end'][i] }, hhmm(t))) : [];
+    s('text', { x: x(t), y: H - 6, class: 'axis', 'text-anchor': ['start', 'middle', 'end'][i] }, tick(t, x1 - x0))) : [];
   const lines = series.map(se => se.points.length
     ? s('polyline', { class: 'line ' + (se.cls || ''), 'data-points': JSON.stringify(se.points),
       points: se.points.map(p => x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1)).join(' ') },
