@@ -35,11 +35,11 @@ export function time(t) {
 /**
  * A text field for a UTC time, written as the page writes times ("2026-12-05 08:00:00Z"; ISO-8601 with a T, without
  * seconds or without the Z is read the same way): the browser's own date picker would show local time in the local
- * format beside UTC figures.
+ * format beside UTC figures. The placeholder shows the format unless a field has no label of its own to show.
  */
-export function timeInput(name, label, iso) {
+export function timeInput(name, label, iso, placeholder = 'YYYY-MM-DD HH:MM:SSZ') {
   return h('input', { type: 'text', name, 'aria-label': label + ' (UTC)', title: label + ' (UTC), e.g. 2026-12-05 08:00:00Z',
-    placeholder: 'YYYY-MM-DD HH:MM:SSZ', value: iso ? time(iso) : '', autocomplete: 'off', spellcheck: 'false', class: 'time' });
+    placeholder, value: iso ? time(iso) : '', autocomplete: 'off', spellcheck: 'false', class: 'time' });
 }
 
 /** The ISO instant of a UTC time typed as the page shows them (a date alone is its midnight), or null. */

@@ -19,8 +19,8 @@ export async function render(_params, query, { go, refresh }) {
   const page = await get('/api/v1/dlq' + qs({ ...filterOf(filter), limit: 100 }));
   const inputs = Object.fromEntries(Object.entries({ queue: 'Queue', consumerGroup: 'Group', partition: 'Partition', error: 'Error text' })
     .map(([k, label]) => [k, h('input', { type: 'text', name: k, value: filter[k], placeholder: label, 'aria-label': label })]));
-  inputs.from = timeInput('from', 'Failed from', filter.from);
-  inputs.to = timeInput('to', 'Failed until', filter.to);
+  inputs.from = timeInput('from', 'Failed from', filter.from, 'Failed from (UTC)');
+  inputs.to = timeInput('to', 'Failed until', filter.to, 'Failed until (UTC)');
   const filtered = Object.values(filter).some(Boolean);
   return h('div', { class: 'page', 'data-title': 'Dead letters' },
     h('div', { class: 'page-head' }, h('h1', null, 'Dead letters'),
