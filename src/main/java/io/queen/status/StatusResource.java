@@ -26,7 +26,8 @@ import java.util.UUID;
  * {@code GET /api/v1/status} (API spec 4.7): the dashboard's summary. What the storage model knows is computed
  * here (queues, message figures, live leases, dead letters); {@code throughput} comes from the per-minute buckets
  * the brokers write (db/015_metrics.sql), bucketed so that the window has at most {@link TimeRange#MAX_POINTS}
- * points. Stateless, thread-safe.
+ * points, each with what the queues held as it began as sampled then (db/025_metrics_depth.sql: never rebuilt from
+ * today's rows, which a replay or a purge changes) and whether it is complete. Stateless, thread-safe.
  */
 @Path("/api/v1/status")
 @Access(Access.Level.READ)
