@@ -85,48 +85,94 @@ $$;
 -- Bulk actions (count, replay, delete every letter matching a filter) visit the matching letters oldest failure
 -- first, keyed (failed_at, id), one bounded batch per call: a batch starts after the key (p_after_at, p_after_id)
 -- the previous call ended on (NULL: from the start), so a call resumes where the last one stopped even when rows
--- it visited stay (a replay refused as a duplicate keeps its letter).
+-- it visited stay (a replay refused as a duplicate keeps its letter). A bulk action confirmed on a count stops at
+-- the newest key that count saw (p_until_at, p_until_id; NULL: no bound), so letters filed after the count are
+-- not replayed or deleted with the ones the operator was told about.
 
--- How many matching letters come after the key (all of them for a NULL key).
+-- How many matching letters come after the key and up to the bound (all of them for NULL keys), and the newest
+-- key among them (NULL when there is none): the bound a bulk action sends back.
+CREATE OR REPLACE FUNCTION queen.log_dlq_count_until_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                        p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+                                                        p_after_at TIMESTAMPTZ, p_after_id UUID,
+                                                        p_until_at TIMESTAMPTZ, p_until_id UUID)
+RETURNS TABLE (n BIGINT, last_at TIMESTAMPTZ, last_id UUID)
+LANGUAGE sql STABLE AS $$
+    WITH m AS (SELECT m.failed_at, m.id
+                 FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
+                WHERE (p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id))
+                  AND (p_until_at IS NULL OR (m.failed_at, m.id) <= (p_until_at, p_until_id))),
+         l AS (SELECT m.failed_at, m.id FROM m ORDER BY m.failed_at DESC, m.id DESC LIMIT 1)
+    SELECT (SELECT count(*) FROM m), l.failed_at, l.id FROM (SELECT 1) one LEFT JOIN l ON TRUE
+$$;
+
+-- The count alone, without a bound (kept for brokers of the previous release during a rolling upgrade).
 CREATE OR REPLACE FUNCTION queen.log_dlq_count_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
                                                   p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
                                                   p_after_at TIMESTAMPTZ, p_after_id UUID)
 RETURNS BIGINT
 LANGUAGE sql STABLE AS $$
-    SELECT count(*) FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
-     WHERE p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id)
+    SELECT c.n FROM queen.log_dlq_count_until_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to,
+                                                 p_after_at, p_after_id, NULL, NULL) c
 $$;
 
--- The next batch of matching letters after the key, oldest failure first (what a bulk replay moves one by one).
+-- The next batch of matching letters after the key and up to the bound, oldest failure first (what a bulk replay
+-- moves one by one).
+CREATE OR REPLACE FUNCTION queen.log_dlq_batch_until_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
+                                                        p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
+                                                        p_after_at TIMESTAMPTZ, p_after_id UUID,
+                                                        p_until_at TIMESTAMPTZ, p_until_id UUID, p_limit INT)
+RETURNS TABLE (id UUID, failed_at TIMESTAMPTZ)
+LANGUAGE sql STABLE AS $$
+    SELECT m.id, m.failed_at
+      FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
+     WHERE (p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id))
+       AND (p_until_at IS NULL OR (m.failed_at, m.id) <= (p_until_at, p_until_id))
+     ORDER BY m.failed_at, m.id
+     LIMIT p_limit
+$$;
+
+-- Without a bound (kept for brokers of the previous release during a rolling upgrade).
 CREATE OR REPLACE FUNCTION queen.log_dlq_batch_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_partition TEXT,
                                                   p_error TEXT, p_from TIMESTAMPTZ, p_to TIMESTAMPTZ,
                                                   p_after_at TIMESTAMPTZ, p_after_id UUID, p_limit INT)
 RETURNS TABLE (id UUID, failed_at TIMESTAMPTZ)
 LANGUAGE sql STABLE AS $$
-    SELECT m.id, m.failed_at
-      FROM queen.log_dlq_matching_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to) m
-     WHERE p_after_at IS NULL OR (m.failed_at, m.id) > (p_after_at, p_after_id)
-     ORDER BY m.failed_at, m.id
-     LIMIT p_limit
+    SELECT * FROM queen.log_dlq_batch_until_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from, p_to,
+                                               p_after_at, p_after_id, NULL, NULL, p_limit)
 $$;
 
--- Deletes the next batch of matching letters after the key (only the matching rows: another group's letter for
--- the same message stays unless the filter matches it too); returns how many went and the batch's last key (NULL
--- when the batch was empty). The rows are locked in id order, so two bulk deletes over overlapping batches queue
--- instead of deadlocking; a letter a replay or another delete holds is waited for, then found gone and not counted.
+-- Deletes the next batch of matching letters after the key and up to the bound (only the matching rows: another
+-- group's letter for the same message stays unless the filter matches it too); returns how many went and the
+-- batch's last key (NULL when the batch was empty). The rows are locked in id order, so two bulk deletes over
+-- overlapping batches queue instead of deadlocking; a letter a replay or another delete holds is waited for, then
+-- found gone and not counted.
+CREATE OR REPLACE FUNCTION queen.log_dlq_delete_batch_until_v1(p_tenant UUID, p_queue TEXT, p_group TEXT,
+                                                               p_partition TEXT, p_error TEXT, p_from TIMESTAMPTZ,
+                                                               p_to TIMESTAMPTZ, p_after_at TIMESTAMPTZ,
+                                                               p_after_id UUID, p_until_at TIMESTAMPTZ,
+                                                               p_until_id UUID, p_limit INT,
+                                                               OUT deleted INT, OUT last_at TIMESTAMPTZ,
+                                                               OUT last_id UUID)
+LANGUAGE sql AS $$
+    WITH batch AS (
+        SELECT b.id, b.failed_at FROM queen.log_dlq_batch_until_v1(p_tenant, p_queue, p_group, p_partition,
+                                                                   p_error, p_from, p_to, p_after_at, p_after_id,
+                                                                   p_until_at, p_until_id, p_limit) b),
+         locked AS (SELECT x.id FROM queen.log_dlq x JOIN batch b ON b.id = x.id ORDER BY x.id FOR UPDATE OF x),
+         d AS (DELETE FROM queen.log_dlq x USING locked k WHERE x.id = k.id RETURNING x.id),
+         l AS (SELECT b.failed_at, b.id FROM batch b ORDER BY b.failed_at DESC, b.id DESC LIMIT 1)
+    SELECT (SELECT count(*)::int FROM d), l.failed_at, l.id FROM (SELECT 1) one LEFT JOIN l ON TRUE
+$$;
+
+-- Without a bound (kept for brokers of the previous release during a rolling upgrade).
 CREATE OR REPLACE FUNCTION queen.log_dlq_delete_batch_v1(p_tenant UUID, p_queue TEXT, p_group TEXT,
                                                          p_partition TEXT, p_error TEXT, p_from TIMESTAMPTZ,
                                                          p_to TIMESTAMPTZ, p_after_at TIMESTAMPTZ, p_after_id UUID,
                                                          p_limit INT,
                                                          OUT deleted INT, OUT last_at TIMESTAMPTZ, OUT last_id UUID)
 LANGUAGE sql AS $$
-    WITH batch AS (
-        SELECT b.id, b.failed_at FROM queen.log_dlq_batch_v1(p_tenant, p_queue, p_group, p_partition, p_error,
-                                                             p_from, p_to, p_after_at, p_after_id, p_limit) b),
-         locked AS (SELECT x.id FROM queen.log_dlq x JOIN batch b ON b.id = x.id ORDER BY x.id FOR UPDATE OF x),
-         d AS (DELETE FROM queen.log_dlq x USING locked k WHERE x.id = k.id RETURNING x.id),
-         l AS (SELECT b.failed_at, b.id FROM batch b ORDER BY b.failed_at DESC, b.id DESC LIMIT 1)
-    SELECT (SELECT count(*)::int FROM d), l.failed_at, l.id FROM (SELECT 1) one LEFT JOIN l ON TRUE
+    SELECT * FROM queen.log_dlq_delete_batch_until_v1(p_tenant, p_queue, p_group, p_partition, p_error, p_from,
+                                                      p_to, p_after_at, p_after_id, NULL, NULL, p_limit)
 $$;
 
 -- DELETE /api/v1/messages/:partitionId/:transactionId: every consumer group's dead letter at that address. A

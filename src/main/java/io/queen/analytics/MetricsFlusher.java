@@ -31,7 +31,8 @@ import org.jboss.logging.Logger;
 /**
  * Once a minute (aligned to wall-clock minutes at the default {@code queen.metrics.flush-ms}), drains
  * {@link OpsMeter}, samples the process and writes both in one statement ({@code queen.metrics_flush_v1}) into the
- * bucket of the minute the interval began; then refreshes the Prometheus families and the lifetime totals behind
+ * bucket of the minute the interval began; records every queue's depth for the current minute unless another broker
+ * did ({@code queen.metrics_depth_sample_v1}); then refreshes the Prometheus families and the lifetime totals behind
  * {@code GET /metrics}.
  *
  * <p>Invariants: every drained count is written exactly once or, while the database refuses, kept (up to
@@ -171,6 +172,13 @@ public class MetricsFlusher {
             LOG.warnf("metrics flush failed (%d interval(s) kept for the next flush): %s", pending.size(),
                     e.getMessage());
             written = -1;
+        }
+        if (written >= 0) {
+            try {
+                store.sampleDepth();
+            } catch (SQLException e) {
+                LOG.debugf("queue depth not sampled: %s", e.getMessage());
+            }
         }
         if (publish) {
             Map<String, Long> dlq = null;

@@ -91,9 +91,20 @@ public class MetricsStore {
         return out;
     }
 
+    /**
+     * Records what every queue holds now (pending messages, dead letters) for this minute, unless another broker
+     * already did (db/026_metrics_depth.sql); returns the queue rows written, -1 when the minute was taken.
+     */
+    public long sampleDepth() throws SQLException {
+        return sql.number("SELECT queen.metrics_depth_sample_v1()");
+    }
+
     /** One purge step of rows older than {@code cutoff}; returns {deleted, done (1/0)}. */
     public long[] purgeStep(Instant cutoff, int maxRows) throws SQLException {
-        return sql.one("SELECT deleted, done FROM queen.metrics_purge_step_v1(?, ?)",
+        long[] counts = sql.one("SELECT deleted, done FROM queen.metrics_purge_step_v1(?, ?)",
                 rs -> new long[] {rs.getInt(1), rs.getBoolean(2) ? 1 : 0}, cutoff, maxRows);
+        long[] depth = sql.one("SELECT deleted, done FROM queen.metrics_depth_purge_step_v1(?, ?)",
+                rs -> new long[] {rs.getInt(1), rs.getBoolean(2) ? 1 : 0}, cutoff, maxRows);
+        return new long[] {counts[0] + depth[0], counts[1] & depth[1]};
     }
 }

@@ -8,6 +8,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
+import io.queen.kafka.RecordEnvelope;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -160,6 +161,12 @@ public class MessageBrowser {
                 m.put("queuePriority", bs.priority());
                 m.put("createdAt", Times.millis(s.createdAt()));
                 putText(m, "leaseExpiresAt", Times.millis(c.leaseExpiresAt(offset)));
+                // a Kafka record's key and headers, so the list can show them without opening each message
+                ObjectNode kafka = fr.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)
+                        ? RecordEnvelope.keyAndHeaders(fr.transactionId(), cipher.plaintext(fr)) : null;
+                if (kafka != null) {
+                    m.set("kafka", kafka);
+                }
             }
         }
         ObjectNode mode = out.putObject("mode");

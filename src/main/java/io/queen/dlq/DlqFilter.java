@@ -50,17 +50,23 @@ record DlqFilter(String queue, String group, String partition, String error, Ins
     }
 
     /**
-     * Where a bulk action's previous call stopped: the (failed_at, id) key of the last letter it visited, written
-     * as {@code <epoch microseconds>_<id>} in the answer's {@code next} and sent back as {@code after}.
+     * A letter's place in the bulk actions' order, its (failed_at, id) key, written as
+     * {@code <epoch microseconds>_<id>}: where a bulk action's previous call stopped (the answer's {@code next}, sent
+     * back as {@code after}) or the newest letter a count saw (the count's {@code until}, sent back as {@code until}).
      */
     record Key(Instant failedAt, UUID id) {
         static final String BAD = "after must be the next value of a previous answer";
+        static final String BAD_UNTIL = "until must be the until value of a count";
 
         static Key parse(String token) {
+            return parse(token, "after", BAD);
+        }
+
+        static Key parse(String token, String field, String bad) {
             if (token == null || token.isEmpty()) {
                 return null;
             }
-            Input.token(token, "after");
+            Input.token(token, field);
             int sep = token.indexOf('_');
             try {
                 long micros = Long.parseLong(token.substring(0, Math.max(sep, 0)));
@@ -73,7 +79,7 @@ record DlqFilter(String queue, String group, String partition, String error, Ins
             } catch (RuntimeException e) {
                 // not a token this broker wrote: the 400 below
             }
-            throw ApiException.badRequest(BAD);
+            throw ApiException.badRequest(bad);
         }
 
         String token() {

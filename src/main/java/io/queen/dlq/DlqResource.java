@@ -70,8 +70,15 @@ public class DlqResource {
             @QueryParam("partition") String partition, @QueryParam("error") String error,
             @QueryParam("from") String from, @QueryParam("to") String to) throws SQLException {
         DlqFilter f = DlqFilter.of(queue, group, partition, error, from, to).ordered();
+        DlqStore.Count c = store.count(callers.tenant(), f, null, null);
         ObjectNode out = mapper.createObjectNode();
-        out.put("count", store.count(callers.tenant(), f, null));
+        out.put("count", c.count());
+        // the newest letter counted: a bulk action given it as `until` acts on exactly these letters
+        if (c.newest() == null) {
+            out.putNull("until");
+        } else {
+            out.put("until", c.newest().token());
+        }
         return Json.ok(out);
     }
 

@@ -51,25 +51,38 @@ public class DlqStore {
         return new Page(page.total(), page.rows());
     }
 
-    /** The letters matching {@code f} after {@code after} (all of them for null). */
-    public long count(UUID tenant, DlqFilter f, DlqFilter.Key after) throws SQLException {
-        return sql.number("SELECT queen.log_dlq_count_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", tenant, f.queue(), f.group(),
-                f.partition(), f.error(), f.from(), f.to(), at(after), id(after));
+    /** How many letters a count found, and the newest of them (null when none). */
+    public record Count(long count, DlqFilter.Key newest) {
     }
 
-    /** The next {@code limit} letters matching {@code f} after {@code after}, oldest failure first. */
-    public List<Mark> batch(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit) throws SQLException {
-        return sql.list("SELECT id, failed_at FROM queen.log_dlq_batch_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    /** The letters matching {@code f} after {@code after} up to {@code until} (null: no bound on that side). */
+    public Count count(UUID tenant, DlqFilter f, DlqFilter.Key after, DlqFilter.Key until) throws SQLException {
+        return sql.one("SELECT n, last_at, last_id FROM queen.log_dlq_count_until_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rs -> new Count(rs.getLong(1), rs.getObject(3) == null ? null
+                        : new DlqFilter.Key(rs.getObject(2, OffsetDateTime.class).toInstant(),
+                                rs.getObject(3, UUID.class))),
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after),
+                at(until), id(until));
+    }
+
+    /** The next {@code limit} letters matching {@code f} after {@code after} up to {@code until}, oldest first. */
+    public List<Mark> batch(UUID tenant, DlqFilter f, DlqFilter.Key after, DlqFilter.Key until, int limit)
+            throws SQLException {
+        return sql.list("SELECT id, failed_at FROM queen.log_dlq_batch_until_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rs -> new Mark(rs.getObject(1, UUID.class), rs.getObject(2, OffsetDateTime.class).toInstant()),
-                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after), limit);
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after),
+                at(until), id(until), limit);
     }
 
-    /** Deletes the next {@code limit} letters matching {@code f} after {@code after}, in one statement. */
-    public Deleted deleteBatch(UUID tenant, DlqFilter f, DlqFilter.Key after, int limit) throws SQLException {
-        return sql.one("SELECT deleted, last_at, last_id FROM queen.log_dlq_delete_batch_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    /** Deletes the next {@code limit} letters matching {@code f} after {@code after} up to {@code until}. */
+    public Deleted deleteBatch(UUID tenant, DlqFilter f, DlqFilter.Key after, DlqFilter.Key until, int limit)
+            throws SQLException {
+        return sql.one("SELECT deleted, last_at, last_id"
+                + " FROM queen.log_dlq_delete_batch_until_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rs -> new Deleted(rs.getInt(1), rs.getObject(3) == null ? null
                         : new Mark(rs.getObject(3, UUID.class), rs.getObject(2, OffsetDateTime.class).toInstant())),
-                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after), limit);
+                tenant, f.queue(), f.group(), f.partition(), f.error(), f.from(), f.to(), at(after), id(after),
+                at(until), id(until), limit);
     }
 
     private static Object at(DlqFilter.Key k) {

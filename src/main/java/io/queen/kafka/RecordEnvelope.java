@@ -33,9 +33,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * <p>A message that is not such an envelope (an HTTP push) is read by Kafka clients as a record whose value is the
  * payload's bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
  */
-final class RecordEnvelope {
+public final class RecordEnvelope {
     /** Transaction ids of messages written by the Kafka listener start with this. */
-    static final String TXN_PREFIX = "kafka:";
+    public static final String TXN_PREFIX = "kafka:";
     private static final JsonFactory JSON = Json.MAPPER.getFactory();
     private static final byte[] VALUE_FIELD = ",\"value\":".getBytes(StandardCharsets.US_ASCII);
 
@@ -97,6 +97,33 @@ final class RecordEnvelope {
             }
         }
         return new Kafka(commitMillis, null, payload, new Header[0]);
+    }
+
+    /**
+     * The key and headers of a message the Kafka listener wrote, as the envelope holds them ({@code key}: a string,
+     * {@code {"base64":...}} or absent; {@code headers}: [{key, value}], absent when none), for the message list;
+     * null for any other message. Reads only the envelope's head, never the value.
+     */
+    public static ObjectNode keyAndHeaders(String transactionId, byte[] payload) {
+        if (!transactionId.startsWith(TXN_PREFIX)) {
+            return null;
+        }
+        try (JsonParser p = JSON.createParser(payload)) {
+            if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
+                    || !"kafka".equals(p.currentName()) || p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            JsonNode meta = p.readValueAsTree();
+            if (!(meta instanceof ObjectNode o)) {
+                return null;
+            }
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            out.set("key", o.has("key") ? o.get("key") : Json.MAPPER.nullNode());
+            out.set("headers", o.has("headers") ? o.get("headers") : Json.MAPPER.createArrayNode());
+            return out;
+        } catch (IOException e) {
+            return null;  // not an envelope: a message like any other
+        }
     }
 
     private static Kafka envelope(byte[] payload) {

@@ -17,13 +17,17 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 
 /**
  * {@code GET /api/v1/status} (API spec 4.7): the dashboard's summary. What the storage model knows is computed
  * here (queues, message figures, live leases, dead letters); {@code throughput} comes from the per-minute buckets
  * the brokers write (db/015_metrics.sql), bucketed so that the window has at most {@link TimeRange#MAX_POINTS}
- * points. Stateless, thread-safe.
+ * points, each with what the queues held as it began as sampled then (db/026_metrics_depth.sql: never rebuilt from
+ * today's rows, which a replay or a purge changes) and whether it is complete. Stateless, thread-safe.
  */
 @Path("/api/v1/status")
 @Access(Access.Level.READ)
@@ -48,6 +52,7 @@ public class StatusResource {
         String tk = StatusJson.filter(task, "task");
         // the window moves with now unless both ends are given: recomputed on every refresh
         return snapshots.serve(tenant, StatusSnapshots.key("status", from, to, q, ns, tk), () -> {
+            Instant now = Instant.now();  // before the window's end: the bucket holding that end is never complete
             TimeRange range = TimeRange.parse(from, to, Duration.ofHours(1));
             StatusStore.Totals totals = store.totals(tenant, q, ns, tk);
             StatusStore.QueuePage page = store.queues(tenant, q, ns, tk, null, limits.maxLimit(), 0);
@@ -56,10 +61,17 @@ public class StatusResource {
             out.put("bucketMinutes", range.bucketMinutes());
             ArrayNode series = out.putArray("throughput");
             double seconds = range.bucketMinutes() * 60.0;
+            Map<Instant, StatusStore.Depth> depth = new HashMap<>();
+            for (StatusStore.Depth d : store.depth(tenant, range.fromMinute(), range.toTime(), range.bucketMinutes(),
+                    q, ns, tk)) {
+                depth.put(d.bucket().toInstant(), d);
+            }
             for (StatusStore.Throughput p : store.throughput(tenant, range.fromMinute(), range.toTime(),
                     range.bucketMinutes(), q, ns, tk)) {
                 ObjectNode o = series.addObject();
                 o.put("timestamp", Times.millis(p.bucket()));
+                // a bucket still running has only part of its counts (and none before its flush)
+                o.put("complete", !p.bucket().toInstant().plusSeconds(range.bucketMinutes() * 60L).isAfter(now));
                 o.put("ingested", p.pushMessages());
                 o.put("processed", p.ackMessages());
                 o.put("popMessages", p.popMessages());
@@ -69,6 +81,15 @@ public class StatusResource {
                 o.put("avgLagMs", p.lagCount() == 0 ? 0 : Math.round((double) p.lagSumMs() / p.lagCount()));
                 o.put("maxLagMs", p.lagMaxMs());
                 o.put("deadLettered", p.deadLettered());
+                // what the queues held as the bucket began, as sampled then; null: nothing was sampled
+                StatusStore.Depth d = depth.get(p.bucket().toInstant());
+                if (d == null) {
+                    o.putNull("pending");
+                    o.putNull("deadLetters");
+                } else {
+                    o.put("pending", d.pending());
+                    o.put("deadLetters", d.deadLetters());
+                }
             }
             out.put("pointCount", series.size());
             ArrayNode qs = out.putArray("queues");

@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.MediaType;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,8 +54,11 @@ public class StatusSnapshots {
     private record Key(UUID tenant, String what) {
     }
 
-    /** A computed answer, serialized once: {@code json} is an object without {@code statsAge}. */
-    private record Value(byte[] json, long computedAtNanos) {
+    /**
+     * A computed answer, serialized once: {@code json} is an object without {@code asOf} and {@code statsAge};
+     * {@code asOfMillis} is the wall-clock time its computation began.
+     */
+    private record Value(byte[] json, long computedAtNanos, long asOfMillis) {
     }
 
     private static final class Entry {
@@ -111,13 +115,14 @@ public class StatusSnapshots {
             e.lastAskedNanos = now;
             Value v = e.value;
             if (now - v.computedAtNanos() <= maxAgeNanos) {
-                return answer(v.json(), now - v.computedAtNanos());
+                return answer(v.json(), now - v.computedAtNanos(), v.asOfMillis());
             }
         }
+        long asOf = System.currentTimeMillis();
         byte[] json = serialize(answer.compute());
         long done = System.nanoTime();
         if (done - now >= thresholdNanos && thresholdNanos > 0) {
-            Value v = new Value(json, now);
+            Value v = new Value(json, now, asOf);
             if (e != null) {
                 replace(key, e, v);
             } else if (entries.size() < maxEntries && bytes.get() + json.length <= maxBytes) {
@@ -128,11 +133,12 @@ public class StatusSnapshots {
         } else if (e != null) {
             drop(key, e);  // cheap again: fresh figures from now on
         }
-        return answer(json, 0);
+        return answer(json, 0, asOf);
     }
 
     private static byte[] serialize(ObjectNode body) {
         body.remove("statsAge");
+        body.remove("asOf");
         try {
             return Json.MAPPER.writeValueAsBytes(body);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -141,12 +147,13 @@ public class StatusSnapshots {
     }
 
     /**
-     * The kept bytes with {@code "statsAge": seconds} as their last member: a copy, not a re-serialization (a
-     * 10,000-partition queue detail is megabytes of JSON).
+     * The kept bytes with {@code "asOf": time, "statsAge": seconds} as their last members: a copy, not a
+     * re-serialization (a 10,000-partition queue detail is megabytes of JSON). {@code asOf} is when the figures'
+     * computation began: everything committed before it is in them, nothing committed after it need be.
      */
-    static Response answer(byte[] json, long ageNanos) {
-        byte[] tail = ((json.length > 2 ? "," : "") + "\"statsAge\":" + TimeUnit.NANOSECONDS.toSeconds(ageNanos) + "}")
-                .getBytes(StandardCharsets.US_ASCII);
+    static Response answer(byte[] json, long ageNanos, long asOfMillis) {
+        byte[] tail = ((json.length > 2 ? "," : "") + "\"asOf\":\"" + Instant.ofEpochMilli(asOfMillis) + "\",\"statsAge\":"
+                + TimeUnit.NANOSECONDS.toSeconds(ageNanos) + "}").getBytes(StandardCharsets.US_ASCII);
         byte[] out = Arrays.copyOf(json, json.length - 1 + tail.length);  // drops the closing brace
         System.arraycopy(tail, 0, out, json.length - 1, tail.length);
         return Response.ok(out, MediaType.APPLICATION_JSON_TYPE).build();
@@ -224,7 +231,8 @@ public class StatusSnapshots {
             Entry e = me.getValue();
             try {
                 long t0 = System.nanoTime();
-                replace(me.getKey(), e, new Value(serialize(e.answer.compute()), t0));
+                long asOf = System.currentTimeMillis();
+                replace(me.getKey(), e, new Value(serialize(e.answer.compute()), t0, asOf));
             } catch (Exception ex) {
                 // the queue may be gone (404) or the database away: stop keeping it; a request recomputes
                 drop(me.getKey(), e);

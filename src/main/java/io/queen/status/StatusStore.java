@@ -129,6 +129,18 @@ public class StatusStore {
                 tenant, from, to, bucketMinutes, queue, namespace, task);
     }
 
+    /** The recorded depth of one bucket (db/026_metrics_depth.sql): what the queues held when it was sampled. */
+    public record Depth(OffsetDateTime bucket, OffsetDateTime sampledAt, long pending, long deadLetters) {
+    }
+
+    public List<Depth> depth(UUID tenant, OffsetDateTime from, OffsetDateTime to, int bucketMinutes, String queue,
+            String namespace, String task) throws SQLException {
+        return sql.list("SELECT * FROM queen.metrics_depth_series_v1(?, ?, ?, ?, ?, ?, ?)",
+                rs -> new Depth(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class),
+                        rs.getLong(3), rs.getLong(4)),
+                tenant, from, to, bucketMinutes, queue, namespace, task);
+    }
+
     /** Pushed and positively acked messages per second over the last {@code minutes} complete minutes. */
     public double[] recentRates(UUID tenant, int minutes) throws SQLException {
         return sql.one("SELECT * FROM queen.metrics_recent_rates_v1(?, ?)",

@@ -32,6 +32,34 @@ export function time(t) {
   return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
+/**
+ * A text field for a UTC time, written as the page writes times ("2026-12-05 08:00:00Z"; ISO-8601 with a T, without
+ * seconds or without the Z is read the same way): the browser's own date picker would show local time in the local
+ * format beside UTC figures. The placeholder shows the format unless a field has no label of its own to show.
+ */
+export function timeInput(name, label, iso, placeholder = 'YYYY-MM-DD HH:MM:SSZ') {
+  return h('input', { type: 'text', name, 'aria-label': label + ' (UTC)', title: label + ' (UTC), e.g. 2026-12-05 08:00:00Z',
+    placeholder, value: iso ? time(iso) : '', autocomplete: 'off', spellcheck: 'false', class: 'time' });
+}
+
+/** The ISO instant of a UTC time typed as the page shows them (a date alone is its midnight), or null. */
+export function parseTime(text) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?)?\s*(?:Z|UTC|\+00:?00)?$/i.exec(String(text).trim());
+  if (!m) return null;
+  const [, y, mo, d, hh = '0', mi = '0', ss = '0', frac] = m;
+  if (+hh > 23 || +mi > 59 || +ss > 59) return null;
+  const t = new Date(Date.UTC(+y, +mo - 1, +d, +hh, +mi, +ss, frac ? Math.round(parseFloat(frac) * 1000) : 0));
+  return t.getUTCFullYear() === +y && t.getUTCMonth() === +mo - 1 && t.getUTCDate() === +d ? t.toISOString() : null;
+}
+
+/** The time in a timeInput as ISO, or null with the field marked invalid and told why. */
+export function timeOf(input) {
+  const iso = parseTime(input.value);
+  input.setCustomValidity(iso ? '' : 'A UTC time such as 2026-12-05 08:00:00Z');
+  if (!iso) input.reportValidity();
+  return iso;
+}
+
 export function ago(seconds) {
   if (seconds === null || seconds === undefined) return '–';
   const s = Math.floor(seconds);
@@ -45,14 +73,15 @@ export const groupName = g => (g === '__QUEUE_MODE__' ? 'queue mode' : g);
 
 /**
  * A table; columns: [{label, key (data-k of each cell), value(row) -> node|text, num (right aligned), head (the
- * row's title when stacked), full (a whole line when stacked), wide (hidden when stacked)}]. With stack, below
+ * row's title when stacked), full (a whole line when stacked), wide (hidden when stacked), title (the header's
+ * tooltip)}]. With stack, below
  * 600 px each row becomes a card: its title, then the figures in a grid (no sideways scrolling).
  */
 export function table(columns, rows, { empty = 'Nothing here.', rowAttrs, stack = false } = {}) {
   if (!rows.length) return h('p', { class: 'muted empty' }, empty);
   const cls = c => [c.num ? 'n' : '', c.head ? 'head' : '', c.full ? 'full' : '', c.wide ? 'wide' : ''].filter(Boolean).join(' ') || null;
   return h('div', { class: 'scroll' }, h('table', { class: stack ? 'stack' : null },
-    h('thead', null, h('tr', null, columns.map(c => h('th', { class: cls(c), scope: 'col' }, c.label)))),
+    h('thead', null, h('tr', null, columns.map(c => h('th', { class: cls(c), scope: 'col', title: c.title }, c.label)))),
     h('tbody', null, rows.map(r => h('tr', rowAttrs ? rowAttrs(r) : null,
       columns.map(c => h('td', { class: cls(c), 'data-k': c.key, 'data-label': c.label }, c.value(r))))))));
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The retention loop purges metric rows older than {@code queen.metrics.retention-days} (7 by default) in bounded
- * steps and keeps the rest; the cluster totals are not lowered by a purge.
+ * steps and keeps the rest (queue depth samples included); the cluster totals are not lowered by a purge.
  */
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
@@ -39,9 +39,21 @@ class MetricsPurgeTest {
                     + " SELECT date_trunc('minute', now() - interval '" + age + "') - g * interval '1 minute', 'h',"
                     + " 1, 2 FROM generate_series(0, " + (minutes - 1) + ") g");
         }
+        // queue depth samples: 100 minutes from 8 days ago, 5 from 6 days ago, one queue each
+        for (String age : new String[] {"8 days", "6 days"}) {
+            int minutes = age.startsWith("8") ? 100 : 5;
+            String minute = "date_trunc('minute', now() - interval '" + age + "') - g * interval '1 minute'";
+            Sql.exec(ds, "INSERT INTO queen.metrics_depth_samples (bucket, sampled_at) SELECT " + minute + ", "
+                    + minute + " FROM generate_series(0, " + (minutes - 1) + ") g");
+            Sql.exec(ds, "INSERT INTO queen.metrics_depth_minute (bucket, tenant_id, queue_name, pending, dead_letters)"
+                    + " SELECT " + minute + ", '00000000-0000-0000-0000-000000000001', 'a', 3, 1"
+                    + " FROM generate_series(0, " + (minutes - 1) + ") g");
+        }
         Sql.exec(ds, "UPDATE queen.metrics_cluster_totals SET push_messages = 42");
         RetentionCycle.Report r = cycle.runOnce(Instant.now());
-        assertEquals(4500, r.metricRowsPurged(), "batch 1,000 x 10 steps covers it in one cycle");
+        assertEquals(4700, r.metricRowsPurged(), "batch 1,000 x 10 steps covers it in one cycle");
+        assertEquals(5, Sql.count(ds, "SELECT count(*) FROM queen.metrics_depth_samples"));
+        assertEquals(5, Sql.count(ds, "SELECT count(*) FROM queen.metrics_depth_minute"));
         assertEquals(60, Sql.count(ds, "SELECT count(*) FROM queen.metrics_queue_minute"));
         assertEquals(30, Sql.count(ds, "SELECT count(*) FROM queen.metrics_broker_minute"));
         assertTrue(Sql.count(ds, "SELECT count(*) FROM queen.metrics_queue_minute WHERE bucket < now() - interval"

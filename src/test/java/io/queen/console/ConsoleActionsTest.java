@@ -334,12 +334,20 @@ class ConsoleActionsTest extends ConsoleBrowserTest {
         assertEquals("dead-lettered", browser.text("#record-detail tr[data-group='g3'] [data-k='status']"));
 
         page("/queues/act-msg/messages", "messages", "messages-jump");
-        ((org.openqa.selenium.JavascriptExecutor) browser.driver).executeScript(
-                "arguments[0].value = '2000-01-01T00:00:00'", browser.one("input[name='at']"));
+        // a time is typed in UTC as the page writes times; one that is no time is refused where it was typed
+        browser.one("input[name='at']").sendKeys("2000-13-01 00:00:00Z");
         seq = browser.seq();
+        browser.click("[data-k='jump-time']");
+        assertEquals(Boolean.FALSE, ((org.openqa.selenium.JavascriptExecutor) browser.driver)
+                .executeScript("return document.querySelector(\"input[name='at']\").checkValidity()"), "month 13");
+        assertEquals(seq, browser.seq(), "not sent");
+        browser.one("input[name='at']").clear();
+        browser.one("input[name='at']").sendKeys("2000-01-01 00:00:00Z");
         browser.click("[data-k='jump-time']");
         browser.waitRedraw("messages", seq);
         assertTrue(browser.all("#view tr[data-transaction]").isEmpty(), "nothing written before 2000");
+        assertEquals("2000-01-01 00:00:00Z", browser.one("input[name='at']").getDomProperty("value"),
+                "the time stays as the page writes times");
         browser.assertNoConsoleErrors("messages");
     }
 
@@ -350,8 +358,7 @@ class ConsoleActionsTest extends ConsoleBrowserTest {
         assertTrue(browser.one("tr[data-offset='0']").getDomAttribute("class").contains("dead"));
         assertEquals("dead letter: g3", browser.cell("tr[data-offset='0']", "dead"));
         assertEquals("", browser.cell("tr[data-offset='1']", "dead"));
-        ((org.openqa.selenium.JavascriptExecutor) browser.driver).executeScript(
-                "arguments[0].value = '2100-01-01T00:00:00'", browser.one("input[name='at']"));
+        browser.one("input[name='at']").sendKeys("2100-01-01 00:00:00Z");
         String seq = browser.seq();
         browser.click("[data-k='jump-time']");
         browser.waitRedraw("partition", seq);

@@ -14,7 +14,9 @@ import io.queen.kafka.KafkaListener;
 import io.queen.kafka.group.GroupConsumer;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -22,13 +24,20 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
  * The console with the Kafka listener on: a topic written by the Java producer is a queue with its messages, and a
  * group of the Java consumer (classic protocol) is a consumer group with its committed offsets and lag and, on the
  * group page, its Kafka member (client id, host, assigned partitions, since when) from the coordinator. Each figure
- * is checked against the HTTP API; once the member leaves, the route shows none.
+ * is checked against the HTTP API; once the member leaves, the route shows none, and a reset to the earliest offset
+ * shows the committed offset Kafka's tools show. A record's key and headers are columns of the message list.
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
@@ -89,8 +98,8 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
             assertEquals("Stable", browser.one("#view [data-k='kafka-state']").getDomProperty("textContent"));
             assertTrue(browser.cell(mine, "joinedAt").startsWith(m.get("joinedAt").asText().substring(0, 10)));
             String p1 = "section[data-queue='" + TOPIC + "'] tr[data-partition='1']";
-            assertEquals(List.of(String.valueOf(PER_PARTITION - 1), "0"),
-                    browser.cells(p1, "committedOffset", "offsetLag"), "Kafka's next offset 4 is Queen's cursor 3");
+            assertEquals(List.of(String.valueOf(PER_PARTITION), "0"),
+                    browser.cells(p1, "committedOffset", "offsetLag"), "Kafka's committed offset 4, as its tools say");
             browser.size(390, 844);
             try {
                 page("/groups/" + GROUP, "group", "phone-group-kafka");
@@ -105,6 +114,45 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
         assertNull(member.failure);
         JsonNode left = get("/api/v1/consumer-groups/" + GROUP + "/members").get("kafka");
         assertTrue(left.isNull() || left.get("members").isEmpty(), "no member after it left: " + left);
+
+        // reset to the earliest offset the way Kafka's tools do it: the console shows what they show
+        try (Admin admin = Admin.create(p)) {
+            admin.alterConsumerGroupOffsets(GROUP, Map.of(new TopicPartition(TOPIC, 1), new OffsetAndMetadata(0)))
+                    .all().get(30, TimeUnit.SECONDS);
+            long kafkaSays = admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(new TopicPartition(TOPIC, 1)).offset();
+            assertEquals(0, kafkaSays);
+            page("/groups/" + GROUP, "group", "group-kafka-reset");
+            String p1 = "section[data-queue='" + TOPIC + "'] tr[data-partition='1']";
+            assertEquals(List.of(String.valueOf(kafkaSays), String.valueOf(PER_PARTITION)),
+                    browser.cells(p1, "committedOffset", "offsetLag"), "committed 0, as Kafka's tools say, not -1");
+        }
+    }
+
+    @Test
+    void aKafkaRecordsKeyAndHeadersAreColumnsOfTheMessageList() throws Exception {
+        String bootstrap = "127.0.0.1:" + listener.port();
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            ProducerRecord<String, String> keyed = new ProducerRecord<>("k-keys", 0, "order-7", "{\"n\":1}");
+            keyed.headers().add("source", "web".getBytes(StandardCharsets.UTF_8));
+            keyed.headers().add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+            producer.send(keyed).get(30, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>("k-keys", 0, null, "plain")).get(30, TimeUnit.SECONDS);
+        }
+        page("/queues/k-keys/messages", "messages", "messages-kafka-keys");
+        List<org.openqa.selenium.WebElement> rows = browser.all("#view tbody tr[data-transaction]");
+        assertEquals(2, rows.size());
+        String first = "#view tbody tr[data-transaction='" + rows.get(1).getDomAttribute("data-transaction") + "']";
+        String second = "#view tbody tr[data-transaction='" + rows.get(0).getDomAttribute("data-transaction") + "']";
+        assertEquals(List.of("order-7", "source=web, trace=t-1"), browser.cells(first, "kafkaKey", "kafkaHeaders"),
+                "the older record, with its key and headers");
+        assertEquals(List.of("–", "–"), browser.cells(second, "kafkaKey", "kafkaHeaders"), "no key, no header");
+        JsonNode listed = get("/api/v1/messages?queue=k-keys").get("messages");
+        assertEquals("order-7", listed.get(1).get("kafka").get("key").asText(), listed.toString());
     }
 
     private static long lag() {

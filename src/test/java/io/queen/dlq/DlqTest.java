@@ -452,6 +452,40 @@ class DlqTest {
         assertEquals(List.of(0, 0), List.of(none.get("visited").asInt(), none.get("remaining").asInt()));
     }
 
+    @Test
+    void aBulkActionConfirmedOnACountActsOnExactlyTheLettersCounted() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            file(push("b-upto", "p", "u-" + i, String.valueOf(i)), "w", String.valueOf(i), "flaky", (3 - i) + " minutes");
+        }
+        JsonNode counted = get("/api/v1/dlq/count?queue=b-upto");
+        assertEquals(3, counted.get("count").asInt(), counted.toString());
+        String until = counted.get("until").asText();
+        // letters filed after the operator saw the count (while the dialog was open)
+        file(push("b-upto", "p", "u-late-0", "10"), "w", "10", "flaky", "0 seconds");
+        file(push("b-upto", "p", "u-late-1", "11"), "w", "11", "flaky", "0 seconds");
+        assertEquals(5, count("queue=b-upto"));
+
+        String filter = "\"queue\":\"b-upto\",\"until\":\"" + until + "\",\"intoQueue\":\"b-upto-out\"";
+        JsonNode first = bulk("replay", "{" + filter + ",\"limit\":2}");
+        assertEquals(List.of(2, 2, 1), List.of(first.get("visited").asInt(), first.get("replayed").asInt(),
+                first.get("remaining").asInt()), "remaining counts the confirmed letters only: " + first);
+        JsonNode second = bulk("replay", "{" + filter + ",\"after\":\"" + first.get("next").asText() + "\"}");
+        assertEquals(List.of(1, 1, 0), List.of(second.get("visited").asInt(), second.get("replayed").asInt(),
+                second.get("remaining").asInt()), second.toString());
+        assertTrue(second.get("next").isNull(), second.toString());
+        assertEquals(3, get("/api/v1/resources/queues/b-upto-out").get("totals").get("total").asLong(),
+                "the three confirmed, not the two filed after the count");
+        assertEquals(2, count("queue=b-upto"), "the late letters stay");
+
+        JsonNode again = get("/api/v1/dlq/count?queue=b-upto");
+        file(push("b-upto", "p", "u-later", "12"), "w", "12", "flaky", "0 seconds");
+        JsonNode deleted = bulk("delete", "{\"queue\":\"b-upto\",\"until\":\"" + again.get("until").asText() + "\"}");
+        assertEquals(List.of(2, 0), List.of(deleted.get("deleted").asInt(), deleted.get("remaining").asInt()),
+                deleted.toString());
+        assertEquals(1, count("queue=b-upto"), "the letter filed after the second count stays");
+        assertTrue(get("/api/v1/dlq/count?queue=b-none").get("until").isNull(), "nothing counted: no bound");
+    }
+
     /** Calls a bulk action batch after batch until nothing is left; sums {@code field} over the answers. */
     static int drain(String action, String filter, String field) throws Exception {
         int sum = 0;
@@ -516,7 +550,8 @@ class DlqTest {
             {"partition", "\"" + longName + "\""}, {"error", "\"" + "e".repeat(1025) + "\""},
             {"error", "\"\\u0000\""}, {"from", "\"yesterday\""}, {"to", "\"+10000-01-01T00:00:00Z\""},
             {"limit", "0"}, {"limit", "1001"}, {"limit", "\"5\""}, {"limit", "1.5"}, {"after", "\"garbage\""},
-            {"after", "\"12_" + "x".repeat(36) + "\""}, {"after", "7"}, {"intoQueue", "\"a/b\""},
+            {"after", "\"12_" + "x".repeat(36) + "\""}, {"after", "7"}, {"until", "\"garbage\""}, {"until", "7"},
+            {"intoQueue", "\"a/b\""},
             {"intoQueue", "\"\""}, {"intoPartition", "\"\\u0000\""},
         };
         for (String[] c : cases) {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * Snapshots of costly status answers, with every answer counted as costly (threshold 1 ms) and a fast refresher:
  * a kept overview is served as computed (a push right after it is not yet counted, statsAge says how old), the
  * refresher brings it up to date by itself, stats/refresh drops it at once, and an unknown queue's 404 is never
- * kept.
+ * kept. A queue's totals say when they were read ({@code asOf}): every push answered before then is in them.
  */
 @QuarkusTest
 // refresh 1 s: a snapshot is served for up to 2 s, long enough to see one on a busy machine
@@ -65,5 +65,34 @@ class StatusSnapshotsTest {
         assertEquals(404, Http.get("/api/v1/resources/queues/nope").status());
         assertEquals(404, Http.get("/api/v1/resources/queues/nope").status());
         assertEquals(kept, snapshots.size(), "a 404 is never kept");
+    }
+
+    @Test
+    void queueTotalsSayWhenTheyWereReadAndHoldEveryPushAnsweredBefore() throws Exception {
+        // (when each push call was answered, messages pushed by then)
+        java.util.List<long[]> answered = new java.util.ArrayList<>();
+        long pushed = 0;
+        for (int round = 0; round < 6; round++) {
+            pushN("asof", "p0", "r" + round, 0, 3);
+            pushed += 3;
+            answered.add(new long[] {System.currentTimeMillis(), pushed});
+            JsonNode q = json(Http.get("/api/v1/resources/queues/asof").body());
+            long asOf = java.time.Instant.parse(q.get("asOf").asText()).toEpochMilli();
+            long total = q.get("totals").get("total").asLong();
+            long before = 0;
+            for (long[] a : answered) {
+                if (a[0] < asOf) {
+                    before = a[1];
+                }
+            }
+            assertTrue(total >= before && total <= pushed, "totals hold every push answered before asOf: " + q);
+            assertTrue(asOf <= System.currentTimeMillis(), q.toString());
+            assertTrue(q.get("statsAge").asLong() * 1000 <= System.currentTimeMillis() - asOf + 1000, q.toString());
+        }
+        assertEquals(200, Http.post("/api/v1/stats/refresh", "{}").status());
+        JsonNode fresh = json(Http.get("/api/v1/resources/queues/asof").body());
+        assertTrue(java.time.Instant.parse(fresh.get("asOf").asText()).toEpochMilli() >= answered.get(5)[0],
+                fresh.toString());
+        assertEquals(pushed, fresh.get("totals").get("total").asLong(), "read after the last push was answered: exact");
     }
 }

@@ -5,15 +5,10 @@
 // (GET /api/v1/dlq/count), with the progress told batch by batch. A replayed message is a new message of its
 // queue: every group reading that queue receives it, not only the group that dead-lettered it.
 import { get, post, del, qs, canWrite } from '../api.js';
-import { h, num, time, table, pretty, confirmAction, act, groupName, guard, drawer, formDialog, toast } from '../ui.js';
+import { h, num, time, table, pretty, confirmAction, act, groupName, guard, drawer, formDialog, toast, timeInput, timeOf } from '../ui.js';
 
 const fanOut = queue => 'Every consumer group reading ' + queue + ' receives the replayed message (it is appended as a new '
   + 'message), not only the group that dead-lettered it.';
-
-function localInput(name, label, iso) {
-  return h('input', { type: 'datetime-local', step: '1', name, 'aria-label': label + ' (UTC)', title: label + ' (UTC)',
-    value: iso ? new Date(iso).toISOString().slice(0, 19) : '' });
-}
 
 /** The broker's filter fields of the page's filter (empty ones left out). */
 const filterOf = f => ({ queue: f.queue, consumerGroup: f.consumerGroup, partition: f.partition, error: f.error, from: f.from, to: f.to });
@@ -24,8 +19,8 @@ export async function render(_params, query, { go, refresh }) {
   const page = await get('/api/v1/dlq' + qs({ ...filterOf(filter), limit: 100 }));
   const inputs = Object.fromEntries(Object.entries({ queue: 'Queue', consumerGroup: 'Group', partition: 'Partition', error: 'Error text' })
     .map(([k, label]) => [k, h('input', { type: 'text', name: k, value: filter[k], placeholder: label, 'aria-label': label })]));
-  inputs.from = localInput('from', 'Failed from', filter.from);
-  inputs.to = localInput('to', 'Failed until', filter.to);
+  inputs.from = timeInput('from', 'Failed from', filter.from, 'Failed from (UTC)');
+  inputs.to = timeInput('to', 'Failed until', filter.to, 'Failed until (UTC)');
   const filtered = Object.values(filter).some(Boolean);
   return h('div', { class: 'page', 'data-title': 'Dead letters' },
     h('div', { class: 'page-head' }, h('h1', null, 'Dead letters'),
@@ -33,7 +28,9 @@ export async function render(_params, query, { go, refresh }) {
     guard(h('form', { class: 'filters', onsubmit: e => {
       e.preventDefault();
       const v = Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value.trim()]));
-      for (const k of ['from', 'to']) if (v[k]) v[k] = new Date(v[k] + 'Z').toISOString();
+      for (const k of ['from', 'to']) {
+        if (v[k] && !(v[k] = timeOf(inputs[k]))) return;
+      }
       go('/dlq', v);
     } }, Object.values(inputs), h('button', { type: 'submit' }, 'Filter'), h('button', { type: 'button', onclick: refresh }, 'Refresh'))),
     canWrite() && page.total ? h('div', { class: 'toolbar' },
@@ -131,17 +128,20 @@ async function inBatches(path, body, total, verb, add) {
 
 const counted = (sum, k, n) => (sum[k] = (sum[k] || 0) + n);
 
+// A bulk action sends back the count's `until` (its newest letter): the broker acts on the letters the operator was
+// told about, not on letters filed after the count.
 async function bulkReplay(filter, refresh) {
-  const { count } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
+  const { count, until } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
   const v = await formDialog({
     title: 'Replay ' + num(count) + ' dead letter(s)', okLabel: 'Replay ' + num(count), id: 'bulk-replay-dialog',
     text: 'Matching: ' + describe(filter) + '. Each is appended as a new message and its dead letter removed, by the broker, '
-      + 'oldest first. Leave the queue empty to replay each into its own partition. ' + fanOut('the queue'),
+      + 'oldest first; letters filed after this count stay. Leave the queue empty to replay each into its own partition. ' + fanOut('the queue'),
     fields: [{ name: 'queue', label: 'Into queue (optional)', value: '' }, { name: 'partition', label: 'Partition (optional)', value: '' }],
   });
   if (!v) return;
   const into = v.queue.trim() ? { intoQueue: v.queue.trim(), intoPartition: v.partition.trim() || undefined } : {};
-  const s = await inBatches('/api/v1/dlq/replay', { ...filterOf(filter), ...into }, count, 'Replayed', (sum, r) => {
+  if (!until) return;
+  const s = await inBatches('/api/v1/dlq/replay', { ...filterOf(filter), ...into, until }, count, 'Replayed', (sum, r) => {
     counted(sum, 'done', r.replayed);
     counted(sum, 'dup', r.duplicates);
     counted(sum, 'gone', r.gone);
@@ -152,10 +152,10 @@ async function bulkReplay(filter, refresh) {
 }
 
 async function bulkDelete(filter, refresh) {
-  const { count } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
+  const { count, until } = await get('/api/v1/dlq/count' + qs(filterOf(filter)));
   if (!(await confirmAction('Delete ' + num(count) + ' dead letter(s) matching ' + describe(filter)
-    + '? They cannot be replayed afterwards.', 'Delete ' + num(count)))) return;
-  const s = await inBatches('/api/v1/dlq/delete', filterOf(filter), count, 'Deleted', (sum, r) => counted(sum, 'done', r.deleted));
+    + '? They cannot be replayed afterwards. Letters filed after this count stay.', 'Delete ' + num(count))) || !until) return;
+  const s = await inBatches('/api/v1/dlq/delete', { ...filterOf(filter), until }, count, 'Deleted', (sum, r) => counted(sum, 'done', r.deleted));
   toast('Deleted ' + num(s.done || 0) + ' dead letter(s)' + (s.error ? '; stopped: ' + s.error.message : ''), !!s.error);
   refresh();
 }

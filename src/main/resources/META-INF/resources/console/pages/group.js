@@ -3,7 +3,7 @@
 // of each queue it reads; with a write role, seek a queue to the earliest or latest message or to a time, one
 // partition to its end or to an offset; as admin, delete the group (each after a confirmation).
 import { get, post, del, canWrite, isAdmin } from '../api.js';
-import { h, num, ago, time, table, section, confirmAction, act, groupName, guard, formDialog, toast } from '../ui.js';
+import { h, num, ago, time, table, section, confirmAction, act, groupName, guard, formDialog, toast, timeInput, timeOf, parseTime } from '../ui.js';
 
 const EARLIEST = '1970-01-01T00:00:00.000Z';
 
@@ -29,7 +29,7 @@ export async function render([group], _query, { refresh, go }) {
     section('Members', membersView(members)),
     queues.length ? null : h('p', { class: 'muted' }, 'This group has no cursor.'),
     queues.map(queue => {
-      const when = h('input', { type: 'datetime-local', step: '1', 'aria-label': 'Seek time (UTC)', name: 'seek-time' });
+      const when = timeInput('seek-time', 'Seek time');
       const tools = canWrite() ? guard(h('form', { class: 'filters', onsubmit: e => e.preventDefault() },
         h('button', { type: 'button', 'data-write': 'seek-earliest', onclick: async e => {
           if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue
@@ -42,7 +42,8 @@ export async function render([group], _query, { refresh, go }) {
         h('label', null, 'or to (UTC) ', when),
         h('button', { type: 'button', 'data-write': 'seek-time', onclick: async e => {
           if (!when.value) return when.focus();
-          const ts = new Date(when.value + 'Z').toISOString();
+          const ts = timeOf(when);
+          if (!ts) return;
           if (await confirmAction('Move every cursor of ' + groupName(group) + ' on ' + queue + ' to ' + ts
             + '? Messages after it are delivered (again), earlier ones are skipped.', 'Seek')) await seek(queue, { timestamp: ts }, 'to ' + ts, e.target);
         } }, 'Seek to time'),
@@ -52,7 +53,9 @@ export async function render([group], _query, { refresh, go }) {
         } }, 'Remove from queue') : null)) : null;
       return h('section', { class: 'card', 'data-queue': queue }, h('h2', null, h('a', { href: '#/queues/' + enc(queue) }, queue)), tools, table([
         { label: 'Partition', key: 'partition', value: p => h('a', { href: '#/queues/' + enc(queue) + '/partitions/' + enc(p.partition) }, p.partition), head: true },
-        { label: 'Committed', key: 'committedOffset', value: p => num(p.committedOffset), num: true },
+        // Kafka's convention, as its tools show it: the next offset to read (the cursor holds the last one consumed)
+        { label: 'Committed', key: 'committedOffset', value: p => num(p.committedOffset + 1), num: true,
+          title: 'the next offset to deliver, as Kafka\'s tools show a committed offset (the cursor is one below)' },
         { label: 'Offset lag', key: 'offsetLag', value: p => num(p.offsetLag), num: true },
         { label: 'Time lag', key: 'timeLagSeconds', value: p => ago(p.timeLagSeconds), num: true },
         { label: 'Consumed', key: 'totalConsumed', value: p => num(p.totalConsumed), num: true },
@@ -74,12 +77,13 @@ export async function render([group], _query, { refresh, go }) {
                 title: 'Seek ' + groupName(group) + ' on ' + queue + '/' + p.partition, okLabel: 'Seek', id: 'seek-dialog',
                 text: 'Give the next offset to deliver (0 = the earliest live message) or a time (UTC): the first message written after it is delivered next.',
                 fields: [{ name: 'offset', label: 'Next offset', type: 'number', min: 0, value: '' },
-                  { name: 'at', label: 'or time (UTC)', type: 'datetime-local', value: '' }],
-                validate: x => (!x.offset === !x.at ? 'Give an offset or a time.' : null),
+                  { name: 'at', label: 'or time (UTC)', value: '', placeholder: 'YYYY-MM-DD HH:MM:SSZ' }],
+                validate: x => (!x.offset === !x.at ? 'Give an offset or a time.'
+                  : x.at && !parseTime(x.at) ? 'Write the time in UTC, such as 2026-12-05 08:00:00Z.' : null),
               });
               if (!v) return;
               try {
-                const body = v.offset !== '' ? { offset: Number(v.offset) } : { timestamp: new Date(v.at + 'Z').toISOString() };
+                const body = v.offset !== '' ? { offset: Number(v.offset) } : { timestamp: parseTime(v.at) };
                 toast(moved(await post(path, body)));
                 refresh();
               } catch (err) {

@@ -1,9 +1,9 @@
 // A queue's messages across its partitions, newest first (GET /api/v1/messages: no lease, no cursor), with their
 // derived status; jump to a time (the newest at or before it, within the segments the browse route reads per
 // partition), search a transaction id in every partition. A message opens in the detail drawer with its status
-// per group.
+// per group. Kafka records show their key and headers as columns.
 import { get, qs } from '../api.js';
-import { h, num, time, section, table, guard } from '../ui.js';
+import { h, num, time, section, table, guard, timeInput, timeOf } from '../ui.js';
 import { showMessage } from '../message.js';
 
 const PAGE = 50;
@@ -25,7 +25,7 @@ export async function render([queue], query, { go, refresh }) {
     total = page.pagination?.total ?? null;
   }
   const here = '/queues/' + enc(queue) + '/messages';
-  const atInput = h('input', { type: 'datetime-local', step: '1', name: 'at', 'aria-label': 'At or before (UTC)' });
+  const atInput = timeInput('at', 'At or before', query.at);
   const txnInput = h('input', { type: 'search', name: 'txn', value: txn, placeholder: 'Transaction id', 'aria-label': 'Transaction id' });
   const open = async m => {
     const full = await get('/api/v1/messages/' + enc(m.partitionId) + '/' + enc(m.transactionId));
@@ -42,7 +42,8 @@ export async function render([queue], query, { go, refresh }) {
       h('label', null, 'at or before (UTC) ', atInput),
       h('button', { type: 'button', 'data-k': 'jump-time', onclick: () => {
         if (!atInput.value) return atInput.focus();
-        go(here, { at: new Date(atInput.value + 'Z').toISOString() });
+        const at = timeOf(atInput);
+        if (at) go(here, { at });
       } }, 'Jump to time'),
       txn || query.at || skip ? h('button', { type: 'button', onclick: () => go(here, {}) }, 'Newest') : null,
       !txn && rows.length === PAGE ? h('button', { type: 'button', 'data-k': 'older', onclick: () => go(here, { at: query.at, skip: skip + PAGE }) }, 'Older') : null)),
@@ -52,7 +53,19 @@ export async function render([queue], query, { go, refresh }) {
       { label: 'Offset', key: 'offset', value: m => num(m.offset), num: true },
       { label: 'Transaction', key: 'transactionId', value: m => h('button', { type: 'button', class: 'link', onclick: () => open({ ...m, partition: m.partition || pname.get(m.partitionId) }) }, m.transactionId) },
       { label: 'Status', key: 'status', value: m => h('span', { class: 'status-' + (m.status === 'dead_letter' ? 'dead-lettered' : m.status) }, m.status.replace('_', ' ')) },
+      // a Kafka record's key and headers, when the page holds one
+      ...(rows.some(m => m.kafka) ? [
+        { label: 'Key', key: 'kafkaKey', value: m => (m.kafka ? h('code', null, bytes(m.kafka.key) ?? '–') : '') },
+        { label: 'Headers', key: 'kafkaHeaders', value: m => (m.kafka ? h('code', null, m.kafka.headers.map(x =>
+          x.value === null ? x.key : x.key + '=' + bytes(x.value)).join(', ') || '–') : '') },
+      ] : []),
     ], rows, { empty: txn ? 'No partition of ' + queue + ' holds transaction ' + txn + '.' : 'No messages.',
       rowAttrs: m => ({ 'data-transaction': m.transactionId, 'data-partition': m.partition || pname.get(m.partitionId), class: m.status === 'dead_letter' ? 'dead' : null }) })),
     total === null ? null : h('p', { class: 'muted' }, num(total) + ' in all'));
+}
+
+/** A Kafka bytes field as the envelope keeps it: text, or {base64} for bytes that are not UTF-8; null stays null. */
+function bytes(v) {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : 'base64:' + v.base64;
 }

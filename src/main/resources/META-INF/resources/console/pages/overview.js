@@ -45,33 +45,22 @@ export async function render(_params, _query, { refresh }) {
 function charts(st) {
   const tp = st.throughput || [];
   const t = p => Date.parse(p.timestamp);
+  const range = [Date.parse(st.timeRange.from), Date.parse(st.timeRange.to)];
+  // the running bucket is left out: its counts reach the database when its minute is flushed, so it would read 0
+  const done = tp.filter(p => p.complete !== false);
   const rates = lineChart({
-    title: 'Messages per second', key: 'rates', unit: '/s', series: [
-      { name: 'push', cls: 's1', points: tp.map(p => [t(p), p.ingestedPerSecond]) },
-      { name: 'pop', cls: 's2', points: tp.map(p => [t(p), p.popPerSecond]) },
-      { name: 'ack', cls: 's3', points: tp.map(p => [t(p), p.processedPerSecond]) },
+    title: 'Messages per second (complete minutes)', key: 'rates', unit: '/s', range, series: [
+      { name: 'push', cls: 's1', points: done.map(p => [t(p), p.ingestedPerSecond]) },
+      { name: 'pop', cls: 's2', points: done.map(p => [t(p), p.popPerSecond]) },
+      { name: 'ack', cls: 's3', points: done.map(p => [t(p), p.processedPerSecond]) },
     ],
   });
-  // depth at the end of each bucket, walked back from the current pending figure: before a bucket there were
-  // (after it) - pushed + acked; a rebuilt curve (retention is not in it). The series starts at the first minute a
-  // broker recorded, so the walk never invents a past before the database had one.
-  const depth = new Array(tp.length);
-  let d = st.messages.pending;
-  for (let i = tp.length - 1; i >= 0; i--) {
-    depth[i] = [t(tp[i]), Math.max(0, d)];
-    d = d - tp[i].ingested + tp[i].processed;
-  }
-  const depthChart = lineChart({ title: 'Pending messages (rebuilt from the per-minute counts)', key: 'depth',
-    series: [{ name: 'pending', cls: 's1', points: depth }] });
-  // dead letters: the current count walked back with the rows filed per bucket, which the status series reads
-  // from the dead letters themselves (the current minute included, before any flush)
-  const dlq = new Array(tp.length);
-  let n = st.deadLetterQueue.totalMessages;
-  for (let i = tp.length - 1; i >= 0; i--) {
-    dlq[i] = [t(tp[i]), Math.max(0, n)];
-    n -= tp[i].deadLettered || 0;
-  }
-  const dlqChart = lineChart({ title: 'Dead letters', key: 'dlq', series: [{ name: 'dead letters', cls: 's4', points: dlq }] });
+  // what the queues held as each bucket began, as recorded then (a bucket nobody sampled is a gap), and now
+  const held = (k, now) => tp.filter(p => p[k] !== null && p[k] !== undefined).map(p => [t(p), p[k]]).concat([[range[1], now]]);
+  const depthChart = lineChart({ title: 'Pending messages', key: 'depth', range, integer: true,
+    series: [{ name: 'pending', cls: 's1', points: held('pending', st.messages.pending) }] });
+  const dlqChart = lineChart({ title: 'Dead letters', key: 'dlq', range, integer: true,
+    series: [{ name: 'dead letters', cls: 's4', points: held('deadLetters', st.deadLetterQueue.totalMessages) }] });
   return [rates, depthChart, dlqChart];
 }
 

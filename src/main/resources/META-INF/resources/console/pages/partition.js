@@ -1,7 +1,7 @@
 // A partition's log: records from an offset (or from a time) through the non-destructive fetch (no lease, no
 // cursor moved), dead letters marked; a record opens in the detail drawer with its status per group and traces.
 import { get, post, qs } from '../api.js';
-import { h, num, time, section, table, guard } from '../ui.js';
+import { h, num, time, section, table, guard, timeInput, timeOf } from '../ui.js';
 import { showMessage } from '../message.js';
 
 const PAGE = 20;
@@ -26,7 +26,7 @@ export async function render([queue, partition], query, { go, refresh }) {
   }
   const here = '/queues/' + encodeURIComponent(queue) + '/partitions/' + encodeURIComponent(partition);
   const offsetInput = h('input', { type: 'number', name: 'offset', value: String(start), min: String(p.logStart), 'aria-label': 'Offset' });
-  const atInput = h('input', { type: 'datetime-local', step: '1', name: 'at', 'aria-label': 'Time (UTC)' });
+  const atInput = timeInput('at', 'Time', query.at);
   const prev = Math.max(p.logStart, start - PAGE);
   const next = records.length ? records[records.length - 1].offset + 1 : start;
   const open = r => showMessage({ ...r, queue, partition, partitionId: p.id }, { onPublished: refresh });
@@ -44,7 +44,8 @@ export async function render([queue, partition], query, { go, refresh }) {
       h('label', null, 'or at (UTC) ', atInput),
       h('button', { type: 'button', 'data-k': 'jump-time', onclick: () => {
         if (!atInput.value) return atInput.focus();
-        go(here, { at: new Date(atInput.value + 'Z').toISOString() });
+        const at = timeOf(atInput);
+        if (at) go(here, { at });
       } }, 'Jump to time'))),
     entry.error ? h('p', { class: 'error' }, entry.error) : null,
     section('Records', table([

@@ -36,6 +36,8 @@ export async function render([name], _query, { refresh, go }) {
       ['Processing', num(t.processing), 'processing'], ['Completed', num(t.completed), 'completed'],
       ['Failed', num(t.failed), 'failed'], ['Dead letters', num(t.deadLetter), 'deadLetter'],
     ]),
+    // the figures are those of one moment: pushes answered since then are not in them
+    h('p', { class: 'muted', 'data-k': 'asOf' }, 'Figures as of ', time(q.asOf), q.statsAge ? ' (' + q.statsAge + ' s old)' : ''),
     section('Partitions', table([
       { label: 'Partition', key: 'name', value: p => h('a', { href: base + encodeURIComponent(p.name) }, p.name) },
       { label: 'Log start', key: 'logStart', value: p => num(p.logStart), num: true },

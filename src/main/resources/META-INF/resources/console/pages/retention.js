@@ -25,7 +25,8 @@ export async function render(_params, query) {
       ['Partitions deleted', num(t.partitionsDeleted), 'partitionsDeleted'],
       ['Deletion events', num(t.eventCount), 'eventCount'],
     ]),
-    h('div', { class: 'charts one' }, lineChart({ title: 'Messages removed per ' + r.bucketMinutes + ' min', key: 'retention', series: [
+    h('div', { class: 'charts one' }, lineChart({ title: 'Messages removed per ' + r.bucketMinutes + ' min', key: 'retention',
+      range: [Date.parse(r.timeRange.from), Date.parse(r.timeRange.to)], integer: true, wide: true, series: [
       { name: 'retention', cls: 's1', points: pts('retentionMsgs') },
       { name: 'completed', cls: 's3', points: pts('completedRetentionMsgs') },
       { name: 'eviction', cls: 's4', points: pts('evictionMsgs') },
