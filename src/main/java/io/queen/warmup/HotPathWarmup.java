@@ -108,7 +108,8 @@ public class HotPathWarmup implements HealthCheck {
                 LOG.warnf("hot path warm-up failed at boot, retrying in the background: %s", e.toString());
             }
         }
-        Thread.ofVirtual().name("queen-warm-up").start(this::run);
+        // the retry thread completes whenReady(); the warm-up runs on a thread of its own, never on that one
+        schema.whenReady().thenRun(() -> Thread.ofVirtual().name("queen-warm-up").start(this::run));
     }
 
     private void warmUp(long t0) throws SQLException {
@@ -141,13 +142,6 @@ public class HotPathWarmup implements HealthCheck {
     private void run() {
         long backoff = RETRY_FIRST_MS;
         try {
-            // the schema applier retries on its own thread until the database answers; it has no completion
-            // signal to subscribe to, so look every 50 ms (a probe's period is seconds)
-            while (!schema.ready()) {
-                if (stopping.await(50, TimeUnit.MILLISECONDS)) {
-                    return;
-                }
-            }
             long t0 = System.nanoTime();
             for (int attempt = 1; ; attempt++) {
                 try {
