@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * next release must apply over this one: no per-release value in a selector or in the StatefulSet's immutable
  * volumeClaimTemplates, and no port taken from the build machine's environment. The pods run under the restricted
  * security profile, keep their push spool on a volume of their own, spread over nodes, and take authentication
- * from a Secret.
+ * from a Secret. A rebuild gives the same pod template (no per-build annotation, no build-machine path), probes time
+ * out before their next run, /tmp is bounded, no service-account token is mounted, and the memory limit, the heap
+ * and the request-size caps agree. The Kafka part: {@link KubernetesKafkaIT}.
  */
 class KubernetesManifestsIT {
     private static final Path MANIFEST = Path.of("target", "kubernetes", "kubernetes.yml");
