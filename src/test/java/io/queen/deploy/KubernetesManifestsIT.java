@@ -80,8 +80,24 @@ class KubernetesManifestsIT {
         return containers.get(0);
     }
 
+    /** The container's HTTP port (the port named http). */
     static int containerPort() {
-        return container().at("/ports/0/containerPort").asInt();
+        for (JsonNode p : container().path("ports")) {
+            if (p.path("name").asText().equals("http")) {
+                return p.get("containerPort").asInt();
+            }
+        }
+        throw new AssertionError("no port named http: " + container().path("ports"));
+    }
+
+    /** The port the Service routes to the container's HTTP port. */
+    static int serviceHttpTarget() {
+        for (JsonNode p : service().at("/spec/ports")) {
+            if (p.path("name").asText().equals("http")) {
+                return p.get("targetPort").asInt();
+            }
+        }
+        throw new AssertionError("the Service has no port named http: " + service().at("/spec/ports"));
     }
 
     @Test
@@ -91,7 +107,7 @@ class KubernetesManifestsIT {
         assertEquals(brokerDefaultPort(), containerPort(), "the container declares the broker's port");
 
         JsonNode service = service();
-        assertEquals(containerPort(), service.at("/spec/ports/0/targetPort").asInt());
+        assertEquals(containerPort(), serviceHttpTarget());
         JsonNode podLabels = deployment.at("/spec/template/metadata/labels");
         service.at("/spec/selector").fields().forEachRemaining(e -> assertEquals(e.getValue(), podLabels.get(e.getKey()),
                 "the Service selects the broker pods: " + e.getKey()));
@@ -212,7 +228,7 @@ class KubernetesManifestsIT {
         assertFalse(declared.contains("${"), "the container port is a literal: " + declared);
         assertEquals(brokerDefaultPort(), Integer.parseInt(declared.strip()));
         assertEquals(brokerDefaultPort(), containerPort());
-        assertEquals(brokerDefaultPort(), service().at("/spec/ports/0/targetPort").asInt());
+        assertEquals(brokerDefaultPort(), serviceHttpTarget());
         for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
             assertEquals(brokerDefaultPort(), container().at("/" + probe + "/httpGet/port").asInt(), probe);
         }
