@@ -32,11 +32,16 @@ import org.junit.jupiter.api.Test;
  * next release must apply over this one: no per-release value in a selector or in the StatefulSet's immutable
  * volumeClaimTemplates, and no port taken from the build machine's environment. The pods run under the restricted
  * security profile, keep their push spool on a volume of their own, spread over nodes, and take authentication
- * from a Secret.
+ * from a Secret. A rebuild gives the same pod template (no per-build annotation, no build-machine path), probes time
+ * out before their next run, /tmp is bounded, no service-account token is mounted, and the memory limit, the heap
+ * and the request-size caps agree. The Kafka part: {@link KubernetesKafkaIT}.
  */
 class KubernetesManifestsIT {
     private static final Path MANIFEST = Path.of("target", "kubernetes", "kubernetes.yml");
+    /** Every resource by kind (the last of a kind when there are several: look Services up by name). */
     static final Map<String, JsonNode> byKind = new HashMap<>();
+    /** Every resource by "kind/name". */
+    static final Map<String, JsonNode> byName = new HashMap<>();
     static String raw;
 
     @BeforeAll
@@ -49,9 +54,17 @@ class KubernetesManifestsIT {
                 JsonNode d = docs.next();
                 if (d != null && d.has("kind")) {
                     byKind.put(d.get("kind").asText(), d);
+                    byName.put(d.get("kind").asText() + "/" + d.at("/metadata/name").asText(), d);
                 }
             }
         }
+    }
+
+    /** The Service clients use: named as the workload, a virtual IP in front of every broker. */
+    static JsonNode service() {
+        JsonNode s = byName.get("Service/" + workload().at("/metadata/name").asText());
+        assertNotNull(s, "a Service named as the StatefulSet in " + raw);
+        return s;
     }
 
     /** The brokers' workload: a StatefulSet, so that each broker keeps its own spool volume. */
@@ -67,8 +80,24 @@ class KubernetesManifestsIT {
         return containers.get(0);
     }
 
+    /** The container's HTTP port (the port named http). */
     static int containerPort() {
-        return container().at("/ports/0/containerPort").asInt();
+        for (JsonNode p : container().path("ports")) {
+            if (p.path("name").asText().equals("http")) {
+                return p.get("containerPort").asInt();
+            }
+        }
+        throw new AssertionError("no port named http: " + container().path("ports"));
+    }
+
+    /** The port the Service routes to the container's HTTP port. */
+    static int serviceHttpTarget() {
+        for (JsonNode p : service().at("/spec/ports")) {
+            if (p.path("name").asText().equals("http")) {
+                return p.get("targetPort").asInt();
+            }
+        }
+        throw new AssertionError("the Service has no port named http: " + service().at("/spec/ports"));
     }
 
     @Test
@@ -77,9 +106,8 @@ class KubernetesManifestsIT {
         assertTrue(deployment.at("/spec/replicas").asInt() >= 2, "more than one broker: " + deployment.at("/spec/replicas"));
         assertEquals(brokerDefaultPort(), containerPort(), "the container declares the broker's port");
 
-        JsonNode service = byKind.get("Service");
-        assertNotNull(service, raw);
-        assertEquals(containerPort(), service.at("/spec/ports/0/targetPort").asInt());
+        JsonNode service = service();
+        assertEquals(containerPort(), serviceHttpTarget());
         JsonNode podLabels = deployment.at("/spec/template/metadata/labels");
         service.at("/spec/selector").fields().forEachRemaining(e -> assertEquals(e.getValue(), podLabels.get(e.getKey()),
                 "the Service selects the broker pods: " + e.getKey()));
@@ -174,7 +202,7 @@ class KubernetesManifestsIT {
         JsonNode w = workload();
         JsonNode selector = w.at("/spec/selector/matchLabels");
         assertFalse(selector.isMissingNode() || selector.isEmpty(), "a selector");
-        List<JsonNode> selectors = new ArrayList<>(List.of(selector, byKind.get("Service").at("/spec/selector"),
+        List<JsonNode> selectors = new ArrayList<>(List.of(selector, service().at("/spec/selector"),
                 byKind.get("PodDisruptionBudget").at("/spec/selector/matchLabels")));
         for (JsonNode sel : selectors) {
             sel.fieldNames().forEachRemaining(label -> assertFalse(label.contains("version"),
@@ -200,7 +228,7 @@ class KubernetesManifestsIT {
         assertFalse(declared.contains("${"), "the container port is a literal: " + declared);
         assertEquals(brokerDefaultPort(), Integer.parseInt(declared.strip()));
         assertEquals(brokerDefaultPort(), containerPort());
-        assertEquals(brokerDefaultPort(), byKind.get("Service").at("/spec/ports/0/targetPort").asInt());
+        assertEquals(brokerDefaultPort(), serviceHttpTarget());
         for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
             assertEquals(brokerDefaultPort(), container().at("/" + probe + "/httpGet/port").asInt(), probe);
         }
@@ -279,6 +307,106 @@ class KubernetesManifestsIT {
         } finally {
             TestPostgres.dropDatabase(db);
         }
+    }
+
+    @Test
+    void aRebuildGivesTheSamePodTemplate() {
+        // what differs from one build of the same sources to the next would roll every broker at each apply
+        List<String> perBuild = List.of("app.quarkus.io/build-timestamp", "app.quarkus.io/commit-id",
+                "app.quarkus.io/vcs-uri", "app.dekorate.io/commit-id", "app.dekorate.io/vcs-url");
+        for (JsonNode resource : byName.values()) {
+            for (JsonNode annotations : List.of(resource.at("/metadata/annotations"),
+                    resource.at("/spec/template/metadata/annotations"))) {
+                for (String key : perBuild) {
+                    assertFalse(annotations.has(key), key + " on " + resource.at("/metadata/name") + ": " + annotations);
+                }
+            }
+        }
+        String here = Path.of("").toAbsolutePath().toString();
+        assertFalse(raw.contains(here), "the build machine's path " + here + " is in the manifests");
+    }
+
+    @Test
+    void eachProbeTimesOutBeforeTheNextIsDue() {
+        for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+            JsonNode p = container().get(probe);
+            int timeout = p.path("timeoutSeconds").asInt(1);
+            int period = p.path("periodSeconds").asInt(10);
+            assertTrue(timeout < period, probe + ": timeoutSeconds " + timeout + " >= periodSeconds " + period);
+        }
+    }
+
+    @Test
+    void thePodHoldsNoTokenAndABoundedTmp() {
+        JsonNode pod = workload().at("/spec/template/spec");
+        assertFalse(pod.path("automountServiceAccountToken").asBoolean(true),
+                "the broker never calls the Kubernetes API: automountServiceAccountToken: false");
+        String tmp = null;
+        for (JsonNode m : container().path("volumeMounts")) {
+            if (m.get("mountPath").asText().equals("/tmp")) {
+                tmp = m.get("name").asText();
+            }
+        }
+        assertNotNull(tmp, "/tmp is mounted");
+        JsonNode volume = null;
+        for (JsonNode v : pod.path("volumes")) {
+            if (v.get("name").asText().equals(tmp)) {
+                volume = v;
+            }
+        }
+        assertNotNull(volume, "the /tmp volume " + tmp);
+        assertTrue(volume.at("/emptyDir/sizeLimit").isTextual(), "an emptyDir with a sizeLimit: " + volume);
+    }
+
+    /*
+     * The memory arithmetic of docs/deploying.md ("Memory: limit, heap and request caps"), measured with
+     * bench/scripts/rss-large-requests.py: outside its heap the JVM takes up to about 230 MB; the dedup index may
+     * take a quarter of the heap and the ack registry 40 MB; a request at the size caps holds up to
+     * HEAP_PER_REQUEST_BYTE times its size in heap while it runs; the limit must hold CONCURRENT_AT_CAP of them.
+     */
+    static final long OUTSIDE_HEAP = 256L << 20;
+    static final long ACK_REGISTRY = 40L << 20;
+    static final long BASELINE_LIVE = 64L << 20;
+    static final int HEAP_PER_REQUEST_BYTE = 8;
+    static final int CONCURRENT_AT_CAP = 4;
+
+    @Test
+    void memoryLimitHeapAndRequestCapsAgree() throws Exception {
+        JsonNode resources = container().get("resources");
+        long limit = quantity(resources.at("/limits/memory").asText());
+        assertEquals(limit, quantity(resources.at("/requests/memory").asText()),
+                "memory request = limit: a broker is not the first evicted under node pressure, and never OOM-killed "
+                        + "for memory it was promised");
+        Matcher pct = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(Files.readString(Path.of("pom.xml")));
+        assertTrue(pct.find(), "the image sets MaxRAMPercentage");
+        long heap = (long) (limit * Double.parseDouble(pct.group(1)) / 100);
+        assertTrue(limit - heap >= OUTSIDE_HEAP, "limit " + limit + " leaves " + (limit - heap)
+                + " bytes beside a " + heap + "-byte heap");
+        long cap = 0;
+        for (String[] c : List.of(new String[] {"QUEEN_MAX_BODY_BYTES", "quarkus.http.limits.max-body-size"},
+                new String[] {"QUEEN_POP_MAX_RESPONSE_BYTES", "queen.pop.max-response-bytes"},
+                new String[] {"QUEEN_KAFKA_MAX_FRAME_BYTES", "queen.kafka.max-frame-bytes"})) {
+            cap = Math.max(cap, memorySize(env(c[0], defaultOf(c[1]))));
+        }
+        long forRequests = heap - heap / 4 - ACK_REGISTRY - BASELINE_LIVE;
+        assertTrue(forRequests >= (long) CONCURRENT_AT_CAP * HEAP_PER_REQUEST_BYTE * cap,
+                "a " + heap + "-byte heap holds " + forRequests / (HEAP_PER_REQUEST_BYTE * cap)
+                        + " requests at the largest size cap (" + cap + " bytes), not " + CONCURRENT_AT_CAP);
+    }
+
+    /** A Kubernetes quantity in bytes: 1Gi and 512Mi are binary, 1G and 500M decimal. */
+    static long quantity(String q) {
+        Matcher m = Pattern.compile("([0-9]+)([KMGT]?)(i?)").matcher(q.strip());
+        assertTrue(m.matches(), "a quantity: " + q);
+        int power = " KMGT".indexOf(m.group(2).isEmpty() ? " " : m.group(2));
+        return Long.parseLong(m.group(1)) * (m.group(3).isEmpty() ? (long) Math.pow(1000, power) : 1L << (10 * power));
+    }
+
+    /** A Quarkus memory size in bytes: 16M is 16 MiB. */
+    static long memorySize(String size) {
+        Matcher m = Pattern.compile("([0-9]+)([KMGT]?)").matcher(size.strip().toUpperCase(java.util.Locale.ROOT));
+        assertTrue(m.matches(), "a memory size: " + size);
+        return Long.parseLong(m.group(1)) << (10 * " KMGT".indexOf(m.group(2).isEmpty() ? " " : m.group(2)));
     }
 
     static JsonNode envVar(String name) {
