@@ -3,6 +3,7 @@ package io.queen.health;
 import io.agroal.api.AgroalDataSource;
 import io.queen.auth.Access;
 import io.queen.schema.SchemaApplier;
+import io.queen.warmup.HotPathWarmup;
 import io.queen.workers.WorkerRegistry;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
@@ -15,10 +16,12 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.health.Readiness;
 
 /**
  * {@code GET /health} in the shape the official clients read (API spec 3.13): 200 healthy, 503 unhealthy (the
- * database does not answer, or it was unreachable at boot and the schema is not applied yet).
+ * database does not answer, or it was unreachable at boot and the schema is not applied yet, or the hot path's
+ * warm-up has not run yet: {@link HotPathWarmup}).
  */
 @Path("/health")
 @RunOnVirtualThread
@@ -27,13 +30,16 @@ public class HealthResource {
     private final AgroalDataSource dataSource;
     private final WorkerRegistry worker;
     private final SchemaApplier schema;
+    private final HotPathWarmup warmup;
     private final String version;
 
     HealthResource(AgroalDataSource dataSource, WorkerRegistry worker, SchemaApplier schema,
+            @Readiness HotPathWarmup warmup,
             @ConfigProperty(name = "quarkus.application.version", defaultValue = "dev") String version) {
         this.dataSource = dataSource;
         this.worker = worker;
         this.schema = schema;
+        this.warmup = warmup;
         this.version = version;
     }
 
@@ -41,8 +47,9 @@ public class HealthResource {
     @GET
     public Response health() {
         boolean db = databaseAnswers(dataSource);
-        // healthy = can serve: a database reached after a failed boot is not served until the schema is applied
-        boolean serving = db && schema.ready();
+        // healthy = can serve, as readiness says: a database reached after a failed boot is not served until the
+        // schema is applied and the hot path warm
+        boolean serving = db && schema.ready() && warmup.warm();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", serving ? "healthy" : "unhealthy");
         body.put("database", db ? "connected" : "disconnected");

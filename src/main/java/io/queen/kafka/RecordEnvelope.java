@@ -109,12 +109,8 @@ public final class RecordEnvelope {
             return null;
         }
         try (JsonParser p = JSON.createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
-                    || !"kafka".equals(p.currentName()) || p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            JsonNode meta = p.readValueAsTree();
-            if (!(meta instanceof ObjectNode o)) {
+            ObjectNode o = head(p);
+            if (o == null) {
                 return null;
             }
             ObjectNode out = Json.MAPPER.createObjectNode();
@@ -126,14 +122,19 @@ public final class RecordEnvelope {
         }
     }
 
+    /** The envelope's {@code "kafka"} object, the parser left after it; null when the payload does not start so. */
+    private static ObjectNode head(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
+                || !"kafka".equals(p.currentName()) || p.nextToken() != JsonToken.START_OBJECT) {
+            return null;
+        }
+        return p.readValueAsTree() instanceof ObjectNode o ? o : null;
+    }
+
     private static Kafka envelope(byte[] payload) {
         try (JsonParser p = JSON.createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
-                    || !"kafka".equals(p.currentName()) || p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            JsonNode meta = p.readValueAsTree();
-            if (!(meta instanceof ObjectNode) || p.nextToken() != JsonToken.FIELD_NAME
+            ObjectNode meta = head(p);
+            if (meta == null || p.nextToken() != JsonToken.FIELD_NAME
                     || !"value".equals(p.currentName())) {
                 return null;
             }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
@@ -129,15 +127,7 @@ class AckUnderKilledBackendsTest {
     /** Acks a popped batch, retrying a 5xx (outcome unknown) until it answers; records what each answer says. */
     private static void ackUntilAnswered(JsonNode popped, long popSent, Set<String> acked, List<String> violations,
             AtomicInteger retryable) {
-        ArrayNode acks = Api.M.createArrayNode();
-        for (JsonNode m : popped.get("messages")) {
-            ObjectNode a = acks.addObject();
-            a.put("transactionId", m.get("transactionId").asText());
-            a.put("partitionId", m.get("partitionId").asText());
-            a.put("leaseId", m.get("leaseId").asText());
-            a.put("status", "completed");
-        }
-        String body = "{\"acknowledgments\":" + acks + "}";
+        String body = Api.ackAllBody(popped, "completed", null);
         for (int attempt = 0; ; attempt++) {
             Http.Reply r = Http.post("/api/v1/ack/batch", body);
             long sincePop = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - popSent);

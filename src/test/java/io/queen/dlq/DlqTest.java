@@ -426,11 +426,8 @@ class DlqTest {
                 first.get("duplicates").asInt(), first.get("gone").asInt(), first.get("remaining").asInt()),
                 first.toString());
         assertTrue(first.get("next").isTextual(), first.toString());
-        JsonNode second = bulk("replay", "{" + filter + ",\"intoQueue\":\"b-dst\",\"limit\":2,\"after\":\""
-                + first.get("next").asText() + "\"}");
-        assertEquals(List.of(1, 1, 0), List.of(second.get("visited").asInt(), second.get("replayed").asInt(),
-                second.get("remaining").asInt()), second.toString());
-        assertTrue(second.get("next").isNull(), "done");
+        lastRound(bulk("replay", "{" + filter + ",\"intoQueue\":\"b-dst\",\"limit\":2,\"after\":\""
+                + first.get("next").asText() + "\"}"));
         assertEquals(3, get("/api/v1/resources/queues/b-dst").get("totals").get("total").asLong(),
                 "the squatter and the two moved");
         assertEquals(1, count("queue=b-src&error=timeout&consumerGroup=w"), "the duplicate kept");
@@ -452,6 +449,13 @@ class DlqTest {
         assertEquals(List.of(0, 0), List.of(none.get("visited").asInt(), none.get("remaining").asInt()));
     }
 
+    /** A bulk replay's last round: one letter visited and replayed, none remaining, no next page. */
+    private static void lastRound(JsonNode round) {
+        assertEquals(List.of(1, 1, 0), List.of(round.get("visited").asInt(), round.get("replayed").asInt(),
+                round.get("remaining").asInt()), round.toString());
+        assertTrue(round.get("next").isNull(), round.toString());
+    }
+
     @Test
     void aBulkActionConfirmedOnACountActsOnExactlyTheLettersCounted() throws Exception {
         for (int i = 0; i < 3; i++) {
@@ -469,10 +473,7 @@ class DlqTest {
         JsonNode first = bulk("replay", "{" + filter + ",\"limit\":2}");
         assertEquals(List.of(2, 2, 1), List.of(first.get("visited").asInt(), first.get("replayed").asInt(),
                 first.get("remaining").asInt()), "remaining counts the confirmed letters only: " + first);
-        JsonNode second = bulk("replay", "{" + filter + ",\"after\":\"" + first.get("next").asText() + "\"}");
-        assertEquals(List.of(1, 1, 0), List.of(second.get("visited").asInt(), second.get("replayed").asInt(),
-                second.get("remaining").asInt()), second.toString());
-        assertTrue(second.get("next").isNull(), second.toString());
+        lastRound(bulk("replay", "{" + filter + ",\"after\":\"" + first.get("next").asText() + "\"}"));
         assertEquals(3, get("/api/v1/resources/queues/b-upto-out").get("totals").get("total").asLong(),
                 "the three confirmed, not the two filed after the count");
         assertEquals(2, count("queue=b-upto"), "the late letters stay");

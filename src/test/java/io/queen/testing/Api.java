@@ -76,6 +76,13 @@ public final class Api {
 
     /** Acks every message of a pop with one status; returns the per-item results. */
     public static JsonNode ackAll(JsonNode popped, String status, String group) {
+        Http.Reply r = Http.post("/api/v1/ack/batch", ackAllBody(popped, status, group));
+        assertEquals(200, r.status(), r.body());
+        return json(r.body());
+    }
+
+    /** The {@code /api/v1/ack/batch} body acking every message of a pop with one status. */
+    public static String ackAllBody(JsonNode popped, String status, String group) {
         ArrayNode acks = M.createArrayNode();
         for (JsonNode m : popped.get("messages")) {
             ObjectNode a = acks.addObject();
@@ -89,9 +96,7 @@ public final class Api {
         if (group != null) {
             body.put("consumerGroup", group);
         }
-        Http.Reply r = Http.post("/api/v1/ack/batch", body.toString());
-        assertEquals(200, r.status(), r.body());
-        return json(r.body());
+        return body.toString();
     }
 
     /** Acks one popped message (its transactionId, partitionId and leaseId) with {@code status}. */
