@@ -78,11 +78,20 @@ public class TokenVerifier {
         return c;
     }
 
-    /** The verified token; {@link ParseException} for a bad signature, an expired or malformed token. */
+    /**
+     * The verified token; {@link ParseException} for a bad signature, an expired or malformed token, or one issued
+     * in the future: its {@code iat} more than the clock skew allowance ahead of this broker's clock (smallrye-jwt's
+     * 60 s, which also applies to {@code exp}). The parser does not check {@code iat}, and a token dated ahead
+     * would outlive the lifetime its issuer meant.
+     */
     public JsonWebToken verify(String token) throws ParseException {
         if (context == null) {
             throw new ParseException("authentication is disabled");
         }
-        return parser.parse(token, context);
+        JsonWebToken jwt = parser.parse(token, context);
+        if (jwt.getIssuedAtTime() > System.currentTimeMillis() / 1000 + context.getClockSkew()) {
+            throw new ParseException("the token's iat is in the future");
+        }
+        return jwt;
     }
 }

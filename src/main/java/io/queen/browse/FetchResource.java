@@ -11,6 +11,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
+import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
 import io.queen.segment.Frame;
@@ -32,7 +33,8 @@ import java.util.List;
  * and no cursor (the SQL function is STABLE). Request {@code {entries:[{queue, partition (default "Default"),
  * offset, maxBytes (default 1 MiB)}] (at most 1024), maxWaitMs, minBytes}}; response {@code {entries:[{queue,
  * partition, records:[{offset, transactionId, payload, ts, messageId, traceId}], highWatermark, logStartOffset,
- * error?}]}} in request order. With {@code maxWaitMs} (clamped to 30000) a read that found fewer than
+ * error?}]}} in request order. With {@code maxWaitMs} (at most {@code POP_MAX_TIMEOUT_MS}, as a Kafka Fetch's
+ * {@code max.wait.ms}; a negative or non-integer value, or one beyond a long, is a 400) a read that found fewer than
  * {@code minBytes} (default 1; 0 = never park) parks like a long-polling pop until data arrives or the time is up.
  * Stateless.
  */
@@ -44,12 +46,12 @@ public class FetchResource {
     static final int DEFAULT_MAX_BYTES = 1 << 20;
     static final long CALL_BUDGET = 64L << 20;
     static final int MAX_RECORDS = 10_000;
-    static final long MAX_WAIT_MS = 30_000;
 
     @Inject OffsetReader reader;
     @Inject PayloadCipher cipher;
     @Inject ObjectMapper mapper;
     @Inject Callers callers;
+    @Inject QueenConfig config;
 
     @Access(Access.Level.READ)
     @POST
@@ -59,7 +61,8 @@ public class FetchResource {
         if (entries.size() > MAX_ENTRIES) {
             throw ApiException.badRequest("entries: at most " + MAX_ENTRIES + " entries per fetch");
         }
-        long maxWaitMs = Math.min(MAX_WAIT_MS, optionalNonNegative(req, "maxWaitMs", 0));
+        // the same cap as a Kafka Fetch's max.wait.ms and a long-polling pop's timeout
+        long maxWaitMs = Math.min(config.pop().maxTimeoutMs(), optionalNonNegative(req, "maxWaitMs", 0));
         long minBytes = optionalNonNegative(req, "minBytes", 1);
         int n = entries.size();
         String[] queues = new String[n];
@@ -155,7 +158,8 @@ public class FetchResource {
         if (v == null || v.isNull()) {
             return def;
         }
-        if (!v.isIntegralNumber() || v.asLong() < 0) {
+        // a number beyond a long (1e40 parsed as an integer, 2^64) would be cut to its low bits by asLong
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
             throw ApiException.badRequest(field + " must be a non-negative integer");
         }
         return v.asLong();

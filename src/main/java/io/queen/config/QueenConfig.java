@@ -84,6 +84,23 @@ public interface QueenConfig {
          */
         MemorySize maxBatchBytes();
 
+        /**
+         * Most bytes one record batch of a Produce may hold once decompressed (its records as they were before
+         * compression): {@link #maxBatchBytes} bounds a batch as sent, and a compressed batch of a few KB can
+         * inflate to gigabytes. Decompression stops at the first byte beyond it and the partition is answered
+         * MESSAGE_TOO_LARGE.
+         */
+        MemorySize maxDecompressedBatchBytes();
+
+        /** Most decompressed bytes of all the record batches of one Produce; beyond it, MESSAGE_TOO_LARGE. */
+        MemorySize maxDecompressedRequestBytes();
+
+        /** Most records one record batch of a Produce may count; beyond it, MESSAGE_TOO_LARGE. */
+        int maxBatchRecords();
+
+        /** Most records all the record batches of one Produce may count; beyond it, MESSAGE_TOO_LARGE. */
+        int maxRequestRecords();
+
         /** A Metadata or Produce request naming an unknown topic creates it (Apache Kafka's default). */
         boolean autoCreateTopics();
 
@@ -92,6 +109,18 @@ public interface QueenConfig {
 
         /** Requests read ahead on one connection before the broker stops reading it until answers go out. */
         int maxInflightPerConnection();
+
+        /**
+         * Milliseconds a connection has to send its first whole request after being accepted, and each later
+         * request after its first byte; beyond, it is closed. 0 = no limit.
+         */
+        long readTimeoutMs();
+
+        /**
+         * Milliseconds a connection with nothing pending may stay silent before it is closed (Apache Kafka's
+         * {@code connections.max.idle.ms}); 0 = no limit.
+         */
+        long idleTimeoutMs();
 
         /**
          * This broker's Kafka node id ({@code QUEEN_KAFKA_NODE_ID}); unset = the id this advertised address held

@@ -7,7 +7,8 @@ import io.vertx.core.parsetools.RecordParser;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import org.jboss.logging.Logger;
+import java.util.concurrent.TimeUnit;
+import io.queen.logging.BadInputLog;
 
 /**
  * One client connection: cuts the byte stream into length-prefixed request frames, hands each to the
@@ -16,11 +17,21 @@ import org.jboss.logging.Logger;
  *
  * <p>Invariants: {@link #slots} holds one future per request read and not yet written, oldest first; only the
  * connection's event-loop thread touches it (completions hop back onto the context). A frame larger than the
- * limit, or one that cannot be parsed, closes this connection only. Reading pauses while more than
- * {@code maxInflight} requests wait for their answer.
+ * limit, or one that cannot be parsed, closes this connection only (logged through {@link BadInputLog}, one line).
+ * Reading pauses while more than {@code maxInflight} requests wait for their answer.
+ *
+ * <p>Deadlines (one timer at a time, re-armed lazily): a connection must complete its first request within
+ * {@code readTimeoutMs} of being accepted, and every later request within {@code readTimeoutMs} of its first byte;
+ * with nothing unfinished and no answer pending it may stay silent {@code idleTimeoutMs} (Apache Kafka's
+ * {@code connections.max.idle.ms}). A request being served (a long-polling Fetch) is never cut.
+ *
+ * <p>After a SaslHandshake v0 the next frame is a raw SASL token, not a request (the framing of Kafka before
+ * SaslAuthenticate): it is answered with the raw server token, or the connection is closed when it is refused.
  */
 final class KafkaConnection {
-    private static final Logger LOG = Logger.getLogger(KafkaConnection.class);
+    private static final BadInputLog BAD_INPUT = new BadInputLog(KafkaConnection.class);
+    /** Largest raw SASL token (a PLAIN or OAUTHBEARER client message carrying a JWT). */
+    static final int MAX_SASL_TOKEN_BYTES = 65_536;
 
     private final NetSocket socket;
     private final Context context;
@@ -28,30 +39,48 @@ final class KafkaConnection {
     private final long maxFrameBytes;
     private final int maxInflight;
     private final KafkaSession session;
+    private final long readTimeoutNanos;
+    private final long idleTimeoutNanos;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> slots = new ArrayDeque<>();
     private final RecordParser parser;
     private boolean readingSize = true;
+    private boolean rawToken;
     private boolean paused;
     private boolean closed;
+    /** Bytes read, and bytes of the frames cut from them: a frame is unfinished while they differ. */
+    private long received;
+    private long consumed;
+    private boolean served;
+    /** When the unfinished frame's first byte came, or when the connection last fell silent (nanoTime). */
+    private long since = System.nanoTime();
+    private boolean timerArmed;
 
     KafkaConnection(NetSocket socket, Context context, KafkaDispatcher dispatcher, long maxFrameBytes,
-            int maxInflight, KafkaSession session) {
+            int maxInflight, KafkaSession session, long readTimeoutMs, long idleTimeoutMs) {
         this.socket = socket;
         this.context = context;
         this.dispatcher = dispatcher;
         this.maxFrameBytes = maxFrameBytes;
         this.maxInflight = Math.max(1, maxInflight);
         this.session = session;
+        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+        this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
         this.parser = RecordParser.newFixed(4, this::onRecord);
     }
 
     void start() {
-        socket.handler(parser);
+        socket.handler(this::onBytes);
         socket.closeHandler(v -> closed = true);
-        socket.exceptionHandler(e -> {
-            LOG.debugf("kafka connection from %s: %s", session.clientHost(), e.getMessage());
-            close();
-        });
+        socket.exceptionHandler(e -> close());
+        arm();
+    }
+
+    private void onBytes(Buffer bytes) {
+        if (received == consumed && served) {
+            since = System.nanoTime();   // a later frame starts: it has the read timeout from now
+        }
+        received += bytes.length();
+        parser.handle(bytes);
     }
 
     private void onRecord(Buffer record) {
@@ -60,10 +89,12 @@ final class KafkaConnection {
         }
         if (readingSize) {
             int size = record.getInt(0);
-            if (size < 8 || size > maxFrameBytes) {
-                LOG.warnf("kafka connection from %s closed: request frame of %d bytes (limit %d,"
-                        + " QUEEN_KAFKA_MAX_FRAME_BYTES)", session.clientHost(), size, maxFrameBytes);
-                close();
+            long min = rawToken ? 1 : 8;
+            long max = rawToken ? MAX_SASL_TOKEN_BYTES : maxFrameBytes;
+            if (size < min || size > max) {
+                refuse(rawToken ? "SASL token of " + size + " bytes (1 to " + max + " accepted)"
+                        : "request frame of " + size + " bytes (limit " + maxFrameBytes
+                                + ", QUEEN_KAFKA_MAX_FRAME_BYTES)");
                 return;
             }
             readingSize = false;
@@ -72,12 +103,22 @@ final class KafkaConnection {
         }
         readingSize = true;
         parser.fixedSizeMode(4);
+        consumed += 4 + record.length();
+        if (consumed == received) {
+            since = System.nanoTime();
+        }
+        served = true;
         CompletableFuture<ByteBuffer> answer;
         try {
-            answer = dispatcher.dispatch(session, record.getBytes());
+            if (rawToken) {
+                rawToken = false;
+                answer = dispatcher.saslToken(session, record.getBytes());
+            } else {
+                answer = dispatcher.dispatch(session, record.getBytes());
+                rawToken = session.expectsRawToken();
+            }
         } catch (MalformedRequest e) {
-            LOG.warnf("kafka connection from %s closed: %s", session.clientHost(), e.getMessage());
-            close();
+            refuse(e.getMessage());
             return;
         }
         slots.add(answer);
@@ -103,9 +144,10 @@ final class KafkaConnection {
             try {
                 out = head.join();
             } catch (RuntimeException e) {
-                // the dispatcher turns handler failures into error answers; this is a failure to write one
-                LOG.warnf("kafka connection from %s closed: %s", session.clientHost(), e.getMessage());
-                close();
+                // the dispatcher turns handler failures into error answers: this one has none (a refused raw
+                // SASL token, an answer that could not be written)
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                refuse(String.valueOf(cause.getMessage()));
                 continue;
             }
             if (out == null) {
@@ -113,9 +155,57 @@ final class KafkaConnection {
             }
             socket.write(Buffer.buffer(io.netty.buffer.Unpooled.wrappedBuffer(out)));
         }
+        if (slots.isEmpty() && received == consumed) {
+            since = System.nanoTime();
+        }
         if (paused && slots.size() < maxInflight && !closed) {
             paused = false;
             socket.resume();
+        }
+    }
+
+    /** The deadline now in force (nanoTime), or none (Long.MAX_VALUE) while an answer is pending. */
+    private long deadline() {
+        if (received != consumed || !served) {
+            return since + readTimeoutNanos;
+        }
+        return slots.isEmpty() && idleTimeoutNanos > 0 ? since + idleTimeoutNanos : Long.MAX_VALUE;
+    }
+
+    private void arm() {
+        if (timerArmed || closed || readTimeoutNanos <= 0) {
+            return;
+        }
+        long d = deadline();
+        long delayMs = d == Long.MAX_VALUE ? TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos)
+                : Math.max(1, TimeUnit.NANOSECONDS.toMillis(d - System.nanoTime()) + 1);
+        timerArmed = true;
+        context.owner().setTimer(delayMs, id -> check());
+    }
+
+    private void check() {
+        timerArmed = false;
+        if (closed) {
+            return;
+        }
+        long d = deadline();
+        if (d != Long.MAX_VALUE && System.nanoTime() - d >= 0) {
+            if (served && received == consumed) {
+                close();   // an idle client's connection, as Apache Kafka closes one: not bad input
+            } else {
+                refuse((served ? "a request not completed" : "no request") + " within "
+                        + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms (QUEEN_KAFKA_READ_TIMEOUT_MS)");
+            }
+            return;
+        }
+        arm();
+    }
+
+    /** Closes the connection for what it sent, with one (rate-limited) line. */
+    private void refuse(String why) {
+        if (!closed) {
+            BAD_INPUT.warn("kafka connection from " + session.clientHost() + " closed: " + why);
+            close();
         }
     }
 

@@ -11,14 +11,18 @@ import io.queen.auth.Access;
 import io.queen.auth.Role;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
-import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -35,7 +39,9 @@ import org.jboss.logging.Logger;
  * <p>What is not served gets an error a client understands, never a dropped connection: a known API key that is
  * not served, or a version outside the served range, is answered with that API's error response carrying
  * UNSUPPORTED_VERSION; an ApiVersions request of an unknown version, and a request with an unknown API key, with
- * ApiVersions v0 listing what is served. Only a frame that cannot be parsed closes its connection. While the broker
+ * ApiVersions v0 listing what is served. Only a frame that cannot be parsed closes its connection, and, while
+ * authentication is on, any request but ApiVersions and the SASL exchange before the client authenticated (its
+ * body is not even parsed; Apache Kafka closes such a connection too). While the broker
  * drains, a new request closes its connection (the client reconnects to another broker); requests already running
  * finish and are counted by the {@link AdmissionGate}. Thread-safe (stateless apart from the immutable table).
  */
@@ -67,6 +73,11 @@ final class KafkaDispatcher {
             return CompletableFuture.completedFuture(KafkaWire.unsupportedVersion(correlationId, apis));
         }
         ApiKeys key = ApiKeys.forId(keyId);
+        if (sasl.required() && !session.authenticated() && key != ApiKeys.API_VERSIONS
+                && key != ApiKeys.SASL_HANDSHAKE && key != ApiKeys.SASL_AUTHENTICATE) {
+            // nothing is parsed for a client that has not authenticated; Apache Kafka closes such a connection too
+            throw new MalformedRequest(key + " before SASL authentication");
+        }
         if (!key.isVersionSupported(version)) {
             // the classes cannot even read it, so there is no answer the client could read either
             throw new MalformedRequest(key + " v" + version + " is outside every version this broker can read");
@@ -82,6 +93,17 @@ final class KafkaDispatcher {
         if (!gate.enter()) {
             throw new MalformedRequest("the broker is shutting down");
         }
+        try {
+            return answer(session, key, version, correlationId, header, request);
+        } catch (RuntimeException e) {
+            // the answer's future exits the gate; a failure before it exists must do so here
+            gate.exit();
+            throw new MalformedRequest(key + " v" + version + " request failed: " + e);
+        }
+    }
+
+    private CompletableFuture<ByteBuffer> answer(KafkaSession session, ApiKeys key, short version,
+            int correlationId, RequestHeader header, AbstractRequest request) {
         boolean noAnswer = key == ApiKeys.PRODUCE && ((ProduceRequestData) request.data()).acks() == 0;
         short headerVersion = header.apiKey().responseHeaderVersion(version);
         KafkaApis.Entry entry = apis.entry(key);
@@ -89,9 +111,11 @@ final class KafkaDispatcher {
         ApiException refusal = entry == null || !entry.supports(version)
                 ? new UnsupportedVersionException(key + " v" + version + " is not served") : refusal(session, key);
         if (refusal != null) {
-            body = CompletableFuture.completedFuture(errorAnswer(key, request, refusal));
+            // answered inside the future below, which exits the admission gate whatever happens
+            body = CompletableFuture.failedFuture(refusal);
         } else if (key == ApiKeys.SASL_HANDSHAKE) {
-            body = CompletableFuture.completedFuture(sasl.handshake(session, (SaslHandshakeRequestData) request.data()));
+            body = CompletableFuture.completedFuture(sasl.handshake(session, version,
+                    (SaslHandshakeRequestData) request.data()));
         } else if (key == ApiKeys.SASL_AUTHENTICATE) {
             SaslAuthenticateRequestData auth = (SaslAuthenticateRequestData) request.data();
             // token verification may fetch keys (JWKS): off the event loop; the connection's next request waits
@@ -134,6 +158,23 @@ final class KafkaDispatcher {
         });
     }
 
+    /**
+     * The answer to a raw SASL token (the frame after a SaslHandshake v0): the server's token, size-prefixed, or a
+     * failed future when the token is refused (the connection is then closed: v0 has no way to carry an error).
+     */
+    CompletableFuture<ByteBuffer> saslToken(KafkaSession session, byte[] token) {
+        return CompletableFuture.supplyAsync(() -> {
+            SaslAuthenticateResponseData r = sasl.authenticate(session,
+                    new SaslAuthenticateRequestData().setAuthBytes(token));
+            if (r.errorCode() != Errors.NONE.code()) {
+                throw new SaslAuthenticationException("SASL " + session.mechanism() + " refused: "
+                        + r.errorMessage());
+            }
+            byte[] out = r.authBytes();
+            return ByteBuffer.allocate(4 + out.length).putInt(out.length).put(out).flip();
+        }, workers);
+    }
+
     /** Why this connection may not call {@code key} (authentication on): null when it may. */
     private ApiException refusal(KafkaSession session, ApiKeys key) {
         if (!sasl.required()) {
@@ -142,10 +183,6 @@ final class KafkaDispatcher {
         Access.Level level = KafkaApis.level(key);
         if (key == ApiKeys.API_VERSIONS || key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE) {
             return null;
-        }
-        if (!session.authenticated()) {
-            return new SaslAuthenticationException("authentication required: SASL PLAIN (the JWT as password) or"
-                    + " OAUTHBEARER");
         }
         Role role = session.caller("").role();
         if (level == Access.Level.PUBLIC || (role != null && role.allows(level))) {
@@ -181,7 +218,27 @@ final class KafkaDispatcher {
         if (!(cause instanceof ApiException)) {
             LOG.errorf(cause, "kafka %s failed", key);
         }
+        if (key == ApiKeys.PRODUCE) {
+            // kafka-clients' own error answer reads every partition's record set, which may be null
+            return produceError((ProduceRequestData) request.data(), cause);
+        }
         AbstractResponse response = request.getErrorResponse(0, cause);
         return response == null ? null : response.data();
+    }
+
+    /** Every partition of {@code request} answered with {@code failure}'s error; the records are not read. */
+    static ProduceResponseData produceError(ProduceRequestData request, Throwable failure) {
+        ApiError error = ApiError.fromThrowable(failure);
+        ProduceResponseData out = new ProduceResponseData();
+        for (ProduceRequestData.TopicProduceData td : request.topicData()) {
+            ProduceResponseData.TopicProduceResponse tr = new ProduceResponseData.TopicProduceResponse()
+                    .setName(td.name()).setTopicId(td.topicId());
+            for (ProduceRequestData.PartitionProduceData pd : td.partitionData()) {
+                tr.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse().setIndex(pd.index())
+                        .setBaseOffset(-1).setErrorCode(error.error().code()).setErrorMessage(error.message()));
+            }
+            out.responses().add(tr);
+        }
+        return out;
     }
 }

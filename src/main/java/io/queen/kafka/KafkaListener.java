@@ -101,7 +101,8 @@ public class KafkaListener {
                 CompletableFuture.completedFuture(new ApiVersionsResponseData().setErrorCode(Errors.NONE.code())
                         .setApiKeys(table.versions())));
         // the SASL exchange changes the connection's state: the dispatcher answers it itself
-        table.serve(ApiKeys.SASL_HANDSHAKE, 1, 1, (c, v, r) -> {
+        // v0 too: librdkafka only sees SASL support when the range includes it, kafka-python sends v0
+        table.serve(ApiKeys.SASL_HANDSHAKE, 0, 1, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");
         }).serve(ApiKeys.SASL_AUTHENTICATE, 2, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");
@@ -114,7 +115,8 @@ public class KafkaListener {
         NetServer s = vertx.createNetServer(options).connectHandler(socket -> {
             String host = socket.remoteAddress() == null ? "" : socket.remoteAddress().hostAddress();
             new KafkaConnection(socket, vertx.getOrCreateContext(), dispatcher, maxFrame,
-                    config.maxInflightPerConnection(), new KafkaSession(host, defaultTenant)).start();
+                    config.maxInflightPerConnection(), new KafkaSession(host, defaultTenant), config.readTimeoutMs(),
+                    config.idleTimeoutMs()).start();
         });
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.infof("Kafka listener on %s:%d%s, advertised as %s:%d", config.host(), server.actualPort(),

@@ -17,6 +17,8 @@ final class KafkaSession {
     private volatile boolean authenticated;
     /** The SASL mechanism the handshake chose (event-loop thread only). */
     private String mechanism;
+    /** A SaslHandshake v0 was accepted: the next frame is a raw SASL token (event-loop thread only). */
+    private boolean rawTokenNext;
     /** The call of this connection's latest in-order request (event-loop thread only). */
     private CompletableFuture<?> lastOrderedCall =
             CompletableFuture.completedFuture(null);
@@ -60,5 +62,16 @@ final class KafkaSession {
 
     void mechanism(String m) {
         mechanism = m;
+    }
+
+    void rawTokenNext() {
+        rawTokenNext = true;
+    }
+
+    /** Whether the next frame is a raw SASL token; asking clears it. Event-loop thread only. */
+    boolean expectsRawToken() {
+        boolean next = rawTokenNext;
+        rawTokenNext = false;
+        return next;
     }
 }

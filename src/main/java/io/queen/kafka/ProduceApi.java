@@ -16,6 +16,7 @@ import io.queen.push.SegmentPacker;
 import io.queen.segment.TransactionHash;
 import io.queen.segment.Uuid7;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -66,6 +67,7 @@ class ProduceApi implements KafkaApiProvider {
     private final PushSpool spool;
     private final OpsMeter meter;
     private final long maxBatchBytes;
+    private final QueenConfig.Kafka limits;
     private final int zstdLevel;
     private final TransactionCoordinator transactions;
     private final ExecutorService answers = Executors
@@ -83,6 +85,7 @@ class ProduceApi implements KafkaApiProvider {
         this.spool = spool;
         this.meter = meter;
         this.maxBatchBytes = config.kafka().maxBatchBytes().asLongValue();
+        this.limits = config.kafka();
     }
 
     @Override
@@ -140,6 +143,9 @@ class ProduceApi implements KafkaApiProvider {
         // staging does not write the log: only the commit waits for push maintenance
         boolean refused = !transactional && spool.holdsPushes();
         List<Lane> lanes = new ArrayList<>();
+        ProducedRecords reader = new ProducedRecords(limits.maxDecompressedBatchBytes().asLongValue(),
+                limits.maxDecompressedRequestBytes().asLongValue(), limits.maxBatchRecords(),
+                limits.maxRequestRecords());
         int index = 0;
         for (ProduceRequestData.TopicProduceData td : request.topicData()) {
             TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
@@ -158,13 +164,21 @@ class ProduceApi implements KafkaApiProvider {
                     continue;
                 }
                 Lane lane = new Lane(td.name(), Integer.toString(pd.index()), pr);
+                if (!(pd.records() instanceof MemoryRecords records) || !records.batches().iterator().hasNext()) {
+                    // Apache Kafka: "must have at least one record batch per partition"
+                    pr.setErrorCode(Errors.INVALID_RECORD.code()).setErrorMessage("a partition without records");
+                    continue;
+                }
                 if (largestBatch((MemoryRecords) pd.records()) > maxBatchBytes) {
                     pr.setErrorCode(Errors.MESSAGE_TOO_LARGE.code()).setErrorMessage("a record batch is larger than "
                             + maxBatchBytes + " bytes (QUEEN_KAFKA_MAX_BATCH_BYTES)");
                     continue;
                 }
                 try {
-                    index = items(lane, (MemoryRecords) pd.records(), index, transactional);
+                    index = items(lane, records, index, transactional, reader);
+                } catch (ProducedRecords.Refused e) {
+                    pr.setErrorCode(e.error.code()).setErrorMessage(e.getMessage());
+                    continue;
                 } catch (CorruptRecordException e) {
                     pr.setErrorCode(Errors.CORRUPT_MESSAGE.code()).setErrorMessage(e.getMessage());
                     continue;
@@ -209,11 +223,13 @@ class ProduceApi implements KafkaApiProvider {
         return max;
     }
 
-    private static int items(Lane lane, MemoryRecords records, int index, boolean transactional) {
-        if (records == null) {
-            return index;
-        }
+    private static int items(Lane lane, MemoryRecords records, int index, boolean transactional,
+            ProducedRecords reader) throws ProducedRecords.Refused {
+        ByteBuffer buffer = records.buffer();
+        int at = buffer.position();
         for (RecordBatch batch : records.batches()) {
+            ByteBuffer bytes = buffer.slice(at, batch.sizeInBytes());
+            at += batch.sizeInBytes();
             if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
                 throw new IllegalArgumentException("record batches of magic " + batch.magic()
                         + " are not accepted (v2 only)");
@@ -239,7 +255,7 @@ class ProduceApi implements KafkaApiProvider {
                 lane.bytes = batch.sizeInBytes();
             }
             int i = 0;
-            for (Record r : batch) {
+            for (Record r : reader.read(batch, bytes)) {
                 UUID messageId = Uuid7.next();
                 String txn = idempotent
                         ? RecordEnvelope.TXN_PREFIX + batch.producerId() + ":" + batch.producerEpoch() + ":"

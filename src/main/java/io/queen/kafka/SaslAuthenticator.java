@@ -14,7 +14,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.jboss.logging.Logger;
 
 /**
- * SaslHandshake (v1: the authentication bytes then travel in SaslAuthenticate requests) and SaslAuthenticate with
+ * SaslHandshake (v1: the authentication bytes then travel in SaslAuthenticate requests; v0: as raw size-prefixed
+ * frames, Kafka's framing before SaslAuthenticate, which kafka-python still uses) and SaslAuthenticate with
  * the broker's JWTs: {@code PLAIN} takes the token as the password (the user name is not used), {@code OAUTHBEARER}
  * the token its client sends (RFC 7628). A valid token gives the connection the tenant, subject and role the same
  * token gives an HTTP request. With authentication off, any credentials are accepted and change nothing (as a
@@ -36,12 +37,19 @@ class SaslAuthenticator {
         return tokens.required();
     }
 
-    SaslHandshakeResponseData handshake(KafkaSession session, SaslHandshakeRequestData request) {
+    /**
+     * Chooses the mechanism. Version 0 (kafka-python, older librdkafka) means the client's SASL tokens follow as
+     * raw size-prefixed frames, not SaslAuthenticate requests.
+     */
+    SaslHandshakeResponseData handshake(KafkaSession session, short version, SaslHandshakeRequestData request) {
         SaslHandshakeResponseData out = new SaslHandshakeResponseData().setMechanisms(MECHANISMS);
         if (!MECHANISMS.contains(request.mechanism())) {
             return out.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code());
         }
         session.mechanism(request.mechanism());
+        if (version == 0) {
+            session.rawTokenNext();
+        }
         return out.setErrorCode(Errors.NONE.code());
     }
 

@@ -20,24 +20,39 @@ import java.util.concurrent.atomic.LongAdder;
  * Sits in the listening channel's pipeline and sees every accepted connection before the HTTP server does:
  * closes it at once when the total or its address's count of open connections is at the cap (nothing is
  * allocated for it but the socket the kernel already made), otherwise counts it until it closes and gives it a
- * {@link Deadline}. Thread-safe: accepts run on the acceptor loop, closes on any loop.
+ * {@link Deadline} and a {@link MalformedBody} answer. The last {@code reserved} slots of the total go only to
+ * addresses holding fewer than {@code reservedPerAddress} connections: a few addresses with many idle sockets
+ * cannot take the slots a health check or an ordinary client needs. Thread-safe: accepts run on the acceptor
+ * loop, closes on any loop.
  */
 @ChannelHandler.Sharable
 final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final int maxTotal;
     private final int maxPerAddress;
     private final long headerNanos;
+    private final long firstByteNanos;
     private final long keepAliveNanos;
+    private final int reserved;
+    private final int reservedPerAddress;
     private final AtomicInteger open = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perAddress = new ConcurrentHashMap<>();
     final LongAdder rejected = new LongAdder();
     final LongAdder timedOut = new LongAdder();
 
     ConnectionGuard(int maxTotal, int maxPerAddress, long headerMs, long keepAliveMs) {
+        this(maxTotal, maxPerAddress, headerMs, headerMs, keepAliveMs, 0, 0);
+    }
+
+    ConnectionGuard(int maxTotal, int maxPerAddress, long headerMs, long firstByteMs, long keepAliveMs,
+            int reserved, int reservedPerAddress) {
         this.maxTotal = maxTotal;
         this.maxPerAddress = maxPerAddress;
         this.headerNanos = TimeUnit.MILLISECONDS.toNanos(headerMs);
+        this.firstByteNanos = TimeUnit.MILLISECONDS.toNanos(firstByteMs > 0 ? Math.min(firstByteMs, headerMs)
+                : headerMs);
         this.keepAliveNanos = TimeUnit.MILLISECONDS.toNanos(keepAliveMs);
+        this.reserved = reserved;
+        this.reservedPerAddress = reservedPerAddress;
     }
 
     int open() {
@@ -51,17 +66,18 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             return;
         }
         InetAddress address = address(child.remoteAddress());
-        if (maxTotal > 0 && open.incrementAndGet() > maxTotal) {
+        int total = open.incrementAndGet();
+        if (maxTotal > 0 && total > maxTotal) {
             open.decrementAndGet();
             reject(child);
             return;
-        } else if (maxTotal <= 0) {
-            open.incrementAndGet();
         }
         AtomicInteger mine = null;
         if (address != null) {
             mine = perAddress.computeIfAbsent(address, a -> new AtomicInteger());
-            if (mine.incrementAndGet() > maxPerAddress && maxPerAddress > 0) {
+            int held = mine.incrementAndGet();
+            boolean inReserve = maxTotal > 0 && reserved > 0 && total > maxTotal - reserved;
+            if ((held > maxPerAddress && maxPerAddress > 0) || (inReserve && held > reservedPerAddress)) {
                 release(address, mine);
                 open.decrementAndGet();
                 reject(child);
@@ -75,6 +91,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
                 release(address, counted);
             }
         });
+        child.pipeline().addFirst(MalformedBody.NAME, new MalformedBody());
         if (headerNanos > 0) {
             child.pipeline().addFirst("queen-deadline", newDeadline());
         }
@@ -144,7 +161,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             this.ctx = ctx;
-            deadline = System.nanoTime() + headerNanos;
+            // a connection that sends nothing at all frees its slot sooner than a head in progress
+            deadline = System.nanoTime() + firstByteNanos;
         }
 
         @Override

@@ -35,7 +35,8 @@ public class ConnectionGuardInstaller {
 
     ConnectionGuardInstaller(ConnectionLimits limits, MeterRegistry registry) {
         this.guard = new ConnectionGuard(limits.maxConnections(), limits.maxConnectionsPerAddress(),
-                limits.headerTimeoutMs(), limits.keepAliveTimeoutMs());
+                limits.headerTimeoutMs(), limits.firstByteTimeoutMs(), limits.keepAliveTimeoutMs(),
+                limits.reservedConnections(), limits.reservedPerAddress());
         Gauge.builder("queen.http.connections.open", guard, ConnectionGuard::open)
                 .description("HTTP connections open (counted by the connection guard)").register(registry);
         FunctionCounter.builder("queen.http.connections.rejected", guard.rejected, a -> a.doubleValue())

@@ -22,6 +22,22 @@ public interface ConnectionLimits {
     long headerTimeoutMs();
 
     /**
+     * Milliseconds a new connection may stay silent before its first byte (at most the header timeout): clients
+     * send their request as soon as they connect, so an idle socket frees its slot sooner than it is re-taken.
+     */
+    long firstByteTimeoutMs();
+
+    /**
+     * The last slots of {@link #maxConnections} kept for addresses holding fewer than
+     * {@link #reservedPerAddress} connections: a connection that would take one from an address holding more is
+     * closed at once. 0 = no reserve.
+     */
+    int reservedConnections();
+
+    /** Connections an address may hold and still take a reserved slot. */
+    int reservedPerAddress();
+
+    /**
      * Milliseconds a keep-alive connection may sit between an answer and the next request's first byte. A
      * request in progress (a parked long poll included) is not idle in this sense; the server's idle timeout
      * ({@code quarkus.http.idle-timeout}, above the longest long poll) covers it.

@@ -393,6 +393,15 @@ public class PushFusion {
             dispatch();
         }
 
+        /** A lane whose segment could not be built: its items fail, the lane takes the next ones. */
+        void fail(Lane lane, List<Pending> seg, Throwable error) {
+            lane.inflight = false;
+            lane.lastUsedNanos = System.nanoTime();
+            Verdict failed = Verdict.failed(error);
+            seg.forEach(p -> p.complete(failed));
+            markReady(lane);
+        }
+
         /** Duplicates are answered; the survivors go back to the FRONT of the lane, ahead of newer arrivals. */
         private void requeueSurvivors(Lane lane, List<Pending> seg, PushStore.SegmentResult r,
                 Map<Integer, UUID> originalIds) {
@@ -421,16 +430,30 @@ public class PushFusion {
     }
 
     /** Runs on a virtual thread: build and compress the segments, commit the bundle, resolve duplicates. */
-    private void flush(Shard shard, List<Lane> bundle, List<List<Pending>> frames) {
+    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames) {
         PushStore.SegmentResult[] results = null;
         Map<Integer, Map<Integer, UUID>> originals = new HashMap<>();
         Throwable error = null;
+        List<Lane> bundle = new ArrayList<>(fused.size());
+        List<List<Pending>> frames = new ArrayList<>(fused.size());
         try {
-            List<PushStore.SegmentWrite> writes = new ArrayList<>(bundle.size());
-            for (int i = 0; i < bundle.size(); i++) {
-                writes.add(buildSegment(bundle.get(i), frames.get(i)));
+            List<PushStore.SegmentWrite> writes = new ArrayList<>(fused.size());
+            for (int i = 0; i < fused.size(); i++) {
+                // a segment that cannot be built fails its own partition's pushes, not the bundle's others
+                PushStore.SegmentWrite w;
+                try {
+                    w = buildSegment(fused.get(i), fusedFrames.get(i));
+                } catch (RuntimeException | OutOfMemoryError e) {
+                    Lane lane = fused.get(i);
+                    List<Pending> seg = fusedFrames.get(i);
+                    shard.loop.execute(() -> shard.fail(lane, seg, e));
+                    continue;
+                }
+                writes.add(w);
+                bundle.add(fused.get(i));
+                frames.add(fusedFrames.get(i));
             }
-            results = store.pushBundle(writes);
+            results = writes.isEmpty() ? new PushStore.SegmentResult[0] : store.pushBundle(writes);
             // committed: from here on nothing may turn these verdicts into failures
             for (int i = 0; i < results.length; i++) {
                 if (!results[i].duplicate()) {
@@ -467,7 +490,9 @@ public class PushFusion {
                             r.baseOffset() + n - 1));
                 }
             }
-            commits.increment();
+            if (results.length > 0) {
+                commits.increment();
+            }
             messages.increment(msgs);
             if (!committed.isEmpty()) {
                 for (CommitListener l : listeners) {

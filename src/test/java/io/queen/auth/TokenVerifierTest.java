@@ -63,6 +63,18 @@ class TokenVerifierTest {
     }
 
     @Test
+    void aTokenIssuedInTheFutureIsRefusedBeyondTheClockSkew() throws Exception {
+        Instant now = Instant.now();
+        String dayAhead = Jwt.claims().subject("s1").claim("role", "admin").issuedAt(now.plusSeconds(86_400))
+                .expiresAt(now.plusSeconds(2 * 86_400)).signWithSecret(SECRET);
+        assertThrows(ParseException.class, () -> hmac().verify(dayAhead));
+        // within the 60 s allowance: a clock a little ahead of the broker's
+        String slightlyAhead = Jwt.claims().subject("s2").claim("role", "admin").issuedAt(now.plusSeconds(20))
+                .expiresAt(now.plusSeconds(600)).signWithSecret(SECRET);
+        assertEquals("s2", hmac().verify(slightlyAhead).getSubject());
+    }
+
+    @Test
     void expIsRequiredButIssuerAndAudienceOnlyWhenConfigured() throws Exception {
         long now = Instant.now().getEpochSecond();
         String minimal = "{\"sub\":\"c1\",\"role\":\"admin\",\"iat\":" + now + ",\"exp\":" + (now + 600) + "}";

@@ -188,7 +188,9 @@ class ReadTest {
                 "{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":\"1\"}]}",
                 "{\"entries\":[{\"queue\":\"m-fetch\",\"offset\":0,\"maxBytes\":0}]}",
                 "{\"entries\":[{\"queue\":\"m-fetch\",\"partition\":{},\"offset\":0}]}",
-                "{\"entries\":[],\"maxWaitMs\":-5}")) {
+                "{\"entries\":[],\"maxWaitMs\":-5}", "{\"entries\":[],\"maxWaitMs\":-1e40}",
+                "{\"entries\":[],\"maxWaitMs\":1e40}", "{\"entries\":[],\"maxWaitMs\":18446744073709551616}",
+                "{\"entries\":[],\"maxWaitMs\":1.5}")) {
             Http.Reply r = Http.post("/api/v1/fetch", bad);
             assertEquals(400, r.status(), bad + " -> " + r.body());
             assertTrue(json(r.body()).has("error"));

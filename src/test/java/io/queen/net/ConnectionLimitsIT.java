@@ -103,7 +103,7 @@ class ConnectionLimitsIT {
     }
 
     /** Sockets the server has not closed: a read that times out (nothing to read, no EOF) means open. */
-    private static int countOpen(List<Socket> sockets) throws IOException {
+    static int countOpen(List<Socket> sockets) throws IOException {
         int open = 0;
         for (Socket s : sockets) {
             if (s.isClosed()) {
