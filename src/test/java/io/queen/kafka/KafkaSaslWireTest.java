@@ -184,7 +184,10 @@ class KafkaSaslWireTest extends KafkaListenerClients {
         KafkaToolsTest.Run r = KafkaToolsTest.run(null, List.of(KafkaToolsTest.PYTHON.toString(), "-c", script,
                 bootstrap(), Tokens.token("ck", "admin", "tenant-c")));
         assertEquals(0, r.exit(), r.out());
-        assertEquals("0 v0\n1 v1\n2 v2\n", r.out());
+        // librdkafka's own log lines ("%3|...") share the output: c.close() can tear down a coordinator connection
+        // in the middle of its handshake and say so; what was read is the script's lines
+        assertEquals("0 v0\n1 v1\n2 v2\n", r.out().lines().filter(l -> !l.startsWith("%"))
+                .map(l -> l + "\n").collect(java.util.stream.Collectors.joining()), r.out());
     }
 
     @Test
