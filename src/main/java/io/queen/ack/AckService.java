@@ -116,8 +116,9 @@ public class AckService {
         List<String> askLeases = null;
         for (int i = 0; i < items.size(); i++) {
             AckItem it = items.get(i);
-            // a popped batch's items are adjacent and share (partition, lease): one look-up per batch
-            if (i > 0 && groups[i - 1] != null && Objects.equals(it.partitionId(), items.get(i - 1).partitionId())
+            // a popped batch's items are adjacent and share (partition, lease): one look-up per batch (an item
+            // left null here is resolved with its batch's first from the cursor rows below)
+            if (i > 0 && Objects.equals(it.partitionId(), items.get(i - 1).partitionId())
                     && Objects.equals(it.leaseId(), items.get(i - 1).leaseId())) {
                 groups[i] = groups[i - 1];
                 continue;
@@ -152,10 +153,10 @@ public class AckService {
     }
 
     /**
-     * An ack call ({@code /ack}, {@code /ack/batch}) for one consumer group: (partition, lease) groups that name exactly a batch this
-     * broker delivered, all positive, commit positionally through {@link AckFusion} (shared transactions, no sidecar
-     * lookup); everything else, and any group the positional commit refuses, runs the decision procedure in one
-     * transaction of its own. Per-item answers are the same either way.
+     * An ack call ({@code /ack}, {@code /ack/batch}) for one consumer group: (partition, lease) groups that name
+     * exactly a batch this broker delivered, all positive, commit positionally through {@link AckFusion} (shared
+     * transactions, no sidecar lookup); everything else, and any group the positional commit refuses, runs the
+     * decision procedure in one transaction of its own. Per-item answers are the same either way.
      */
     private List<AckResult> acknowledgeFor(UUID tenant, List<AckItem> items, String group) throws SQLException {
         AckResult[] results = new AckResult[items.size()];
