@@ -3,7 +3,6 @@ package io.queen.api;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -14,11 +13,10 @@ import org.jboss.logging.Logger;
 /**
  * Checks made before anything reads a body, answered in the API's JSON error shape. The request body limit
  * ({@code QUEEN_MAX_BODY_BYTES}): a request that declares a larger Content-Length is a 413 before any body byte is
- * read; a chunked body is refused as soon as it grows past the limit (a 413, then the connection is closed, so the
- * rest is never read; on routes whose body the resource streams, the HTTP server's own 413 comes without a body).
- * A body with an explicitly non-JSON Content-Type is a 415 (bodies are JSON); a missing one is
- * accepted. With authentication on,
- * the 415 is left to the access filter, which answers it only after the caller is authenticated (an anonymous
+ * read; a chunked body is refused as soon as it grows past the limit. Both 413s end with a lingering close
+ * ({@link LingeringClose}): at most another limit's worth of the rest is read and dropped. On routes whose body the
+ * resource streams, the HTTP server's own 413 comes without a body. A body with an explicitly non-JSON
+ * Content-Type is a 415 (bodies are JSON); a missing one is accepted. With authentication on, the 415 is left to the access filter, which answers it only after the caller is authenticated (an anonymous
  * request learns 401, not which bodies a route takes). A request's {@code Accept} is ignored on the broker's own
  * routes, which each answer one type whatever it says. Stateless.
  */
@@ -59,7 +57,7 @@ public class RouterErrors {
                 rc.response().setStatusCode(413).putHeader("Content-Type", "application/json")
                         .putHeader("Connection", "close").end("{\"error\":\"Request body too large: the limit is "
                                 + limit + " bytes (QUEEN_MAX_BODY_BYTES)\"}")
-                        .onComplete(done -> closeHttp1(rc.request()));
+                        .onComplete(done -> LingeringClose.after(rc.request(), limit));
                 return;
             }
             if (status >= 400 && status < 500) {
@@ -95,7 +93,7 @@ public class RouterErrors {
                                 .putHeader("Connection", "close")
                                 .end("{\"error\":\"Request body too large: " + len.strip() + " bytes, the limit is "
                                         + limit + " (QUEEN_MAX_BODY_BYTES)\"}")
-                                .onComplete(done -> closeHttp1(rc.request()));
+                                .onComplete(done -> LingeringClose.after(rc.request(), limit));
                         return;
                     }
                 } catch (NumberFormatException e) {
@@ -121,13 +119,6 @@ public class RouterErrors {
     static boolean answersOneType(String path) {
         return path.startsWith("/api/") || path.startsWith("/streams/") || path.equals("/health")
                 || path.equals("/metrics");
-    }
-
-    /** Closes an HTTP/1 request's connection (an HTTP/2 stream's body is bounded by the server's own limit). */
-    static void closeHttp1(HttpServerRequest r) {
-        if (r.version() != HttpVersion.HTTP_2) {
-            r.connection().close();
-        }
     }
 
     /** Whether a request with these headers declares a body (see {@link #hasBody}) that is not JSON. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -123,5 +124,18 @@ class BodyLimitTest {
         assertRefusedEarly(push, "push");
         assertTrue(push.body().contains("QUEEN_MAX_BODY_BYTES"), push.body());
         assertEquals("{\"error\"", push.body().substring(0, 8));
+    }
+
+    @Test
+    void everyClientSendingTooMuchReadsItsAnswer() {
+        // The JDK client writes its whole body before it reads the answer. A broker that closed the socket with
+        // body bytes still unread sent a reset, which threw the unread 413 away: under load 3 in 40 such requests
+        // failed with "header parser received no bytes". The lingering close lets every one read its answer.
+        String big = "{\"items\":[{\"queue\":\"q-big\",\"payload\":\"" + "x".repeat((int) LIMIT + (1 << 20)) + "\"}]}";
+        for (int i = 0; i < 20; i++) {
+            Http.Reply r = Http.post("/api/v1/push", big);
+            assertEquals(413, r.status(), r.body());
+            assertTrue(r.body().contains("QUEEN_MAX_BODY_BYTES"), r.body());
+        }
     }
 }
