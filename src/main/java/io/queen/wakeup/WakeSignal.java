@@ -38,7 +38,7 @@ public final class WakeSignal {
         fire(false);
     }
 
-    /** {@code hotListed}: the work is on a pop group's hot list (this broker's fused commit, a partition handed back). */
+    /** {@code hotListed}: the work is on a pop group's hot list (a fused commit here, a partition handed back). */
     void fire(boolean hotListed) {
         lock.lock();
         try {
