@@ -1,13 +1,15 @@
 package io.queen.ack;
 
 import io.queen.api.Ids;
+import io.queen.lease.AckRegistry;
+import io.queen.lease.LeaseDirectory;
 import io.queen.metrics.OpsMeter;
-import io.queen.pop.LeaseDirectory;
-import io.queen.pop.PopWaiters;
 import io.queen.queue.Names;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
+import io.queen.wakeup.PopWaiters;
+import io.queen.wakeup.WakeSignal;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -194,7 +196,7 @@ public class AckService {
                 // each queue's wake-up generation before the acks run: a push committed while they ran is
                 // announced by then or after their commit, so an idle verdict can skip the wake-up only if the
                 // generation is unchanged after the commit
-                PopWaiters.Signal[] signals = new PopWaiters.Signal[positional.size()];
+                WakeSignal[] signals = new WakeSignal[positional.size()];
                 long[] generations = new long[positional.size()];
                 for (int i = 0; i < positional.size(); i++) {
                     signals[i] = waiters.queue(tenant, positionalBatches.get(i).queue());

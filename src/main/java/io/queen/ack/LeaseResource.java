@@ -11,7 +11,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.pop.LeaseDirectory;
+import io.queen.lease.LeaseDirectory;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;

@@ -15,7 +15,7 @@ import io.queen.auth.Callers;
 import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.metrics.OpsMeter;
-import io.queen.pop.PopWaiters;
+import io.queen.wakeup.PopWaiters;
 import io.queen.push.PushEncryption;
 import io.queen.push.PushItem;
 import io.queen.push.PushRequestParser;

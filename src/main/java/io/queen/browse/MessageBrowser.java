@@ -8,7 +8,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
-import io.queen.kafka.RecordEnvelope;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;

@@ -3,7 +3,8 @@ package io.queen.browse;
 import jakarta.inject.Inject;
 import io.queen.config.QueenConfig;
 import io.queen.pop.ParkingBudget;
-import io.queen.pop.PopWaiters;
+import io.queen.wakeup.PopWaiters;
+import io.queen.wakeup.WakeSignal;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -55,7 +56,7 @@ public class OffsetReader {
             Integer[] maxBytes, long budget, int maxRecords, long maxWaitMs, long minBytes) throws SQLException {
         long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
         boolean oneQueue = Arrays.stream(queues).distinct().count() == 1;
-        PopWaiters.Signal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
+        WakeSignal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
         while (true) {
             long seen = signal.generation();
             List<ReadStore.FetchRow> rows = store.fetch(tenant, queues, partitions, offsets, maxBytes, budget,

@@ -4,6 +4,7 @@ import io.queen.browse.OffsetReader;
 import io.queen.browse.ReadStore;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import jakarta.enterprise.context.ApplicationScoped;

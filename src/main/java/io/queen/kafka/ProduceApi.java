@@ -5,6 +5,7 @@ import io.queen.api.ApiException;
 import io.queen.auth.Caller;
 import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.kafka.txn.TransactionCoordinator;
 import io.queen.kafka.txn.TxnStore;
 import io.queen.maintenance.PushSpool;

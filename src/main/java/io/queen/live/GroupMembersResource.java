@@ -7,12 +7,8 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Input;
 import io.queen.api.Json;
-import io.queen.api.Times;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
-import io.queen.config.QueenConfig;
-import io.queen.kafka.group.GroupCoordinator;
-import jakarta.enterprise.inject.Instance;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -76,34 +72,11 @@ public class GroupMembersResource {
         return Json.ok(out);
     }
 
-    @Inject QueenConfig config;
-    @Inject Instance<GroupCoordinator> kafkaGroups;
+    @Inject KafkaGroupMembers kafkaGroups;
 
     /** The Kafka group of that name this broker coordinates, or JSON null (listener off, or no such membership). */
     private JsonNode kafka(UUID tenant, String group) {
-        // with the listener off the coordinator is never created (it runs a timer thread)
-        GroupCoordinator.GroupSnapshot snap = config.kafka().enabled() ? kafkaGroups.get().snapshot(tenant, group)
-                : null;
-        if (snap == null) {
-            return NullNode.getInstance();
-        }
-        ObjectNode k = Json.MAPPER.createObjectNode();
-        k.put("state", snap.state());
-        k.put("protocolType", snap.protocolType());
-        k.put("protocol", snap.protocol());
-        ArrayNode members = k.putArray("members");
-        for (GroupCoordinator.MemberSnapshot m : snap.members()) {
-            ObjectNode o = members.addObject();
-            o.put("memberId", m.memberId());
-            o.put("groupInstanceId", m.instanceId());
-            o.put("clientId", m.clientId());
-            o.put("clientHost", m.clientHost());
-            ArrayNode a = o.putArray("assignments");
-            for (org.apache.kafka.common.TopicPartition tp : m.assigned()) {
-                a.addObject().put("topic", tp.topic()).put("partition", tp.partition());
-            }
-            o.put("joinedAt", Times.millis(m.joinedAt()));
-        }
-        return k;
+        ObjectNode k = kafkaGroups.describe(tenant, group);
+        return k == null ? NullNode.getInstance() : k;
     }
 }

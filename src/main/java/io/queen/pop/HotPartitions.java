@@ -45,7 +45,7 @@ public class HotPartitions {
 
     private final ConcurrentHashMap<QueueKey, ConcurrentHashMap<String, Hot>> byQueue = new ConcurrentHashMap<>();
 
-    /** Called by {@link PopWaiters} for this broker's fused commits, before it wakes the parked pops. */
+    /** Called by {@link FusedCommitListener} for this broker's fused commits, before it wakes the parked pops. */
     void committed(List<PushFusion.Committed> segments) {
         for (PushFusion.Committed c : segments) {
             ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(c.tenant(), c.queue()));

@@ -3,16 +3,19 @@ package io.queen.pop;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.queen.ack.AckRegistry;
 import io.queen.api.ErrorMappers;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
+import io.queen.lease.AckRegistry;
+import io.queen.lease.LeaseDirectory;
 import io.queen.metrics.OpsMeter;
 import io.queen.queue.QueueFlags;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.shutdown.DrainState;
+import io.queen.wakeup.PopWaiters;
+import io.queen.wakeup.WakeSignal;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -139,7 +142,7 @@ public class PopService {
 
     public Result pop(UUID tenant, PopRequest r, BooleanSupplier clientGone) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
-        PopWaiters.Signal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
+        WakeSignal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
         long safety = TimeUnit.MILLISECONDS.toNanos(Math.max(10, config.pop().recheckIntervalMs()));
         boolean counted = false;
         OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
@@ -249,7 +252,7 @@ public class PopService {
      * Waits for a wake-up (true) or until {@code until} (false), looking at the client every
      * {@link #CLIENT_CHECK_NANOS}: a client that left ends the wait without any database work.
      */
-    private static boolean park(PopWaiters.Signal signal, long seen, long until, BooleanSupplier clientGone)
+    private static boolean park(WakeSignal signal, long seen, long until, BooleanSupplier clientGone)
             throws InterruptedException {
         while (true) {
             long left = until - System.nanoTime();
@@ -341,7 +344,7 @@ public class PopService {
     }
 
     /** Waits for a commit to the queue or the hold's end; a busy queue is measured at most every HOLD_PROBE_MS. */
-    private static void awaitFill(PopWaiters.Signal signal, long seen, long holdUntil) throws InterruptedException {
+    private static void awaitFill(WakeSignal signal, long seen, long holdUntil) throws InterruptedException {
         if (signal.awaitChange(seen, holdUntil - System.nanoTime())) {
             long left = holdUntil - System.nanoTime();
             if (left > 0) {
@@ -445,7 +448,7 @@ public class PopService {
             for (String partition : res.partitions()) {
                 hot.reoffer(tenant, queue, r.group(), partition);
             }
-            waiters.reoffered(tenant, queue);
+            waiters.hotListed(tenant, queue);
         }
         return res;
     }

@@ -5,7 +5,7 @@ import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
 import io.queen.api.ErrorMappers;
 import io.queen.metrics.OpsMeter;
-import io.queen.pop.PopWaiters;
+import io.queen.wakeup.PopWaiters;
 import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;

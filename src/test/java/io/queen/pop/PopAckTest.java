@@ -124,7 +124,7 @@ class PopAckTest {
      */
     @Test
     void notifyRoundsAreSpacedByTheInterval() throws Exception {
-        // another broker's LISTEN connection, as PopWaiters opens it (the name is how brokers find each other)
+        // another broker's LISTEN connection, as wakeup.WakeListener opens it (the name is how brokers find each other)
         try (Connection peer = ds.getConnection(); Statement st = peer.createStatement()) {
             st.execute("SET application_name = 'queen-listen'");
             st.execute("LISTEN queen_push");

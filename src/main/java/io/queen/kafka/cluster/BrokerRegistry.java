@@ -9,7 +9,6 @@ import io.queen.background.OutageWarning;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.KafkaListener;
 import io.queen.schema.SchemaApplier;
-import io.queen.sql.SqlCalls;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -50,7 +49,7 @@ public class BrokerRegistry {
     @Inject
     KafkaListener listener;
     @Inject
-    SqlCalls sql;
+    BrokerStore store;
     private final UUID instance = UUID.randomUUID();
     private volatile ClusterView view;
     /** This broker as registered (null before): its id stays this process's even when its view leaves it out. */
@@ -115,7 +114,7 @@ public class BrokerRegistry {
         view = view().withoutSelf();
         int id = nodeId();
         try {
-            sql.flag("SELECT queen.kafka_broker_leave_v1(?, ?)", id, instance);
+            store.leave(id, instance);
             LOG.infof("Kafka node %d left the cluster", id);
         } catch (SQLException e) {
             LOG.warnf("Kafka node %d could not deregister (%s); it drops out after %d ms", id,
@@ -151,18 +150,12 @@ public class BrokerRegistry {
     private void join() throws SQLException {
         KafkaNode address = advertised(ClusterView.NO_ID);
         Integer wanted = config().nodeId().isPresent() ? config().nodeId().getAsInt() : null;
-        int id = (int) sql.number("SELECT queen.kafka_broker_join_v1(?, ?, ?, ?, ?, ?)", wanted, instance,
-                address.host(), address.port(), address.rack() == null ? SqlCalls.NULL_TEXT : address.rack(),
-                sessionMs());
+        int id = store.join(wanted, instance, address, sessionMs());
         KafkaNode self = advertised(id);
         me = self;
         view = ClusterView.alone(self);
         LOG.infof("Kafka node %d registered as %s:%d", id, self.host(), self.port());
         beat();
-    }
-
-    /** A row of the heartbeat's answer: a live broker, and whether it is this process's own registration. */
-    private record Live(KafkaNode node, boolean mine) {
     }
 
     /**
@@ -178,14 +171,11 @@ public class BrokerRegistry {
         if (self == null) {
             return; // not registered (the listener is off)
         }
-        List<Live> rows = sql.list(
-                "SELECT node_id, host, port, rack, mine FROM queen.kafka_broker_heartbeat_v1(?, ?, ?)",
-                rs -> new Live(new KafkaNode(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getString(4)),
-                        rs.getBoolean(5)), self.id(), instance, sessionMs());
+        List<BrokerStore.Live> rows = store.heartbeat(self.id(), instance, sessionMs());
         lastBeatNanos = System.nanoTime();
-        List<KafkaNode> live = rows.stream().map(Live::node).toList();
+        List<KafkaNode> live = rows.stream().map(BrokerStore.Live::node).toList();
         ClusterView next = new ClusterView(self, live);
-        if (rows.stream().noneMatch(Live::mine)) {
+        if (rows.stream().noneMatch(BrokerStore.Live::mine)) {
             if (!takenOver) {
                 LOG.errorf("Kafka node %d is registered by another process now: this broker leads and coordinates"
                         + " nothing until it restarts", self.id());

@@ -10,7 +10,7 @@ import io.queen.kafka.Topics;
 import io.queen.kafka.group.GroupCoordinator;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.metrics.OpsMeter;
-import io.queen.pop.PopWaiters;
+import io.queen.wakeup.PopWaiters;
 import io.queen.push.PushStore;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,4 +1,4 @@
-package io.queen.pop;
+package io.queen.lease;
 
 import static io.queen.testing.Api.ackAll;
 import static io.queen.testing.Api.configure;

@@ -1,6 +1,7 @@
-package io.queen.pop;
+package io.queen.lease;
 
 import io.queen.sql.SqlCalls;
+import io.queen.wakeup.WakePublisher;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 
@@ -30,7 +31,7 @@ public class LeaseRelease {
                 pairs.leaseIds());
         if (released > 0) {
             // other brokers' parked pops do not re-query on a timer: tell them the work is claimable now
-            sql.execute("SELECT pg_notify('queen_push', ?)", PopWaiters.EVERYTHING);
+            sql.execute("SELECT pg_notify('queen_push', ?)", WakePublisher.EVERYTHING);
         }
         return released;
     }

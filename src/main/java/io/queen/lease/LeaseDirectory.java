@@ -1,4 +1,4 @@
-package io.queen.pop;
+package io.queen.lease;
 
 import jakarta.inject.Singleton;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.queen.ack;
+package io.queen.lease;
 
 import io.queen.config.QueenConfig;
 import jakarta.inject.Singleton;

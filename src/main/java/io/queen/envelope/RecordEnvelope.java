@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.envelope;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -40,12 +40,12 @@ public final class RecordEnvelope {
     private static final byte[] VALUE_FIELD = ",\"value\":".getBytes(StandardCharsets.US_ASCII);
 
     /** A record as Kafka clients see it. {@code key} and {@code value} may be null. */
-    record Kafka(long timestamp, byte[] key, byte[] value, Header[] headers) {
+    public record Kafka(long timestamp, byte[] key, byte[] value, Header[] headers) {
     }
 
     private RecordEnvelope() {}
 
-    static byte[] encode(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+    public static byte[] encode(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
         byte[] v = value == null ? null : bytes(value);
         boolean json = v != null && isJson(v);
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + (v == null ? 0 : v.length * (json ? 1 : 2)));
@@ -89,7 +89,7 @@ public final class RecordEnvelope {
     }
 
     /** The record a stored message stands for; {@code commitMillis} stamps a message that is no envelope. */
-    static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
+    public static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
         if (transactionId.startsWith(TXN_PREFIX)) {
             Kafka k = envelope(payload);
             if (k != null) {

@@ -1,0 +1,31 @@
+package io.queen.pop;
+
+import io.queen.push.PushFusion;
+import io.queen.wakeup.PopWaiters;
+import jakarta.inject.Singleton;
+import java.util.List;
+
+/**
+ * This broker's fused push commits as pops need them: the hot lists learn the partitions first, then the queue's
+ * parked pops wake (a pop that wakes to an empty hot list may go back to sleep) and other brokers are told.
+ * Stateless, thread-safe.
+ */
+@Singleton
+class FusedCommitListener implements PushFusion.CommitListener {
+    private final HotPartitions hot;
+    private final PopWaiters waiters;
+
+    FusedCommitListener(HotPartitions hot, PopWaiters waiters) {
+        this.hot = hot;
+        this.waiters = waiters;
+    }
+
+    @Override
+    public void committed(List<PushFusion.Committed> segments) {
+        hot.committed(segments);
+        for (PushFusion.Committed c : segments) {
+            waiters.hotListed(c.tenant(), c.queue());
+            waiters.publish(c.tenant(), c.queue());
+        }
+    }
+}
