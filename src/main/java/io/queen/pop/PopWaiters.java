@@ -186,6 +186,13 @@ public class PopWaiters implements PushFusion.CommitListener {
         }
     }
 
+    /** A caller's own transaction wrote to the queue and committed (transaction route, stream cycle, Kafka EndTxn). */
+    @Override
+    public void written(UUID tenant, String queue) {
+        wake(tenant, queue);
+        publish(tenant, queue);
+    }
+
     /** Announces a committed push to other brokers (NOTIFY queen_push), coalesced, after the commit. */
     public void publish(UUID tenant, String queue) {
         if (unpublished.add(tenant + "/" + queue)) {
