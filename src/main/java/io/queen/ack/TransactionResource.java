@@ -12,16 +12,12 @@ import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Caller;
 import io.queen.auth.Callers;
-import io.queen.auth.ProducerSub;
-import io.queen.config.QueenConfig;
 import io.queen.metrics.OpsMeter;
-import io.queen.wakeup.PopWaiters;
 import io.queen.push.PushEncryption;
+import io.queen.push.LogWriter;
 import io.queen.push.PushItem;
 import io.queen.push.PushRequestParser;
 import io.queen.push.PushStore;
-import io.queen.push.SegmentPacker;
-import io.queen.segment.TransactionHash;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -29,19 +25,21 @@ import jakarta.ws.rs.core.Response;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
 /**
  * {@code POST /api/v1/transaction} (API spec 3.8): pushes and acks in ONE PostgreSQL transaction, all or
- * nothing. Pushes commit through {@code queen.log_push_multi_v1} (partition rows locked in ascending id), then
- * acks run in ascending (partition_id, group): the global lock order. Any failing operation (an ack of an
- * unknown message, a duplicate transaction id, an invalid item) rolls everything back and answers
- * {@code success:false}; a malformed request is a 400.
+ * nothing. Pushes are written through {@link LogWriter.InTransaction} (one {@code queen.log_push_multi_v1} call,
+ * partition rows locked in ascending id), then acks run in ascending (partition_id, group): the global lock order.
+ * Any failing operation (an ack of an unknown message, a duplicate transaction id, an invalid item) rolls
+ * everything back and answers {@code success:false}; a malformed request is a 400.
  */
 @Path("/api/v1/transaction")
 public class TransactionResource {
@@ -49,25 +47,19 @@ public class TransactionResource {
 
     private final AckService acks;
     private final AckStore ackStore;
-    private final PushStore pushStore;
-    private final PopWaiters waiters;
-    private final PushEncryption encryption;
+    private final LogWriter writer;
     private final ObjectMapper mapper;
     private final Callers callers;
-    private final int zstdLevel;
     private final OpsMeter meter;
 
-    TransactionResource(AckService acks, AckStore ackStore, PushStore pushStore, PopWaiters waiters,
-            PushEncryption encryption, ObjectMapper mapper, QueenConfig config, Callers callers, OpsMeter meter) {
+    TransactionResource(AckService acks, AckStore ackStore, LogWriter writer, ObjectMapper mapper, Callers callers,
+            OpsMeter meter) {
         this.meter = meter;
-        this.encryption = encryption;
         this.acks = acks;
         this.ackStore = ackStore;
-        this.pushStore = pushStore;
-        this.waiters = waiters;
+        this.writer = writer;
         this.mapper = mapper;
         this.callers = callers;
-        this.zstdLevel = config.zstdLevel();
     }
 
     private record AckOp(int resultIndex, AckService.AckItem item, String group) {
@@ -135,12 +127,13 @@ public class TransactionResource {
         }
         Caller caller = callers.current();
         UUID tenant = caller.tenant();
-        pushes = encryption.apply(tenant, ProducerSub.stamp(caller, pushes));
-        List<String> touchedQueues = new ArrayList<>();
+        pushes = writer.stored(caller, pushes);
         List<AckCount> counts = new ArrayList<>();
+        LogWriter.InTransaction log;
         try (Connection c = ackStore.transaction()) {
+            log = writer.inTransaction(c, tenant);
             try {
-                pushAll(c, tenant, pushes, pushResultIndex, results, touchedQueues);
+                pushAll(log, pushes, pushResultIndex, results);
                 ackAll(c, tenant, ackOps, results, counts);
                 c.commit();
             } catch (TxnFailed e) {
@@ -151,10 +144,7 @@ public class TransactionResource {
                 throw e;
             }
         }
-        for (String q : touchedQueues) {
-            waiters.wake(tenant, q);
-            waiters.publish(tenant, q);
-        }
+        log.committed();
         countCommitted(tenant, pushes, counts);
         out.put("success", true);
         out.set("results", results);
@@ -175,8 +165,8 @@ public class TransactionResource {
                 AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"), bytes);
     }
 
-    private void pushAll(Connection c, UUID tenant, List<PushItem> pushes, List<Integer> resultIndex, ArrayNode results,
-            List<String> touched) throws SQLException, TxnFailed {
+    private void pushAll(LogWriter.InTransaction log, List<PushItem> pushes, List<Integer> resultIndex,
+            ArrayNode results) throws SQLException, TxnFailed {
         if (pushes.isEmpty()) {
             return;
         }
@@ -184,23 +174,16 @@ public class TransactionResource {
         for (PushItem p : pushes) {
             byPartition.computeIfAbsent(p.queue() + '\u001f' + p.partition(), k -> new ArrayList<>()).add(p);
         }
-        List<PushStore.SegmentWrite> writes = new ArrayList<>();
         List<List<PushItem>> groups = new ArrayList<>(byPartition.values());
         for (List<PushItem> g : groups) {
-            List<byte[]> hashes = new ArrayList<>(g.size());
-            java.util.Set<String> seen = new java.util.HashSet<>();
+            Set<String> seen = new HashSet<>();
             for (PushItem p : g) {
                 if (!seen.add(p.transactionId())) {
                     throw new TxnFailed("Duplicate transactionId in transaction: " + p.transactionId());
                 }
-                hashes.add(TransactionHash.of(p.transactionIdUtf8()));
             }
-            SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, zstdLevel);
-            writes.add(new PushStore.SegmentWrite(tenant, g.get(0).queue(), g.get(0).partition(), packed.count(),
-                    packed.hashes(), -1L, 0, null, packed.blob()));
-            touched.add(g.get(0).queue());
         }
-        PushStore.SegmentResult[] res = pushStore.pushBundle(c, writes);
+        PushStore.SegmentResult[] res = log.write(groups);
         for (int i = 0; i < res.length; i++) {
             if (res[i].duplicate()) {
                 throw new TxnFailed("Duplicate transactionId: " + groups.get(i).get(res[i].dupIndexes()[0]).transactionId());
@@ -219,11 +202,13 @@ public class TransactionResource {
         }
     }
 
-    /** Metrics of a committed transaction: one transaction per queue it touched, its pushes and its acks. */
+    /**
+     * Metrics of a committed transaction besides its pushed messages ({@link LogWriter.InTransaction#committed}):
+     * one transaction per queue it touched, and its acks.
+     */
     private void countCommitted(UUID tenant, List<PushItem> pushes, List<AckCount> ackCounts) {
         List<String> queues = new ArrayList<>(2);
         for (PushItem p : pushes) {
-            meter.queue(tenant, p.queue()).increment(OpsMeter.PUSH_MESSAGES);
             if (!queues.contains(p.queue())) {
                 queues.add(p.queue());
             }

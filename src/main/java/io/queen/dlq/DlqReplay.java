@@ -2,33 +2,28 @@ package io.queen.dlq;
 
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
-import io.queen.metrics.OpsMeter;
-import io.queen.push.PushFusion;
+import io.queen.push.LogWriter;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.segment.Uuid7;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.UUID;
-import org.jboss.logging.Logger;
 
 /**
  * Moves one dead letter back into the log (both replay routes). The frame (fresh UUIDv7 message id, the
  * deterministic transaction id {@code dlq:<row id>}, the snapshot payload, trace id and producer sub) and its
  * 16-byte hash are built here; {@code queen.log_dlq_move_v1} then locks the DLQ row, pushes through the normal
  * allocator and deletes the row in ONE transaction, so concurrent replays of a row move it exactly once.
- * A replay does not go through push fusion, so the fusion's commit listeners (parked pops) are told here.
+ * A replay does not go through push fusion: {@link LogWriter#moved} counts it and tells the commit listeners
+ * (parked pops).
  * Thread-safe (stateless apart from the injected beans).
  */
 @ApplicationScoped
 public class DlqReplay {
-    private static final Logger LOG = Logger.getLogger(DlqReplay.class);
-
     public enum Verdict { MOVED, DUPLICATE, GONE }
 
     /** {@code messageId}: the new message (moved) or the one the replay collided with (duplicate). */
@@ -38,15 +33,12 @@ public class DlqReplay {
 
     private final DlqStore store;
     private final int zstdLevel;
-    private final Instance<PushFusion.CommitListener> listeners;
+    private final LogWriter writer;
 
-    private final OpsMeter meter;
-
-    DlqReplay(DlqStore store, QueenConfig config, Instance<PushFusion.CommitListener> listeners, OpsMeter meter) {
-        this.meter = meter;
+    DlqReplay(DlqStore store, QueenConfig config, LogWriter writer) {
         this.store = store;
         this.zstdLevel = config.zstdLevel();
-        this.listeners = listeners;
+        this.writer = writer;
     }
 
     /** Replays row {@code id} into (queue, partition); null destination parts default to the source. */
@@ -68,8 +60,7 @@ public class DlqReplay {
         switch (m.verdict()) {
             case "moved" -> {
                 // a message written into the log: counted as a pushed one (the replay is no push request)
-                meter.queue(tenant, q).increment(OpsMeter.PUSH_MESSAGES);
-                notifyListeners(tenant, q, p, m.partitionId(), m.baseOffset());
+                writer.moved(tenant, q, p, m.partitionId(), m.baseOffset());
                 return new Result(Verdict.MOVED, row, q, p, m.partitionId(), messageId, txn, m.baseOffset());
             }
             case "duplicate" -> {
@@ -88,17 +79,5 @@ public class DlqReplay {
             return new UUID(0, 0);
         }
         return SegmentCodec.decode(s.blob(), (int) (offset - s.baseOffset()), 1).get(0).messageId();
-    }
-
-    private void notifyListeners(UUID tenant, String queue, String partition, UUID pid, long offset) {
-        List<PushFusion.Committed> c = List.of(new PushFusion.Committed(tenant, queue, partition, pid, offset));
-        for (PushFusion.CommitListener l : listeners) {
-            try {
-                l.committed(c);
-            } catch (RuntimeException e) {
-                // a listener is a wake-up hint; the bounded re-check interval covers a missed one
-                LOG.warnf("commit listener failed after a DLQ replay: %s", e.toString());
-            }
-        }
     }
 }

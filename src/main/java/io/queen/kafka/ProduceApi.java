@@ -3,14 +3,11 @@ package io.queen.kafka;
 import io.queen.browse.ReadStore;
 import io.queen.api.ApiException;
 import io.queen.auth.Caller;
-import io.queen.auth.ProducerSub;
 import io.queen.config.QueenConfig;
 import io.queen.envelope.RecordEnvelope;
 import io.queen.kafka.txn.TransactionCoordinator;
 import io.queen.kafka.txn.TxnStore;
-import io.queen.maintenance.PushSpool;
-import io.queen.metrics.OpsMeter;
-import io.queen.push.PushEncryption;
+import io.queen.push.LogWriter;
 import io.queen.push.PushFusion;
 import io.queen.push.PushItem;
 import io.queen.push.SegmentPacker;
@@ -21,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -43,9 +39,9 @@ import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
 
 /**
- * Produce and InitProducerId. Every record of a batch becomes one Queen message ({@link RecordEnvelope}) pushed
- * through the same {@link PushFusion} as HTTP pushes (read-your-writes: the answer goes out once the segment has
- * committed, whatever {@code acks} says; {@code acks=0} only suppresses the answer).
+ * Produce and InitProducerId. Every record of a batch becomes one Queen message ({@link RecordEnvelope}) written
+ * through the same fusion as HTTP pushes, {@link LogWriter#produce} (read-your-writes: the answer goes out once the
+ * segment has committed, whatever {@code acks} says; {@code acks=0} only suppresses the answer).
  *
  * <p>Idempotence: a record of an idempotent producer gets the transaction id
  * {@code kafka:<producerId>:<epoch>:<sequence>}, so Queen's exact windowed dedup makes a retried batch write
@@ -63,10 +59,7 @@ class ProduceApi implements KafkaApiProvider {
     private final Topics topics;
     private final KafkaStore store;
     private final ReadStore reads;
-    private final PushFusion fusion;
-    private final PushEncryption encryption;
-    private final PushSpool spool;
-    private final OpsMeter meter;
+    private final LogWriter writer;
     private final long maxBatchBytes;
     private final QueenConfig.Kafka limits;
     private final int zstdLevel;
@@ -74,17 +67,14 @@ class ProduceApi implements KafkaApiProvider {
     private final ExecutorService answers = Executors
             .newThreadPerTaskExecutor(Thread.ofVirtual().name("queen-kafka-produce-", 0).factory());
 
-    ProduceApi(Topics topics, KafkaStore store, ReadStore reads, PushFusion fusion, PushEncryption encryption,
-            PushSpool spool, OpsMeter meter, QueenConfig config, TransactionCoordinator transactions) {
+    ProduceApi(Topics topics, KafkaStore store, ReadStore reads, LogWriter writer, QueenConfig config,
+            TransactionCoordinator transactions) {
         this.transactions = transactions;
         this.zstdLevel = config.zstdLevel();
         this.topics = topics;
         this.store = store;
         this.reads = reads;
-        this.fusion = fusion;
-        this.encryption = encryption;
-        this.spool = spool;
-        this.meter = meter;
+        this.writer = writer;
         this.maxBatchBytes = config.kafka().maxBatchBytes().asLongValue();
         this.limits = config.kafka();
     }
@@ -142,7 +132,7 @@ class ProduceApi implements KafkaApiProvider {
                 ProduceRequestData.TopicProduceData::name, true);
         boolean transactional = request.transactionalId() != null;
         // staging does not write the log: only the commit waits for push maintenance
-        boolean refused = !transactional && spool.holdsPushes();
+        boolean refused = !transactional && writer.holdsPushes();
         List<Lane> lanes = new ArrayList<>();
         ProducedRecords reader = new ProducedRecords(limits.maxDecompressedBatchBytes().asLongValue(),
                 limits.maxDecompressedRequestBytes().asLongValue(), limits.maxBatchRecords(),
@@ -196,15 +186,10 @@ class ProduceApi implements KafkaApiProvider {
             stage(tenant, caller, request.transactionalId(), lanes);
             return CompletableFuture.completedFuture(out);
         }
-        submit(tenant, caller, lanes);
-        List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
-        for (Lane lane : lanes) {
-            all.addAll(lane.verdicts);
-        }
-        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).thenApplyAsync(x -> {
+        return submit(tenant, caller, lanes).thenApplyAsync(x -> {
             try {
                 for (Lane lane : lanes) {
-                    answer(tenant, lane);
+                    answer(lane);
                 }
             } catch (Exception e) {
                 throw new CompletionException(e);
@@ -282,8 +267,7 @@ class ProduceApi implements KafkaApiProvider {
             all.addAll(lane.items);
         }
         try {
-            return encryption.apply(tenant, ProducerSub.stamp(new Caller(tenant, caller.subject(), caller.role()),
-                    all));
+            return writer.stored(new Caller(tenant, caller.subject(), caller.role()), all);
         } catch (ApiException e) {
             for (Lane lane : lanes) {
                 lane.answer.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(e.getMessage());
@@ -318,11 +302,7 @@ class ProduceApi implements KafkaApiProvider {
                         .setErrorMessage("the batches of one transactional produce carry one producer id and epoch");
                 continue;
             }
-            List<byte[]> hashes = new ArrayList<>(items.size());
-            for (PushItem it : items) {
-                hashes.add(TransactionHash.of(it.transactionIdUtf8()));
-            }
-            SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
+            SegmentPacker.Packed packed = SegmentPacker.pack(items, zstdLevel);
             staged.add(lane);
             batches.add(new TxnStore.StagedBatch(lane.queue, lane.partition, lane.baseSequence, packed.count(),
                     lane.bytes, packed.hashes(), packed.blob()));
@@ -348,43 +328,39 @@ class ProduceApi implements KafkaApiProvider {
         }
     }
 
-    private void submit(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
+    /**
+     * Writes the lanes through the fusion, the commits running on threads of their own (this request's order is
+     * fixed once its items are queued); the stage completes once every verdict is in and counted.
+     */
+    private CompletableFuture<Void> submit(UUID tenant, KafkaCaller caller, List<Lane> lanes) throws Exception {
         if (lanes.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         List<PushItem> stored = stored(tenant, caller, lanes);
         if (stored == null) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         int at = 0;
-        List<Runnable> flushes = new ArrayList<>(2);
-        try {
-            for (Lane lane : lanes) {
-                List<PushItem> items = stored.subList(at, at + lane.items.size());
-                at += lane.items.size();
-                List<byte[]> hashes = new ArrayList<>(items.size());
-                for (PushItem it : items) {
-                    hashes.add(TransactionHash.of(it.transactionIdUtf8()));
-                }
-                lane.verdicts = fusion.submit(tenant, lane.queue, lane.partition, items, hashes, flushes);
-            }
-        } finally {
-            // the commits run on threads of their own: this request's order is fixed once its items are queued
-            if (!flushes.isEmpty()) {
-                answers.execute(() -> fusion.run(flushes));
-            }
+        List<LogWriter.Lane> writes = new ArrayList<>(lanes.size());
+        for (Lane lane : lanes) {
+            writes.add(new LogWriter.Lane(tenant, lane.queue, lane.partition,
+                    stored.subList(at, at + lane.items.size())));
+            at += lane.items.size();
         }
+        LogWriter.Produced produced = writer.produce(writes, answers);
+        for (int i = 0; i < lanes.size(); i++) {
+            lanes.get(i).verdicts = produced.verdicts().get(i);
+        }
+        return produced.counted();
     }
 
     /** The lane's answer: its base offset, the original one when the whole batch was a duplicate. */
-    private void answer(UUID tenant, Lane lane) throws Exception {
-        Map<PushFusion.Status, Integer> counts = new LinkedHashMap<>();
+    private void answer(Lane lane) throws Exception {
         PushFusion.Verdict first = null;
         PushFusion.Verdict failed = null;
         for (CompletableFuture<PushFusion.Verdict> f : lane.verdicts) {
             PushFusion.Verdict v = f.join();
             first = first == null ? v : first;
-            counts.merge(v.status(), 1, Integer::sum);
             if (v.status() == PushFusion.Status.FAILED && failed == null) {
                 failed = v;
             }
@@ -394,10 +370,6 @@ class ProduceApi implements KafkaApiProvider {
             lane.answer.setErrorCode(e.code()).setErrorMessage(failed.error());
             return;
         }
-        OpsMeter.QueueMeter qm = meter.queue(tenant, lane.queue);
-        qm.increment(OpsMeter.PUSH_REQUESTS);
-        int queued = counts.getOrDefault(PushFusion.Status.QUEUED, 0);
-        qm.add(OpsMeter.PUSH_MESSAGES, queued);
         long base = first.offset();
         if (first.status() == PushFusion.Status.DUPLICATE) {
             Long original = first.partitionId() == null ? null

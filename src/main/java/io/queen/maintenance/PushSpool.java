@@ -5,10 +5,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
-import io.queen.metrics.OpsMeter;
-import io.queen.push.PushFusion;
+import io.queen.push.LogWriter;
+import io.queen.push.PushHold;
 import io.queen.push.PushItem;
-import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.io.IOException;
@@ -27,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -35,9 +33,10 @@ import org.jboss.logging.Logger;
 /**
  * This broker's durable push spool: while push maintenance is on, pushes are appended here (fsynced before the
  * client is answered {@code buffered}) instead of reaching the log; when it is off, a drainer replays them through
- * {@link PushFusion} in spool order (so per partition in push order), with the transaction ids they were given at
- * spool time, so a replay interrupted by a crash is deduplicated when it is repeated (inside the queue's dedup
- * window). The spool survives {@code kill -9}: a broker restarted on the same directory drains it.
+ * {@link LogWriter#replay} in spool order (so per partition in push order), with the transaction ids they were
+ * given at spool time, so a replay interrupted by a crash is deduplicated when it is repeated (inside the queue's
+ * dedup window). The spool survives {@code kill -9}: a broker restarted on the same directory drains it. It is the
+ * write path's {@link PushHold}.
  *
  * <p>Files in {@code queen.maintenance.spool-dir}: {@code spool.log} (records {@code [int length][int crc32c][body]}
  * appended at {@code size}), {@code spool.pos} (the byte offset drained so far, rewritten after each committed
@@ -51,7 +50,7 @@ import org.jboss.logging.Logger;
  * {@code monitor}; the drainer alone reads records; {@link #pending} and the health flags are lock-free reads.
  */
 @ApplicationScoped
-public class PushSpool {
+public class PushSpool implements PushHold {
     private static final Logger LOG = Logger.getLogger(PushSpool.class);
     private static final byte VERSION = 1;
     private static final int FLAG_TRACE = 1;
@@ -60,7 +59,7 @@ public class PushSpool {
     private static final int FLAG_PRODUCER_SUB = 8;
 
     private final MaintenanceSwitches switches;
-    private final PushFusion fusion;
+    private final LogWriter writer;
     private final Path dir;
     private final int port;
     private final int drainBatch;
@@ -83,14 +82,11 @@ public class PushSpool {
     private volatile boolean running;
     private Thread drainer;
 
-    private final OpsMeter meter;
-
-    PushSpool(MaintenanceSwitches switches, PushFusion fusion, QueenConfig config, MeterRegistry registry,
-            OpsMeter meter, @ConfigProperty(name = "quarkus.http.port") int port) {
-        this.meter = meter;
+    PushSpool(MaintenanceSwitches switches, LogWriter writer, QueenConfig config, MeterRegistry registry,
+            @ConfigProperty(name = "quarkus.http.port") int port) {
         this.port = port;
         this.switches = switches;
-        this.fusion = fusion;
+        this.writer = writer;
         this.dir = Path.of(config.maintenance().spoolDir());
         this.drainBatch = Math.max(1, config.maintenance().drainBatch());
         this.drainWaitMs = Math.max(0, config.maintenance().drainWaitMs());
@@ -300,6 +296,7 @@ public class PushSpool {
      * Appends the items of one request, durably (fsync) before returning: once this returns, the client may be
      * answered {@code buffered}. Throws when the disk refuses; nothing of the request is then counted.
      */
+    @Override
     public void append(UUID tenant, List<PushItem> items) throws IOException {
         ByteBuffer buf = encode(tenant, items);
         synchronized (monitor) {
@@ -330,6 +327,7 @@ public class PushSpool {
      * during it are still draining after {@code drain-wait-ms} ({@link #awaitDrained}): a push must not overtake
      * them. Reads the switches first if this broker has not read them yet ({@link MaintenanceSwitches#awaitKnown}).
      */
+    @Override
     public boolean holdsPushes() throws SQLException, InterruptedException {
         switches.awaitKnown();
         return switches.pushMaintenance() || (pending() > 0 && !awaitDrained(drainWaitMs));
@@ -445,7 +443,7 @@ public class PushSpool {
         return out;
     }
 
-    /** Pushes one batch through the fusion, lane by lane in spool order; null when every item is in the log. */
+    /** Writes one batch to the log, lane by lane in spool order; null when every item is in the log. */
     private String push(List<Record> batch) {
         record Lane(UUID tenant, String queue, String partition) {
         }
@@ -454,38 +452,9 @@ public class PushSpool {
             lanes.computeIfAbsent(new Lane(r.tenant(), r.item().queue(), r.item().partition()),
                     k -> new ArrayList<>()).add(r.item());
         }
-        List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>(batch.size());
-        List<Runnable> flushes = new ArrayList<>(2);
-        try {
-            for (Map.Entry<Lane, List<PushItem>> e : lanes.entrySet()) {
-                List<byte[]> hashes = new ArrayList<>(e.getValue().size());
-                for (PushItem it : e.getValue()) {
-                    hashes.add(TransactionHash.of(it.transactionIdUtf8()));
-                }
-                all.addAll(fusion.submit(e.getKey().tenant(), e.getKey().queue(), e.getKey().partition(),
-                        e.getValue(), hashes, flushes));
-            }
-        } finally {
-            fusion.run(flushes);
-        }
-        String error = null;
-        int i = 0;
-        for (Map.Entry<Lane, List<PushItem>> e : lanes.entrySet()) {
-            // what this attempt stored is counted now, when it reaches the log (a buffered push was not counted)
-            int queued = 0;
-            for (int k = 0; k < e.getValue().size(); k++) {
-                PushFusion.Verdict v = all.get(i++).join();
-                if (v.status() == PushFusion.Status.FAILED) {
-                    error = v.error();   // queued and duplicate both mean "in the log"
-                } else if (v.status() == PushFusion.Status.QUEUED) {
-                    queued++;
-                }
-            }
-            if (queued > 0) {
-                meter.queue(e.getKey().tenant(), e.getKey().queue()).add(OpsMeter.PUSH_MESSAGES, queued);
-            }
-        }
-        return error;
+        List<LogWriter.Lane> out = new ArrayList<>(lanes.size());
+        lanes.forEach((k, items) -> out.add(new LogWriter.Lane(k.tenant(), k.queue(), k.partition(), items)));
+        return writer.replay(out);
     }
 
     private static ByteBuffer encode(UUID tenant, List<PushItem> items) {

@@ -4,6 +4,7 @@ import io.queen.push.PushFusion;
 import io.queen.wakeup.PopWaiters;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * This broker's fused push commits as pops need them: the hot lists learn the partitions first, then the queue's
@@ -27,5 +28,12 @@ class FusedCommitListener implements PushFusion.CommitListener {
             waiters.hotListed(c.tenant(), c.queue());
             waiters.publish(c.tenant(), c.queue());
         }
+    }
+
+    /** A caller's own transaction wrote to the queue and committed (transaction route, stream cycle, Kafka EndTxn). */
+    @Override
+    public void written(UUID tenant, String queue) {
+        waiters.wake(tenant, queue);
+        waiters.publish(tenant, queue);
     }
 }

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.config.QueenConfig;
+import io.queen.queue.QueueDeletion;
 import io.queen.api.Failures;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
@@ -51,7 +52,7 @@ import org.jboss.logging.Logger;
  * request's own virtual thread ({@link #run}), any other on a virtual thread of its own. Callers wait on futures.
  */
 @Singleton
-public class PushFusion {
+public class PushFusion implements QueueDeletion.Listener {
     private static final Logger LOG = Logger.getLogger(PushFusion.class);
 
     public enum Status { QUEUED, DUPLICATE, FAILED }
@@ -83,9 +84,13 @@ public class PushFusion {
     public record Committed(UUID tenant, String queue, String partition, UUID partitionId, long endOffset) {
     }
 
-    /** Told after every commit, on a virtual thread; must not block for long. */
+    /** Told after every commit of the log, on the committing thread; must not block for long. */
     public interface CommitListener {
+        /** Fused segments committed (a DLQ replay's segment is told the same way). */
         void committed(List<Committed> segments);
+
+        /** A caller's own transaction wrote to {@code queue} and committed (its partitions are not told). */
+        void written(UUID tenant, String queue);
     }
 
     private final Shard[] shards;
@@ -178,7 +183,8 @@ public class PushFusion {
      * until the idle sweep, and a busy queue deleted and recreated, as every benchmark run does, pushes the next
      * one over it). Lanes with work in flight are left to the idle sweep.
      */
-    public void forgetQueue(UUID tenant, String queue) {
+    @Override
+    public void deleted(UUID tenant, String queue) {
         List<Future<?>> done = new ArrayList<>(shards.length);
         for (Shard sh : shards) {
             CompletableFuture<Void> swept = new CompletableFuture<>();
@@ -213,9 +219,9 @@ public class PushFusion {
      * request is never split across segments by the fire-on-idle dispatch. {@code hashes.get(i)} is item i's
      * 16-byte transaction hash. A flush this arrival starts (it may carry other requests' items too) is added to
      * {@code flushes}; the caller must hand that list to {@link #run} once it has submitted all its partitions,
-     * or the futures never complete.
+     * or the futures never complete: {@link LogWriter} is the one caller, and always does.
      */
-    public List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
+    List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
             List<byte[]> hashes, List<Runnable> flushes) {
         LaneKey key = new LaneKey(tenant, queue, partition);
         List<Pending> ps = new ArrayList<>(items.size());
@@ -238,7 +244,7 @@ public class PushFusion {
      * (a push request's, which would otherwise park until another thread ran it and then be woken), the others
      * on virtual threads of their own so that they proceed in parallel.
      */
-    public void run(List<Runnable> flushes) {
+    void run(List<Runnable> flushes) {
         boolean inline = Thread.currentThread().isVirtual();
         for (int i = inline ? 1 : 0; i < flushes.size(); i++) {
             io.execute(flushes.get(i));
@@ -605,7 +611,7 @@ public class PushFusion {
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
         long verified = lane.dedup.vouchFor(packed.hashes());
         (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
-        return new PushStore.SegmentWrite(key.tenant(), key.queue(), key.partition(), packed.count(),
+        return PushStore.SegmentWrite.vouched(key.tenant(), key.queue(), key.partition(), packed.count(),
                 packed.hashes(), verified, lane.dedup.windowSeconds(), lane.dedup.partitionId(), packed.blob());
     }
 

@@ -27,10 +27,36 @@ public class PushStore {
         this.ds = ds;
     }
 
-    /** One segment of a bundle, for one partition. */
-    /** {@code verified} is vouched for partition {@code verifiedPid} (null with verified -1). */
+    /**
+     * One segment of a bundle, for one partition. {@code verified} is vouched for partition {@code verifiedPid}
+     * (null with verified -1): the dedup probe skips the offsets up to it, assuming a window of
+     * {@code assumedWindow} seconds. Built by the factories, one per way a writer knows the partition's past.
+     */
     public record SegmentWrite(UUID tenant, String queue, String partition, int count, byte[] hashes, long verified,
             int assumedWindow, UUID verifiedPid, byte[] blob) {
+
+        /** Nothing vouched for: SQL probes the partition's whole dedup window. */
+        public static SegmentWrite probed(UUID tenant, String queue, String partition, int count, byte[] hashes,
+                byte[] blob) {
+            return new SegmentWrite(tenant, queue, partition, count, hashes, -1L, 0, null, blob);
+        }
+
+        /** The fusion's dedup index vouches for partition {@code pid} up to offset {@code verified}. */
+        static SegmentWrite vouched(UUID tenant, String queue, String partition, int count, byte[] hashes,
+                long verified, int window, UUID pid, byte[] blob) {
+            return new SegmentWrite(tenant, queue, partition, count, hashes, verified, window, pid, blob);
+        }
+
+        /**
+         * Transaction ids unique by construction (a Kafka transaction's staged records): the probe is skipped for
+         * every offset of partition {@code pid}; a partition not created yet ({@code pid} null) is probed.
+         */
+        public static SegmentWrite unique(UUID tenant, String queue, String partition, int count, byte[] hashes,
+                UUID pid, byte[] blob) {
+            return pid == null ? probed(tenant, queue, partition, count, hashes, blob)
+                    : new SegmentWrite(tenant, queue, partition, count, hashes, Long.MAX_VALUE, Integer.MAX_VALUE,
+                            pid, blob);
+        }
     }
 
     /** Verdict of one segment, by input ordinal (0-based). */
@@ -41,14 +67,14 @@ public class PushStore {
     public record StoredSegment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
     }
 
-    public SegmentResult[] pushBundle(List<SegmentWrite> segments) throws SQLException {
+    SegmentResult[] pushBundle(List<SegmentWrite> segments) throws SQLException {
         try (Connection c = ds.getConnection()) {
             return pushBundle(c, segments);
         }
     }
 
-    /** Same, inside the caller's transaction (the transaction wire). */
-    public SegmentResult[] pushBundle(Connection c, List<SegmentWrite> segments) throws SQLException {
+    /** Same, inside the caller's transaction ({@link LogWriter.InTransaction}). */
+    SegmentResult[] pushBundle(Connection c, List<SegmentWrite> segments) throws SQLException {
         int n = segments.size();
         UUID[] tenants = new UUID[n];
         String[] queues = new String[n];

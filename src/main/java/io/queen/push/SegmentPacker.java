@@ -2,17 +2,34 @@ package io.queen.push;
 
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
+import io.queen.segment.TransactionHash;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Packs push items of ONE partition into a segment: the zstd blob of their frames and the 16-byte-stride hash
- * blob for the sidecar, both in item order. Shared by the fusion layer and the transaction wire. Stateless.
+ * blob for the sidecar, both in item order. Shared by the fusion layer, {@link LogWriter}'s writes inside a
+ * caller's transaction and the Kafka transaction staging. Stateless.
  */
 public final class SegmentPacker {
     private SegmentPacker() {
     }
 
     public record Packed(int count, byte[] blob, byte[] hashes) {
+    }
+
+    /** The 16-byte transaction hash of each item, in item order. */
+    public static List<byte[]> hashes(List<PushItem> items) {
+        List<byte[]> out = new ArrayList<>(items.size());
+        for (PushItem it : items) {
+            out.add(TransactionHash.of(it.transactionIdUtf8()));
+        }
+        return out;
+    }
+
+    /** {@link #pack(List, List, int)} with the items' own transaction hashes. */
+    public static Packed pack(List<PushItem> items, int zstdLevel) {
+        return pack(items, hashes(items), zstdLevel);
     }
 
     /** {@code hashes.get(i)} is the 16-byte transaction hash of {@code items.get(i)}. */

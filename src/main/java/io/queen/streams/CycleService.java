@@ -5,15 +5,13 @@ import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
 import io.queen.api.ErrorMappers;
 import io.queen.metrics.OpsMeter;
-import io.queen.wakeup.PopWaiters;
+import io.queen.push.LogWriter;
 import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -35,7 +33,7 @@ public class CycleService {
     @Inject AckStore ackStore;
     @Inject AckService acks;
     @Inject SinkWriter sink;
-    @Inject PopWaiters waiters;
+    @Inject LogWriter writer;
 
     @Inject OpsMeter meter;
 
@@ -62,9 +60,11 @@ public class CycleService {
 
     public Outcome run(UUID tenant, CycleRequest r) throws SQLException {
         Outcome out;
+        LogWriter.InTransaction log;
         try (Connection c = ackStore.transaction()) {
+            log = writer.inTransaction(c, tenant);
             try {
-                out = inTransaction(c, tenant, r);
+                out = inTransaction(c, log, r);
                 c.commit();
             } catch (Rollback e) {
                 c.rollback();
@@ -85,34 +85,22 @@ public class CycleService {
             }
         }
         count(tenant, r, out);
-        Set<String> queues = new LinkedHashSet<>();
-        for (SinkWriter.Result p : out.pushes()) {
-            if (!p.duplicate()) {
-                queues.add(p.item().queue());
-            }
-        }
-        for (String q : queues) {
-            waiters.wake(tenant, q);
-            waiters.publish(tenant, q);
-        }
+        log.committed();
         return out;
     }
 
     /**
      * A committed cycle's traffic in the per-minute counters, as the push and ack routes count theirs: one push
-     * request per sink queue it wrote and its stored messages; one ack request on the source queue and the messages
+     * request per sink queue it wrote (its stored messages are counted by {@link LogWriter.InTransaction#committed});
+     * one ack request on the source queue and the messages
      * it acknowledged (a positive ack covers {@code count} messages) or the failure it reported.
      */
     private void count(UUID tenant, CycleRequest r, Outcome out) {
         List<String> seen = new ArrayList<>(2);
         for (SinkWriter.Result p : out.pushes()) {
-            OpsMeter.QueueMeter qm = meter.queue(tenant, p.item().queue());
             if (!seen.contains(p.item().queue())) {
                 seen.add(p.item().queue());
-                qm.increment(OpsMeter.PUSH_REQUESTS);
-            }
-            if (!p.duplicate()) {
-                qm.increment(OpsMeter.PUSH_MESSAGES);
+                meter.queue(tenant, p.item().queue()).increment(OpsMeter.PUSH_REQUESTS);
             }
         }
         if (out.ack() != null && out.sourceQueue() != null) {
@@ -129,13 +117,15 @@ public class CycleService {
         }
     }
 
-    private Outcome inTransaction(Connection c, UUID tenant, CycleRequest r) throws SQLException, Rollback {
+    private Outcome inTransaction(Connection c, LogWriter.InTransaction log, CycleRequest r)
+            throws SQLException, Rollback {
+        UUID tenant = log.tenant();
         StreamsStore.Begin begin = store.begin(c, tenant, r.queryId(), r.partitionId());
         if (begin.problem() != null) {
             throw new Rollback(true, begin.problem());
         }
         int applied = r.stateOps().isEmpty() ? 0 : store.applyState(c, r.queryId(), r.partitionId(), r.stateOps());
-        List<SinkWriter.Result> pushes = sink.push(c, tenant, r.pushItems());
+        List<SinkWriter.Result> pushes = sink.push(c, log, r.pushItems());
         AckResult ack = null;
         CycleRequest.Ack a = r.ack();
         if (a == null) {

@@ -2,14 +2,11 @@ package io.queen.streams;
 
 import jakarta.inject.Inject;
 import io.queen.ack.AckStore;
-import io.queen.config.QueenConfig;
-import io.queen.push.PushEncryption;
+import io.queen.push.LogWriter;
 import io.queen.push.PushItem;
 import io.queen.push.PushStore;
-import io.queen.push.SegmentPacker;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
-import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,30 +18,28 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * A cycle's sink push, inside the cycle's transaction, through the push path's building blocks: encryption, one
- * segment per partition ({@link SegmentPacker}), and {@code queen.log_push_multi_v1} (auto-provisioning, partition
- * rows locked in ascending id, allocator, windowed dedup probe). As in {@code /push}, a transaction id already in
+ * A cycle's sink push, inside the cycle's transaction, through {@link LogWriter.InTransaction}: encryption, one
+ * segment per partition, and {@code queen.log_push_multi_v1} (auto-provisioning, partition rows locked in ascending
+ * id, allocator, windowed dedup probe). As in {@code /push}, a transaction id already in
  * the partition's dedup window answers {@code duplicate} with the stored message's id and writes nothing; a repeat
  * inside one cycle collapses onto its first occurrence. Thread-safe (stateless).
  */
 @ApplicationScoped
 public class SinkWriter {
-    @Inject PushStore pushStore;
+    @Inject LogWriter writer;
     @Inject AckStore ackStore;
-    @Inject PushEncryption encryption;
-    @Inject QueenConfig config;
 
     /** One item's verdict; {@code offset} is -1 for a duplicate. */
     public record Result(int index, boolean duplicate, PushItem item, UUID messageId, UUID partitionId, long offset) {
     }
 
-    /** Results in item order. */
-    public List<Result> push(Connection c, UUID tenant, List<PushItem> items) throws SQLException {
+    /** Results in item order; {@code log} writes on {@code c}, the cycle's transaction. */
+    public List<Result> push(Connection c, LogWriter.InTransaction log, List<PushItem> items) throws SQLException {
         Result[] out = new Result[items.size()];
         if (items.isEmpty()) {
             return List.of();
         }
-        List<PushItem> encrypted = encryption.apply(tenant, items);
+        List<PushItem> encrypted = writer.encrypted(log.tenant(), items);
         // per partition, in first-seen order; a repeated transaction id inside the cycle follows its first occurrence
         Map<String, List<PushItem>> byPartition = new LinkedHashMap<>();
         Map<String, Integer> firstByTxn = new HashMap<>();
@@ -62,17 +57,7 @@ public class SinkWriter {
         // a segment holding a duplicate writes nothing: answer the duplicates, push the survivors again (the
         // partition rows stay locked by this transaction, so the retry keeps the lock order)
         while (!pending.isEmpty()) {
-            List<PushStore.SegmentWrite> writes = new ArrayList<>(pending.size());
-            for (List<PushItem> g : pending) {
-                List<byte[]> hashes = new ArrayList<>(g.size());
-                for (PushItem p : g) {
-                    hashes.add(TransactionHash.of(p.transactionIdUtf8()));
-                }
-                SegmentPacker.Packed packed = SegmentPacker.pack(g, hashes, config.zstdLevel());
-                writes.add(new PushStore.SegmentWrite(tenant, g.get(0).queue(), g.get(0).partition(), packed.count(),
-                        packed.hashes(), -1L, 0, null, packed.blob()));
-            }
-            PushStore.SegmentResult[] res = pushStore.pushBundle(c, writes);
+            PushStore.SegmentResult[] res = log.write(pending);
             List<List<PushItem>> again = new ArrayList<>();
             for (int i = 0; i < res.length; i++) {
                 List<PushItem> g = pending.get(i);

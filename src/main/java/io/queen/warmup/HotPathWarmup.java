@@ -4,9 +4,9 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.ack.AckFusion;
 import io.queen.ack.AckStore;
 import io.queen.pop.PopStore;
+import io.queen.push.LogWriter;
 import io.queen.push.PushItem;
 import io.queen.push.PushStore;
-import io.queen.push.SegmentPacker;
 import io.queen.schema.SchemaApplier;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -64,17 +64,17 @@ public class HotPathWarmup implements HealthCheck {
 
     private final SchemaApplier schema;
     private final AgroalDataSource ds;
-    private final PushStore pushes;
+    private final LogWriter writer;
     private final PopStore pops;
     private final AckStore acks;
     private final CountDownLatch stopping = new CountDownLatch(1);
     private volatile boolean warm;
     private volatile String waiting = "the schema";
 
-    HotPathWarmup(SchemaApplier schema, AgroalDataSource ds, PushStore pushes, PopStore pops, AckStore acks) {
+    HotPathWarmup(SchemaApplier schema, AgroalDataSource ds, LogWriter writer, PopStore pops, AckStore acks) {
         this.schema = schema;
         this.ds = ds;
-        this.pushes = pushes;
+        this.writer = writer;
         this.pops = pops;
         this.acks = acks;
     }
@@ -213,9 +213,8 @@ public class HotPathWarmup implements HealthCheck {
                     ("{\"warm\":" + i + "}").getBytes(StandardCharsets.UTF_8), false));
             hashes.add(TransactionHash.of(txnUtf8));
         }
-        SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, SegmentCodec.DEFAULT_LEVEL);
-        PushStore.SegmentResult[] pushed = pushes.pushBundle(c, List.of(new PushStore.SegmentWrite(tenant, queue,
-                partition, packed.count(), packed.hashes(), -1L, 0, null, packed.blob())));
+        // the caller rolls back: the writes' after-commit work is never run
+        PushStore.SegmentResult[] pushed = writer.inTransaction(c, tenant).write(List.of(items));
         UUID pid = pushed[0].partitionId();
 
         String lease = UUID.randomUUID().toString();

@@ -10,7 +10,7 @@ import io.queen.kafka.Topics;
 import io.queen.kafka.group.GroupCoordinator;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.metrics.OpsMeter;
-import io.queen.wakeup.PopWaiters;
+import io.queen.push.LogWriter;
 import io.queen.push.PushStore;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,7 +18,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -69,22 +68,20 @@ public class TransactionCoordinator {
 
     private final TxnStore store;
     private final KafkaStore topics;
-    private final PushStore pushes;
+    private final LogWriter writer;
     private final GroupCoordinator groups;
-    private final PopWaiters waiters;
     private final MaintenanceSwitches switches;
     private final OpsMeter meter;
     private final TxnConfig config;
     private final long maxBytes;
     private ScheduledExecutorService sweeper;
 
-    TransactionCoordinator(TxnStore store, KafkaStore topics, PushStore pushes, GroupCoordinator groups,
-            PopWaiters waiters, MaintenanceSwitches switches, OpsMeter meter, TxnConfig config) {
+    TransactionCoordinator(TxnStore store, KafkaStore topics, LogWriter writer, GroupCoordinator groups,
+            MaintenanceSwitches switches, OpsMeter meter, TxnConfig config) {
         this.store = store;
         this.topics = topics;
-        this.pushes = pushes;
+        this.writer = writer;
         this.groups = groups;
-        this.waiters = waiters;
         this.switches = switches;
         this.meter = meter;
         this.config = config;
@@ -318,8 +315,9 @@ public class TransactionCoordinator {
                 return out.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
             }
         }
-        Map<String, Integer> written = new LinkedHashMap<>();
+        LogWriter.InTransaction log;
         try (Connection c = store.transaction()) {
+            log = writer.inTransaction(c, tenant);
             try {
                 String[] end = store.end(c, tenant, request.transactionalId(), request.producerId(),
                         request.producerEpoch(), commit);
@@ -328,7 +326,7 @@ public class TransactionCoordinator {
                     return out.setErrorCode(fenced(end[0], version, 2).code());
                 }
                 if (commit) {
-                    write(c, tenant, store.records(c, tenant, request.producerId()), written);
+                    write(log, store.records(c, tenant, request.producerId()));
                 }
                 store.finish(c, tenant, request.producerId(), commit);
                 c.commit();
@@ -341,36 +339,31 @@ public class TransactionCoordinator {
             LOG.debug("database failure", e);
             return out.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
         }
-        for (Map.Entry<String, Integer> q : written.entrySet()) {
-            waiters.wake(tenant, q.getKey());
-            waiters.publish(tenant, q.getKey());
-            OpsMeter.QueueMeter qm = meter.queue(tenant, q.getKey());
-            qm.add(OpsMeter.PUSH_MESSAGES, q.getValue());
-            qm.increment(OpsMeter.TRANSACTIONS);
+        log.committed();
+        for (String q : log.queues()) {
+            meter.queue(tenant, q).increment(OpsMeter.TRANSACTIONS);
         }
         return out.setErrorCode(Errors.NONE.code());
     }
 
     /**
-     * Pushes the staged segments in one {@code log_push_multi_v1} call on {@code c}. The probe against the dedup
-     * window is skipped for partitions that exist (their vouching covers every offset): a staged record's
-     * transaction id {@code kafka:<producerId>:<epoch>:<sequence>} is unique by construction (producer ids are
-     * never reused, a batch is staged once per sequence) and the commit itself happens once (the row lock and
-     * state), so the probe could find nothing; it would cost a scan of the partition's whole window per commit.
+     * Pushes the staged segments in one {@code log_push_multi_v1} call in the EndTxn's transaction. The probe
+     * against the dedup window is skipped for partitions that exist ({@link PushStore.SegmentWrite#unique}): a
+     * staged record's transaction id {@code kafka:<producerId>:<epoch>:<sequence>} is unique by construction
+     * (producer ids are never reused, a batch is staged once per sequence) and the commit itself happens once (the
+     * row lock and state), so the probe could find nothing; it would cost a scan of the partition's whole window
+     * per commit.
      */
-    private void write(Connection c, UUID tenant, List<TxnStore.StoredBatch> batches, Map<String, Integer> written)
-            throws SQLException {
+    private void write(LogWriter.InTransaction log, List<TxnStore.StoredBatch> batches) throws SQLException {
         if (batches.isEmpty()) {
             return;
         }
         List<PushStore.SegmentWrite> writes = new ArrayList<>(batches.size());
         for (TxnStore.StoredBatch b : batches) {
-            boolean known = b.partitionId() != null;
-            writes.add(new PushStore.SegmentWrite(tenant, b.queue(), b.partition(), b.count(), b.hashes(),
-                    known ? Long.MAX_VALUE : -1L, known ? Integer.MAX_VALUE : 0, b.partitionId(), b.blob()));
-            written.merge(b.queue(), b.count(), Integer::sum);
+            writes.add(PushStore.SegmentWrite.unique(log.tenant(), b.queue(), b.partition(), b.count(), b.hashes(),
+                    b.partitionId(), b.blob()));
         }
-        PushStore.SegmentResult[] results = pushes.pushBundle(c, writes);
+        PushStore.SegmentResult[] results = log.writePacked(writes);
         for (PushStore.SegmentResult r : results) {
             if (r.duplicate()) {
                 // cannot happen (see above); the transaction stays open and the client is told to retry

@@ -1,6 +1,6 @@
-package io.queen.auth;
+package io.queen.push;
 
-import io.queen.push.PushItem;
+import io.queen.auth.Caller;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,14 +13,14 @@ import java.util.List;
  * the verified token, never from the body (a client-sent {@code producerSub} is not even read). Without a subject
  * (authentication off, or a token without {@code sub}) the items are returned as they are. Stateless.
  */
-public final class ProducerSub {
+final class ProducerSub {
     /** The frame stores the subject's length as a u16. */
     static final int MAX_BYTES = 65_535;
 
     private ProducerSub() {
     }
 
-    public static List<PushItem> stamp(Caller caller, List<PushItem> items) {
+    static List<PushItem> stamp(Caller caller, List<PushItem> items) {
         String sub = caller.subject();
         if (sub == null || items.isEmpty()) {
             return items;
