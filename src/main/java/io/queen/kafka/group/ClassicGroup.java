@@ -27,8 +27,9 @@ import org.apache.kafka.common.protocol.Errors;
  * One classic group as this broker coordinates it: its members, generation, protocol, leader and assignment, and
  * how each request moves it between the {@link ClassicGroupState}s (every move through {@link #transitionTo}).
  * Guarded by its monitor, which its coordinator ({@link ClassicGroups}) holds around every call; waiting answers are
- * queued and handed to the coordinator by {@link #drain}, to complete once the monitor is released. A copy whose
- * save is refused or fails drops itself ({@link #abandoned}); the coordinator then forgets it.
+ * queued and handed to the coordinator by {@link #drain}, to complete once the monitor is released. A copy dropped
+ * ({@link #abandon}: a save refused or failed, or this broker no longer coordinates the group) reports it by
+ * {@link #abandoned}; the coordinator, which alone holds the map of groups, then takes it out.
  */
 final class ClassicGroup {
     private final Key key;
