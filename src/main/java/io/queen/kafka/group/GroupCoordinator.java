@@ -224,12 +224,12 @@ public class GroupCoordinator {
 
     public CompletionStage<LeaveGroupResponseData> leaveGroup(KafkaCaller caller, short apiVersion,
             LeaveGroupRequestData request) {
-        List<String[]> identities = new ArrayList<>();
+        List<ClassicGroups.LeavingMember> leaving = new ArrayList<>();
         if (apiVersion < 3) {
-            identities.add(new String[] {request.memberId(), null});
+            leaving.add(new ClassicGroups.LeavingMember(request.memberId(), null));
         } else {
             for (MemberIdentity m : request.members()) {
-                identities.add(new String[] {m.memberId(), m.groupInstanceId()});
+                leaving.add(new ClassicGroups.LeavingMember(m.memberId(), m.groupInstanceId()));
             }
         }
         LeaveGroupResponseData out = new LeaveGroupResponseData();
@@ -239,7 +239,7 @@ public class GroupCoordinator {
         if (!here(request.groupId())) {
             return CompletableFuture.completedFuture(out.setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
-        List<ClassicGroups.LeaveResult> results = groups.leave(key(caller, request.groupId()), identities);
+        List<ClassicGroups.LeaveResult> results = groups.leave(key(caller, request.groupId()), leaving);
         if (apiVersion < 3) {
             return CompletableFuture.completedFuture(out.setErrorCode(results.get(0).error().code()));
         }
@@ -271,7 +271,7 @@ public class GroupCoordinator {
         }
         // groups known only by their offsets (Kafka lists them as Empty groups without a protocol type)
         for (String name : sql(() -> offsets.groupsWithOffsets(tenant, null))) {
-            shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroups.State.EMPTY, "", "", List.of()));
+            shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroupState.EMPTY, "", "", List.of()));
         }
         // each broker lists the groups it coordinates: an admin client asking every broker sees each group once
         shown.keySet().removeIf(name -> !here(name));
@@ -307,7 +307,7 @@ public class GroupCoordinator {
     public GroupSnapshot snapshot(UUID tenant, String groupId) {
         ClassicGroups.GroupView v = validGroupId(groupId) ? groups.describe(new ClassicGroups.Key(tenant, groupId))
                 : null;
-        if (v == null || v.state() == ClassicGroups.State.DEAD) {
+        if (v == null || v.state() == ClassicGroupState.DEAD) {
             return null;
         }
         List<MemberSnapshot> members = new ArrayList<>();
@@ -358,9 +358,9 @@ public class GroupCoordinator {
             }
             ClassicGroups.GroupView v = views.get(id);
             if (!validGroupId(id)) {
-                d.setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState(ClassicGroups.State.DEAD.wire);
+                d.setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState(ClassicGroupState.DEAD.wire);
             } else if (!here(id)) {
-                d.setErrorCode(Errors.NOT_COORDINATOR.code()).setGroupState(ClassicGroups.State.DEAD.wire);
+                d.setErrorCode(Errors.NOT_COORDINATOR.code()).setGroupState(ClassicGroupState.DEAD.wire);
             } else if (v != null) {
                 d.setGroupState(v.state().wire).setProtocolType(v.protocolType()).setProtocolData(v.protocolName());
                 for (ClassicGroups.MemberView m : v.members()) {
@@ -373,9 +373,9 @@ public class GroupCoordinator {
                     d.members().add(dm);
                 }
             } else if (withOffsets.contains(id)) {
-                d.setGroupState(ClassicGroups.State.EMPTY.wire);
+                d.setGroupState(ClassicGroupState.EMPTY.wire);
             } else {
-                d.setGroupState(ClassicGroups.State.DEAD.wire);
+                d.setGroupState(ClassicGroupState.DEAD.wire);
                 if (apiVersion >= 6) {
                     d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                             .setErrorMessage("Group " + id + " not found.");

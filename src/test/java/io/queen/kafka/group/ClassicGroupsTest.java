@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.queen.kafka.group.ClassicGroups.JoinRequest;
 import io.queen.kafka.group.ClassicGroups.JoinResult;
 import io.queen.kafka.group.ClassicGroups.Key;
+import io.queen.kafka.group.ClassicGroups.LeavingMember;
 import io.queen.kafka.group.ClassicGroups.Protocol;
 import io.queen.kafka.group.ClassicGroups.Settings;
-import io.queen.kafka.group.ClassicGroups.State;
 import io.queen.kafka.group.ClassicGroups.SyncResult;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -87,11 +87,11 @@ class ClassicGroupsTest {
         assertEquals("range", r.protocolName());
         assertEquals(1, r.members().size());
         assertArrayEquals((r.memberId() + "/range").getBytes(StandardCharsets.UTF_8), r.members().get(0).metadata());
-        assertEquals(State.COMPLETING_REBALANCE, groups.describe(key).state());
+        assertEquals(ClassicGroupState.COMPLETING_REBALANCE, groups.describe(key).state());
         SyncResult s = sync(r, Map.of(r.memberId(), new byte[] {7}));
         assertEquals(Errors.NONE, s.error());
         assertArrayEquals(new byte[] {7}, s.assignment());
-        assertEquals(State.STABLE, groups.describe(key).state());
+        assertEquals(ClassicGroupState.STABLE, groups.describe(key).state());
     }
 
     @Test
@@ -165,7 +165,7 @@ class ClassicGroupsTest {
         JoinResult b2 = bWait.join();
         groups.sync(key, b2.memberId(), null, 2, null, null, Map.of());
         sync(a2, Map.of());
-        assertEquals(State.STABLE, groups.describe(key).state());
+        assertEquals(ClassicGroupState.STABLE, groups.describe(key).state());
 
         // a heartbeats, b is silent
         for (int t = 0; t < SESSION + 200; t += 500) {
@@ -174,7 +174,7 @@ class ClassicGroupsTest {
             groups.expire();
         }
         assertEquals(1, groups.describe(key).members().size(), "b evicted");
-        assertEquals(State.PREPARING_REBALANCE, groups.describe(key).state());
+        assertEquals(ClassicGroupState.PREPARING_REBALANCE, groups.describe(key).state());
         assertEquals(Errors.REBALANCE_IN_PROGRESS, groups.heartbeat(key, a2.memberId(), null, 2));
         assertEquals(Errors.UNKNOWN_MEMBER_ID, groups.heartbeat(key, b2.memberId(), null, 2));
         JoinResult a3 = groups.join(key, join(a2.memberId(), true, "range")).join();
@@ -223,18 +223,18 @@ class ClassicGroupsTest {
         String bId = b.join().memberId();
         String cId = c.join().memberId();
         List<ClassicGroups.LeaveResult> out = groups.leave(key,
-                List.of(new String[] {bId, null}, new String[] {cId, null}, new String[] {"nobody", null}));
+                List.of(new LeavingMember(bId, null), new LeavingMember(cId, null), new LeavingMember("nobody", null)));
         assertEquals(List.of(Errors.NONE, Errors.NONE, Errors.UNKNOWN_MEMBER_ID),
                 out.stream().map(ClassicGroups.LeaveResult::error).toList());
-        assertEquals(State.PREPARING_REBALANCE, groups.describe(key).state());
+        assertEquals(ClassicGroupState.PREPARING_REBALANCE, groups.describe(key).state());
         JoinResult a3 = groups.join(key, join(a.memberId(), true, "range")).join();
         assertEquals(3, a3.generationId());
         assertEquals(1, a3.members().size());
         // the last member leaving empties the group; the timer then forgets it here, its saved state stays
-        groups.leave(key, List.<String[]>of(new String[] {a.memberId(), null}));
-        assertEquals(State.EMPTY, groups.describe(key).state());
+        groups.leave(key, List.of(new LeavingMember(a.memberId(), null)));
+        assertEquals(ClassicGroupState.EMPTY, groups.describe(key).state());
         groups.expire();
-        assertEquals(State.EMPTY, groups.describe(key).state());
+        assertEquals(ClassicGroupState.EMPTY, groups.describe(key).state());
         assertTrue(groups.describe(key).members().isEmpty());
         assertNull(groups.describe(new Key(key.tenant(), "never-used")));
     }
@@ -281,7 +281,7 @@ class ClassicGroupsTest {
         assertEquals(Errors.FENCED_INSTANCE_ID, groups.heartbeat(key, a.memberId(), "inst-1", 1));
         assertEquals(Errors.FENCED_INSTANCE_ID, groups.validateCommit(key, a.memberId(), "inst-1", 1));
         assertEquals(1, groups.describe(key).members().size());
-        List<ClassicGroups.LeaveResult> out = groups.leave(key, List.<String[]>of(new String[] {"", "inst-1"}));
+        List<ClassicGroups.LeaveResult> out = groups.leave(key, List.of(new LeavingMember("", "inst-1")));
         assertEquals(Errors.NONE, out.get(0).error());
         assertEquals(again.memberId(), out.get(0).memberId());
     }
@@ -310,7 +310,7 @@ class ClassicGroupsTest {
     void deleteIsRefusedWhileTheGroupHasMembers() {
         JoinResult a = newMember("range").join();
         assertEquals(Errors.NON_EMPTY_GROUP, groups.beginDelete(key));
-        groups.leave(key, List.<String[]>of(new String[] {a.memberId(), null}));
+        groups.leave(key, List.of(new LeavingMember(a.memberId(), null)));
         assertEquals(Errors.NONE, groups.beginDelete(key));
         assertEquals(Errors.COORDINATOR_NOT_AVAILABLE,
                 groups.join(key, join("", true, "range")).join().error(), "a join waits out the delete");
@@ -365,7 +365,7 @@ class ClassicGroupsTest {
                     // heartbeat until the generation holds everyone (then done) or a rebalance starts (rejoin)
                     while (real.heartbeat(key, id, null, r.generationId()) == Errors.NONE) {
                         ClassicGroups.GroupView v = real.describe(key);
-                        if (v.members().size() == n && v.state() == State.STABLE) {
+                        if (v.members().size() == n && v.state() == ClassicGroupState.STABLE) {
                             generations.put(id, r.generationId());
                             if (!r.members().isEmpty()) {
                                 leaders.add(id);
@@ -385,6 +385,6 @@ class ClassicGroupsTest {
         assertEquals(1, Set.copyOf(generations.values()).size(), generations.toString());
         assertEquals(1, leaders.size());
         assertEquals(n, real.describe(key).members().size());
-        assertEquals(State.STABLE, real.describe(key).state());
+        assertEquals(ClassicGroupState.STABLE, real.describe(key).state());
     }
 }

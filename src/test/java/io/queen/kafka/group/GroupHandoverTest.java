@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.queen.kafka.group.ClassicGroups.JoinResult;
 import io.queen.kafka.group.ClassicGroups.Key;
 import io.queen.kafka.group.ClassicGroups.Settings;
-import io.queen.kafka.group.ClassicGroups.State;
 import io.queen.kafka.group.ClassicGroups.SyncResult;
 import java.util.Map;
 import java.util.UUID;
@@ -58,7 +57,7 @@ class GroupHandoverTest {
         assertEquals(Errors.NONE, b.heartbeat(key, m[0].memberId(), null, 2));
         assertEquals(Errors.NONE, b.heartbeat(key, m[1].memberId(), null, 2));
         ClassicGroups.GroupView v = b.describe(key);
-        assertEquals(State.STABLE, v.state());
+        assertEquals(ClassicGroupState.STABLE, v.state());
         assertEquals(2, v.members().size());
         assertEquals(Errors.NONE, b.validateCommit(key, m[1].memberId(), null, 2), "a commit of generation 2");
         // a member that missed its SyncGroup answer gets its assignment from the new coordinator
@@ -112,10 +111,10 @@ class GroupHandoverTest {
         // what was saved (generation 1, its assignment not yet handed out) is where the next coordinator starts
         assertEquals(1, log.saved.get(key).generation());
         assertEquals(Errors.NONE, b.heartbeat(key, m1.memberId(), null, 1));
-        assertEquals(State.COMPLETING_REBALANCE, b.describe(key).state());
+        assertEquals(ClassicGroupState.COMPLETING_REBALANCE, b.describe(key).state());
         SyncResult s = b.sync(key, m1.memberId(), null, 1, "consumer", "range", Map.of(m1.memberId(),
                 new byte[] {9})).join();
         assertArrayEquals(new byte[] {9}, s.assignment());
-        assertEquals(State.STABLE, b.describe(key).state());
+        assertEquals(ClassicGroupState.STABLE, b.describe(key).state());
     }
 }

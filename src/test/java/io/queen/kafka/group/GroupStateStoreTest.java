@@ -10,8 +10,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.queen.kafka.group.ClassicGroups.JoinResult;
 import io.queen.kafka.group.ClassicGroups.Key;
+import io.queen.kafka.group.ClassicGroups.LeavingMember;
 import io.queen.kafka.group.ClassicGroups.Settings;
-import io.queen.kafka.group.ClassicGroups.State;
 import io.queen.kafka.group.ClassicGroups.SyncResult;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Sql;
@@ -61,7 +61,7 @@ class GroupStateStoreTest {
         SyncResult again = b.sync(key, m1.memberId(), null, 1, "consumer", "range", Map.of()).join();
         assertArrayEquals(new byte[] {1, 2, 3}, again.assignment());
         ClassicGroups.GroupView v = b.describe(key);
-        assertEquals(State.STABLE, v.state());
+        assertEquals(ClassicGroupState.STABLE, v.state());
         assertEquals("client", v.members().get(0).clientId());
         assertArrayEquals((m1.memberId() + "/range").getBytes(), v.members().get(0).metadata(),
                 "the subscription survives the move");
@@ -76,7 +76,7 @@ class GroupStateStoreTest {
         assertEquals(Errors.ILLEGAL_GENERATION, a.heartbeat(key, m1.memberId(), null, 1));
 
         // the last member leaves; the empty group can be deleted, and its row goes with it
-        b.leave(key, List.<String[]>of(new String[] {m1.memberId(), null}));
+        b.leave(key, List.of(new LeavingMember(m1.memberId(), null)));
         assertEquals(Errors.NONE, b.beginDelete(key));
         b.deleted(key);
         assertNull(Sql.one(ds, "SELECT generation" + where));
