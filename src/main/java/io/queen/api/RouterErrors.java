@@ -1,6 +1,7 @@
 package io.queen.api;
 
 import io.quarkus.runtime.configuration.MemorySize;
+import io.queen.http.PipelineStage;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -42,7 +43,7 @@ public class RouterErrors {
         // details: give them the API's error shape instead. (A request line the HTTP codec itself refuses, such
         // as a '%' not followed by two hex digits or an over-long URI, is answered by Vert.x before any handler:
         // 400/414/431 with no body.)
-        router.route().order(Integer.MIN_VALUE).failureHandler(rc -> {
+        PipelineStage.FAILURE_ANSWERS.on(router.route()).failureHandler(rc -> {
             if (rc.response().ended() || rc.response().headWritten()) {
                 if (Failures.clientGone(rc.failure())) {
                     return;  // answered already, then the connection closed (a refused body): nothing failed
@@ -79,7 +80,7 @@ public class RouterErrors {
             rc.response().setStatusCode(500).putHeader("Content-Type", "application/json")
                     .end("{\"error\":\"Internal error\",\"requestId\":\"" + id + "\"}");
         });
-        router.route().order(Integer.MIN_VALUE).handler(rc -> {
+        PipelineStage.REQUEST_CHECKS.on(router.route()).handler(rc -> {
             if (answersOneType(rc.normalizedPath())) {
                 // RESTEasy would answer 406 to an Accept that does not admit the route's @Produces (the Go
                 // client's Accept: application/json on a text route, a browser's text/html on a JSON one)

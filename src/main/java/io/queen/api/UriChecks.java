@@ -1,5 +1,6 @@
 package io.queen.api;
 
+import io.queen.http.FilterPriority;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
@@ -24,7 +25,7 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 public class UriChecks {
     static final String MALFORMED = " must be valid UTF-8 (a percent-escape or byte is not well-formed UTF-8)";
 
-    @ServerRequestFilter
+    @ServerRequestFilter(priority = FilterPriority.URI_CHECKS)
     public Response check(HttpServerRequest request, UriInfo uri) {
         String raw = request.uri();
         if (!suspicious(raw)) {

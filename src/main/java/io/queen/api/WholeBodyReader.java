@@ -1,6 +1,7 @@
 package io.queen.api;
 
 import io.quarkus.runtime.configuration.MemorySize;
+import io.queen.http.PipelineStage;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
@@ -109,7 +110,7 @@ public class WholeBodyReader {
             // HTTP/1.x only: RESTEasy Reactive pauses the request when it starts, which an HTTP/2 stream refuses
             // once its body has been read ("Request has already been read", a 500); HTTP/2 requests take the
             // standard path
-            router.post(path).order(Integer.MIN_VALUE + 1).handler(rc -> {
+            PipelineStage.WHOLE_BODY.on(router.post(path)).handler(rc -> {
                 if (rc.request().version() == HttpVersion.HTTP_2) {
                     rc.next();
                 } else if (rc.request().getHeader("Content-Length") == null) {
@@ -120,7 +121,7 @@ public class WholeBodyReader {
             });
             // an empty body leaves no buffer behind, and the resource would then wait for body events that were
             // already consumed: hand it an empty one
-            router.post(path).order(Integer.MIN_VALUE + 2).handler(rc -> {
+            PipelineStage.EMPTY_BODY.on(router.post(path)).handler(rc -> {
                 if (rc.request().version() != HttpVersion.HTTP_2 && rc.body().buffer() == null) {
                     rc.setBody(Buffer.buffer());
                 }

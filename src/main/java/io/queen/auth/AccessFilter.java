@@ -1,6 +1,7 @@
 package io.queen.auth;
 
 import io.queen.api.RouterErrors;
+import io.queen.http.FilterPriority;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.json.JsonString;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -44,7 +45,7 @@ public class AccessFilter {
         this.config = config;
     }
 
-    @ServerRequestFilter
+    @ServerRequestFilter(priority = FilterPriority.ACCESS)
     public Response check(ContainerRequestContext request, ResourceInfo resource) {
         if (!callers.active()) {
             return null;

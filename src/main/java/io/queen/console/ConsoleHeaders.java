@@ -1,5 +1,6 @@
 package io.queen.console;
 
+import io.queen.http.PipelineStage;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,9 +21,9 @@ public class ConsoleHeaders {
             + " frame-ancestors 'none'; object-src 'none'";
 
     void init(@Observes Router router) {
-        router.get("/").order(Integer.MIN_VALUE).handler(ConsoleHeaders::add);
-        router.get("/index.html").order(Integer.MIN_VALUE).handler(ConsoleHeaders::add);
-        router.get("/console/*").order(Integer.MIN_VALUE).handler(ConsoleHeaders::add);
+        PipelineStage.CONSOLE_HEADERS.on(router.get("/")).handler(ConsoleHeaders::add);
+        PipelineStage.CONSOLE_HEADERS.on(router.get("/index.html")).handler(ConsoleHeaders::add);
+        PipelineStage.CONSOLE_HEADERS.on(router.get("/console/*")).handler(ConsoleHeaders::add);
     }
 
     static void add(RoutingContext rc) {

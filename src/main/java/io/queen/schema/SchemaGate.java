@@ -1,5 +1,6 @@
 package io.queen.schema;
 
+import io.queen.http.PipelineStage;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,7 +20,7 @@ public class SchemaGate {
     }
 
     void init(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(rc -> {
+        PipelineStage.SCHEMA_GATE.on(router.route()).handler(rc -> {
             String path = rc.normalizedPath();
             if (schema.ready() || !(path.startsWith("/api/") || path.startsWith("/streams/"))) {
                 rc.next();

@@ -1,5 +1,6 @@
 package io.queen.shutdown;
 
+import io.queen.http.PipelineStage;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -7,10 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The first route of every request: counts the requests running, and once the broker drains answers new ones
- * {@code 503} with {@code Connection: close} and {@code Retry-After: 1} before anything runs, so a client retries
- * elsewhere knowing nothing was done. Quarkus' own shutdown filter only adds {@code Connection: close} and still
- * runs a late request, which the closing server could then cut off after its commit.
+ * The route that admits every request ({@link PipelineStage#ADMISSION}, after the stages that answer without doing
+ * any work): counts the requests running, and once the broker drains answers new ones {@code 503} with
+ * {@code Connection: close} and {@code Retry-After: 1} before anything runs, so a client retries elsewhere knowing
+ * nothing was done. Quarkus' own shutdown filter only adds {@code Connection: close} and still runs a late
+ * request, which the closing server could then cut off after its commit.
  *
  * <p>Invariant: a request either was counted before the drain began (and {@link #awaitIdle} waits for it) or is
  * refused: the route increments first and reads the phase second, the drain sets the phase first and reads the
@@ -27,7 +29,7 @@ public class AdmissionGate {
     }
 
     void init(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(rc -> {
+        PipelineStage.ADMISSION.on(router.route()).handler(rc -> {
             if (!enter()) {
                 rc.response().setStatusCode(503).putHeader("Content-Type", "application/json")
                         .putHeader("Retry-After", "1").putHeader("Connection", "close").end(REFUSAL);

@@ -191,6 +191,15 @@ class AuthTest {
         assertEquals(201, postAs(RW, "/api/v1/push", "application/json; charset=utf-8").status());
     }
 
+    @Test
+    void malformedParametersAreRefusedBeforeAuthentication() {
+        // the URI checks run ahead of the access filter: a parameter no resource takes is a 400 whoever asks
+        Http.Reply anonymous = Tokens.get(null, "/api/v1/pop/queue/g%FF");
+        assertEquals(400, anonymous.status(), anonymous.body());
+        assertTrue(anonymous.body().contains("valid UTF-8"), anonymous.body());
+        assertReply(401, MISSING, Tokens.get(null, "/api/v1/pop/queue/g"));
+    }
+
     static JsonNode popOne(String token, String queue) {
         Http.Reply r = Tokens.get(token, "/api/v1/pop/queue/" + queue + "?batch=10&autoAck=true");
         assertEquals(200, r.status(), r.body());

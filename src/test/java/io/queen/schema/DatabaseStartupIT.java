@@ -13,6 +13,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -64,6 +66,11 @@ class DatabaseStartupIT {
                     "{\"items\":[{\"queue\":\"dbs\",\"transactionId\":\"t1\",\"payload\":{\"n\":1}}]}");
             assertEquals(503, push.status(), push.body());
             assertTrue(push.body().contains("database not ready"), push.body());
+            // the schema gate answers ahead of the request checks: a body that is not JSON gets the same 503
+            Http.Reply xml = Http.send(HttpRequest.newBuilder(URI.create(broker.url() + "/api/v1/push"))
+                    .header("Content-Type", "text/xml").POST(HttpRequest.BodyPublishers.ofString("<a/>")).build());
+            assertEquals(503, xml.status(), xml.body());
+            assertTrue(xml.body().contains("database not ready"), xml.body());
             assertEquals(503, Http.get(broker.url(), "/health").status());
             assertEquals(200, Http.get(broker.url(), "/q/health/live").status(), "alive while waiting");
 

@@ -22,6 +22,32 @@ public final class RawHttp {
     public record Reply(int status, String head, String body) {
     }
 
+    /**
+     * Sends a request's head alone ({@code requestLine}, a Host header, then {@code headers}; the body it may
+     * declare never follows) and returns the head of the first answer: a {@code 100 Continue} when the broker asks
+     * for the body ({@code Expect: 100-continue}), else its final answer, read before the body would be.
+     */
+    public static String firstHead(int port, String requestLine, String... headers) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+            s.setSoTimeout(30_000);
+            StringBuilder head = new StringBuilder(requestLine).append("\r\nHost: 127.0.0.1\r\n");
+            for (String h : headers) {
+                head.append(h).append("\r\n");
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            StringBuilder answer = new StringBuilder();
+            int c;
+            while (answer.indexOf("\r\n\r\n") < 0 && (c = in.read()) >= 0) {
+                answer.append((char) c);
+            }
+            return answer.toString();
+        }
+    }
+
     /** {@code contentType} null sends none; {@code body} null sends no body and no Content-Length. */
     public static Reply send(int port, String method, String target, String contentType, byte[] body)
             throws IOException {
