@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.metrics.OpsMeter;
-import java.util.concurrent.atomic.AtomicInteger;
 import jakarta.inject.Singleton;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What pops count on this broker ({@code queen.pop.*}) and per queue ({@link OpsMeter}): pops parked right now,
