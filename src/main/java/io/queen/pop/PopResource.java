@@ -19,6 +19,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The three pop routes (API spec 3.4, 3.5). "Nothing" is always 204 with no body, including for an unknown
@@ -35,10 +36,12 @@ public class PopResource {
     private final DrainState drain;
     private final ParkingBudget parking;
     private final PopClients clients;
+    private final PopClock clock;
 
     PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches,
-            DrainState drain, ParkingBudget parking, PopClients clients) {
+            DrainState drain, ParkingBudget parking, PopClients clients, PopClock clock) {
         this.clients = clients;
+        this.clock = clock;
         this.drain = drain;
         this.parking = parking;
         this.service = service;
@@ -56,20 +59,20 @@ public class PopResource {
         if (!r.longPoll()) {
             return null;
         }
-        long deadline = System.nanoTime() + r.timeoutMs() * 1_000_000L;
+        long deadline = clock.nanoTime() + r.timeoutMs() * 1_000_000L;
         while (switches.popMaintenance()) {
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            long left = (deadline - clock.nanoTime()) / 1_000_000L;
             if (left <= 0 || response.closed() || drain.draining()) {
                 return null;
             }
             try {
-                Thread.sleep(Math.min(left, 50));
+                clock.sleep(TimeUnit.MILLISECONDS.toNanos(Math.min(left, 50)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return null;
             }
         }
-        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        long left = (deadline - clock.nanoTime()) / 1_000_000L;
         return left <= 0 ? null : r.withTimeoutMs(left);
     }
 

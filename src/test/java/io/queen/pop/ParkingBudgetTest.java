@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.queen.testing.Settings;
 import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
+import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,10 @@ class ParkingBudgetTest {
     static final int PER_ADDRESS = 20;
     static final int TOTAL = 30;
 
-    public static class SmallCaps extends Settings {
+    @Inject
+    DrivenClock clock;
+
+    public static class SmallCaps extends DrivenClock.Profile {
         public SmallCaps() {
             super("queen.pop.max-parked-per-address", String.valueOf(PER_ADDRESS),
                     "queen.pop.max-parked", String.valueOf(TOTAL));
@@ -63,18 +67,20 @@ class ParkingBudgetTest {
                         + "\",\"payload\":{\"n\":1}}]}")).build();
     }
 
-    /** Fires {@code n} long polls; returns them once {@code refused} of them have answered (the refused ones). */
-    static List<CompletableFuture<HttpResponse<String>>> park(HttpClient client, String queue, int n, int refused)
-            throws Exception {
+    /**
+     * Fires {@code n} long polls; returns them once {@code refused} of them have answered (the refused ones) and
+     * {@code parked} pops in all wait.
+     */
+    List<CompletableFuture<HttpResponse<String>>> park(HttpClient client, String queue, int n, int refused,
+            int parked) throws Exception {
         List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
+        CountDownLatch answered = new CountDownLatch(refused);
         for (int i = 0; i < n; i++) {
             polls.add(client.sendAsync(get("/api/v1/pop/queue/" + queue + "/partition/Default?wait=true&timeout=30000"),
-                    HttpResponse.BodyHandlers.ofString()));
+                    HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> answered.countDown()));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (polls.stream().filter(CompletableFuture::isDone).count() < refused && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        assertTrue(answered.await(30, TimeUnit.SECONDS), "refused polls answered");
+        clock.awaitParked(parked);
         return polls;
     }
 
@@ -91,7 +97,7 @@ class ParkingBudgetTest {
         assertEquals(200, health.statusCode());
         assertEquals(HttpClient.Version.HTTP_2, health.version(), "h2c upgrade");
 
-        List<CompletableFuture<HttpResponse<String>>> first = park(one, "capped", PER_ADDRESS + 10, 10);
+        List<CompletableFuture<HttpResponse<String>>> first = park(one, "capped", PER_ADDRESS + 10, 10, PER_ADDRESS);
         assertEquals(10, refused(first), "beyond the per-address cap, answered 204 at once");
         assertEquals(HttpClient.Version.HTTP_2, first.stream().filter(CompletableFuture::isDone).findFirst()
                 .orElseThrow().join().version());
@@ -101,7 +107,7 @@ class ParkingBudgetTest {
 
         // a second address fills the total cap: 10 more places, then 204 at once
         HttpClient two = h2c("127.0.0.2");
-        List<CompletableFuture<HttpResponse<String>>> second = park(two, "capped", 15, 5);
+        List<CompletableFuture<HttpResponse<String>>> second = park(two, "capped", 15, 5, TOTAL);
         assertEquals(5, refused(second), "beyond the total cap, answered 204 at once");
         // a third address, with nothing of its own parked, is refused too; its health and push answer
         HttpClient three = h2c("127.0.0.3");
@@ -137,24 +143,17 @@ class ParkingBudgetTest {
         // the parked ones are still parked, and a push reaches one of them
         assertFalse(first.stream().filter(f -> !f.isDone()).count() < PER_ADDRESS, "the admitted polls wait");
         assertEquals(201, one.send(push("capped"), HttpResponse.BodyHandlers.ofString()).statusCode());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>(first);
-        all.addAll(second);
-        CompletableFuture<HttpResponse<String>> served = null;
-        while (served == null && System.nanoTime() < deadline) {
-            for (CompletableFuture<HttpResponse<String>> f : all) {
-                if (f.isDone() && f.join().statusCode() == 200) {
-                    served = f;
-                }
-            }
-            Thread.sleep(20);
-        }
-        assertTrue(served != null, "a parked poll got the pushed message");
+        List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>(first);
+        waiting.addAll(second);
+        waiting.removeIf(CompletableFuture::isDone);
+        HttpResponse<String> served = (HttpResponse<String>) CompletableFuture.anyOf(waiting.toArray(
+                new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+        assertEquals(200, served.statusCode(), "a parked poll got the pushed message");
         // its place was given back: the third address can park one poll now (it gets the next push)
         CompletableFuture<HttpResponse<String>> again = three.sendAsync(
                 get("/api/v1/pop/queue/capped/partition/Default?wait=true&timeout=30000"),
                 HttpResponse.BodyHandlers.ofString());
-        Thread.sleep(500);
-        assertFalse(again.isDone() && again.join().statusCode() == 204, "a freed place is taken again");
+        clock.awaitParked(TOTAL);
+        assertFalse(again.isDone(), "a freed place is taken again");
     }
 }

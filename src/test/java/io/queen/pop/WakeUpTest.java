@@ -13,17 +13,17 @@ import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,30 +36,24 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class WakeUpTest {
     /** No maintenance-switch polling: nothing but the test's own pushes wakes the parked pops. */
-    public static class QuietProfile implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("queen.maintenance.poll-ms", "600000");
+    public static class QuietProfile extends DrivenClock.Profile {
+        public QuietProfile() {
+            super("queen.maintenance.poll-ms", "600000");
         }
     }
 
     private static final int POLLS = 6;
 
-    private static void await(String what, DoubleSupplier value, double atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (value.getAsDouble() < atLeast) {
-            assertTrue(System.nanoTime() < deadline, what + ": " + value.getAsDouble() + " < " + atLeast);
-            Thread.sleep(20);
-        }
-    }
+    @Inject
+    DrivenClock clock;
 
-    private static List<CompletableFuture<Http.Reply>> park(String path, int n) throws InterruptedException {
-        double parked = metric("queen_pop_parked");
+    private List<CompletableFuture<Http.Reply>> park(String path, int n) throws InterruptedException {
+        int parked = clock.parked();
         List<CompletableFuture<Http.Reply>> polls = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             polls.add(CompletableFuture.supplyAsync(() -> Http.get(path)));
         }
-        await("parked pops", () -> metric("queen_pop_parked"), parked + n);
+        clock.awaitParked(parked + n);
         return polls;
     }
 
@@ -76,17 +70,20 @@ class WakeUpTest {
                 park("/api/v1/pop/queue/fan?wait=true&timeout=30000&batch=10&autoAck=true&consumerGroup=g", POLLS);
         // a woken pop sleeps on either from the hot list or, when another pop woken by the same commit already
         // found nothing, from that finding (known empty); either way without a claim
-        DoubleSupplier sleptOn = () -> metric("queen_pop_resleeps_total") + metric("queen_pop_known_empty_total");
-        double slept = sleptOn.getAsDouble();
+        double slept = sleptOn();
         for (int i = 0; i < POLLS; i++) {
+            List<CompletableFuture<Http.Reply>> waiting = new ArrayList<>(polls);
+            waiting.removeIf(CompletableFuture::isDone);
             pushN("fan", "p" + i, "m", 1, 1);
             // the one that claims answers; every other parked pop was woken and went back to sleep without a claim
             // (before, each of them ranked the queue and checked for pending work: 15 rankings for these six
             // commits, 42 transactions in all against 18-31 now, measured 2026-12-02 from pg_stat_database)
+            CompletableFuture.anyOf(waiting.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
             int answered = i + 1;
-            await("answered polls", () -> polls.stream().filter(CompletableFuture::isDone).count(), answered);
-            await("pops that slept on", sleptOn, slept + (long) POLLS * answered
-                    - (long) answered * (answered + 1) / 2);
+            assertEquals(answered, polls.stream().filter(CompletableFuture::isDone).count(), "answered polls");
+            clock.awaitParked(POLLS - answered);
+            assertTrue(sleptOn() >= slept + (long) POLLS * answered - (long) answered * (answered + 1) / 2,
+                    "pops that slept on: " + (sleptOn() - slept) + " after " + answered + " commits");
         }
         Set<String> got = new HashSet<>();
         for (CompletableFuture<Http.Reply> p : polls) {
@@ -97,6 +94,11 @@ class WakeUpTest {
             got.add(ms.get(0).get("partition").asText());
         }
         assertEquals(Set.of("p0", "p1", "p2", "p3", "p4", "p5"), got);
+    }
+
+    /** Woken pops that went back to sleep without a claim: from the hot list, or from what another pop found. */
+    private static double sleptOn() {
+        return metric("queen_pop_resleeps_total") + metric("queen_pop_known_empty_total");
     }
 
     @Test
@@ -165,6 +167,7 @@ class WakeUpTest {
         int partitions = 6;
         int total = producers * pushes;
         Set<String> got = ConcurrentHashMap.newKeySet();
+        CountDownLatch delivered = new CountDownLatch(total);
         AtomicBoolean stop = new AtomicBoolean();
         List<CompletableFuture<Void>> consumers = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
@@ -175,7 +178,9 @@ class WakeUpTest {
                         continue;
                     }
                     for (JsonNode m : messages(popped)) {
-                        got.add(m.get("transactionId").asText());
+                        if (got.add(m.get("transactionId").asText())) {
+                            delivered.countDown();
+                        }
                     }
                     Api.ackAll(popped, "completed", "g");
                 }
@@ -192,10 +197,7 @@ class WakeUpTest {
         }
         CompletableFuture.allOf(pushers.toArray(new CompletableFuture[0])).get();
         // the lease (60 s) and the recheck interval (30 s) are both far beyond this
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        while (got.size() < total && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        delivered.await(15, TimeUnit.SECONDS);
         stop.set(true);
         CompletableFuture.allOf(consumers.toArray(new CompletableFuture[0])).get();
         assertEquals(total, got.size(), "messages delivered within 15 s of the last push");
