@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * the repository (never a path outside it), every {@code #anchor} into a Markdown file names one of its headings,
  * every {@code #L<n>} into a source file names an existing line, and that line contains the link's text when the
  * text is code ({@code [`INSERT INTO ...`](file#L70)}). Links leaving the repository go to public https sites.
- * The README stays a front page.
+ * The README stays a front page. Every package of the broker says what it owns in a {@code package-info.java} and
+ * is named in docs/architecture.md's package map.
  */
 class DocLinksTest {
     static final Path ROOT = Path.of("").toAbsolutePath();
@@ -31,7 +32,8 @@ class DocLinksTest {
     private static final Pattern FENCE = Pattern.compile("(?ms)^```.*?^```");
 
     static List<Path> docs() throws IOException {
-        List<Path> out = new ArrayList<>(List.of(Path.of("README.md"), Path.of("connector/README.md"),
+        List<Path> out = new ArrayList<>(List.of(Path.of("README.md"), Path.of("CONTRIBUTING.md"),
+                Path.of("connector/README.md"),
                 Path.of("bench/README.md"), Path.of("examples/billing/README.md")));
         try (Stream<Path> s = Files.list(Path.of("docs"))) {
             s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(out::add);
@@ -127,6 +129,30 @@ class DocLinksTest {
                 "deploying", "benchmarks", "architecture")) {
             assertTrue(readme.contains("(docs/" + doc + ".md)"), "the README links docs/" + doc + ".md");
         }
+    }
+
+    @Test
+    void everyPackageIsDescribedAndOnTheMap() throws IOException {
+        Path main = Path.of("src/main/java/io/queen");
+        String map = Files.readString(Path.of("docs/architecture.md"), StandardCharsets.UTF_8);
+        map = map.substring(map.indexOf("## Package map"), map.indexOf("## The storage model in one screen"));
+        List<String> missing = new ArrayList<>();
+        try (Stream<Path> dirs = Files.walk(main)) {
+            for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
+                String name = main.relativize(dir).toString().replace('/', '.');
+                if (!dir.equals(main) && !map.contains("| `" + name + "` |")) {
+                    missing.add(name + ": not on the package map");
+                }
+                boolean hasCode;
+                try (Stream<Path> files = Files.list(dir)) {
+                    hasCode = files.anyMatch(f -> f.toString().endsWith(".java"));
+                }
+                if (hasCode && !Files.exists(dir.resolve("package-info.java"))) {
+                    missing.add(name + ": no package-info.java");
+                }
+            }
+        }
+        assertEquals(List.of(), missing);
     }
 
     @Test

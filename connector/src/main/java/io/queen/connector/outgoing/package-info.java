@@ -1,0 +1,4 @@
+/**
+ * The outgoing channel: messages pushed to the broker, in batches.
+ */
+package io.queen.connector.outgoing;

@@ -1,0 +1,4 @@
+/**
+ * The typed configuration ({@link io.queen.config.QueenConfig}); defaults live in application.properties.
+ */
+package io.queen.config;

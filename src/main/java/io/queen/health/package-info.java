@@ -1,0 +1,4 @@
+/**
+ * The liveness and readiness answers of {@code /health}.
+ */
+package io.queen.health;

@@ -1,0 +1,4 @@
+/**
+ * In-memory counters of operations per queue and their Prometheus exposition.
+ */
+package io.queen.metrics;

@@ -1,0 +1,4 @@
+/**
+ * Message traces: the trace routes and their store.
+ */
+package io.queen.traces;
