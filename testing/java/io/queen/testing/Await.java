@@ -21,12 +21,8 @@ public final class Await {
 
     /** Returns once {@code condition} holds; fails with {@code description} if it does not within {@code timeout}. */
     public static void until(String description, Condition condition, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.holds()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + timeout + ": " + description);
-            }
-            Thread.sleep(POLL_MILLIS);
+        if (!within(condition, timeout)) {
+            throw new AssertionError("not within " + timeout + ": " + description);
         }
     }
 
@@ -45,13 +41,18 @@ public final class Await {
         return t;
     }
 
-    /** Like {@link #until}, but returns whether the condition came to hold instead of failing. */
+    /**
+     * Like {@link #until}, but returns whether the condition came to hold instead of failing (for a caller that
+     * reports the timeout its own way). What the condition throws, an assertion included, is thrown.
+     */
     public static boolean within(Condition condition, Duration timeout) throws Exception {
-        try {
-            until("", condition, timeout);
-            return true;
-        } catch (AssertionError e) {
-            return false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(POLL_MILLIS);
         }
+        return true;
     }
 }
