@@ -141,39 +141,37 @@ public final class BrokerProcess implements AutoCloseable {
 
     /** Waits until {@code /health} answers 200; returns the {@link System#nanoTime()} at which it first did. */
     public long awaitHealthy(Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("broker exited early:\n" + logText());
-            }
-            try {
-                HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return System.nanoTime();
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(50);
+        if (!Await.within(this::healthy, timeout)) {
+            throw new IllegalStateException("broker not healthy within " + timeout + ":\n" + logText());
         }
-        throw new IllegalStateException("broker not healthy within " + timeout + ":\n" + logText());
+        return System.nanoTime();
+    }
+
+    private boolean healthy() throws Exception {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("broker exited early:\n" + logText());
+        }
+        try {
+            HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200;
+        } catch (IOException e) {
+            return false;  // not listening yet
+        }
     }
 
     /** Waits until something accepts TCP connections on {@code port} of this machine (the broker's Kafka listener). */
     public void awaitListening(int port, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        boolean listening = Await.within(() -> {
             try (java.net.Socket s = new java.net.Socket()) {
                 s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
-                return;
+                return true;
             } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("nothing listening on " + port + " within " + timeout + ":\n"
-                            + logText());
-                }
-                Thread.sleep(50);
+                return false;
             }
+        }, timeout);
+        if (!listening) {
+            throw new IllegalStateException("nothing listening on " + port + " within " + timeout + ":\n" + logText());
         }
     }
 

@@ -21,6 +21,7 @@ import io.queen.testing.Api;
 import io.queen.testing.Consumers;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.queen.testing.Leases;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -158,7 +159,7 @@ class AckFusionTest {
         configure("af-exp", "{\"leaseTime\":1}");
         JsonNode p = pushThenPop("af-exp", "p", "e", 3, 10);
         String pid = p.get("partitionId").asText();
-        Thread.sleep(1500);
+        assertEquals(1, Leases.expire(ds, "af-exp"), "the 1 s lease runs out");
         double before = metric(BATCHES);
         JsonNode res = ackAll(p, "completed", null);
         assertEquals(0, metric(BATCHES) - before, "the positional commit refused the expired lease");

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -22,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -224,17 +226,8 @@ class OpsMetricsTest {
                     throw new IllegalStateException(e);
                 }
             });
-            JsonNode row = null;
-            for (int i = 0; i < 200 && row == null; i++) {
-                for (JsonNode q : get("/api/v1/analytics/postgres-stats").get("activeQueries")) {
-                    if (q.path("query").asText().contains("pg_advisory_lock")) {
-                        row = q;
-                    }
-                }
-                if (row == null) {
-                    Thread.sleep(50);
-                }
-            }
+            JsonNode row = Await.within(() -> parkedStatement() != null, Duration.ofSeconds(10)) ? parkedStatement()
+                    : null;
             h.execute("SELECT pg_advisory_unlock(" + key + ")");
             blocked.get();
             assertTrue(row != null, "the parked statement is listed");
@@ -303,13 +296,18 @@ class OpsMetricsTest {
         return Api.json(r.body());
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier cond) throws InterruptedException {
-        long end = System.nanoTime() + 5_000_000_000L;
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("condition not met in 5 s");
+    /** The statement parked on the advisory lock, as the postgres-stats view lists it (null: not listed). */
+    private static JsonNode parkedStatement() {
+        JsonNode row = null;
+        for (JsonNode q : get("/api/v1/analytics/postgres-stats").get("activeQueries")) {
+            if (q.path("query").asText().contains("pg_advisory_lock")) {
+                row = q;
             }
-            Thread.sleep(20);
         }
+        return row;
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier cond) throws Exception {
+        Await.until("the condition", cond::getAsBoolean, Duration.ofSeconds(5));
     }
 }

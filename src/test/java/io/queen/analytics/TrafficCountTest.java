@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -14,6 +15,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -86,11 +88,9 @@ class TrafficCountTest {
         assertEquals(201, buffered.status(), buffered.body());
         assertEquals("buffered", Api.json(buffered.body()).get(0).get("status").asText());
         ok(Http.post("/api/v1/system/maintenance", "{\"enabled\":false}"));
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (ok(Http.get("/api/v1/system/maintenance")).get("bufferedMessages").asLong() > 0) {
-            assertTrue(System.nanoTime() < deadline, "the spool drains");
-            Thread.sleep(50);
-        }
+        Await.until("the spool drains",
+                () -> ok(Http.get("/api/v1/system/maintenance")).get("bufferedMessages").asLong() == 0,
+                Duration.ofSeconds(60));
 
         long written = Sql.count(ds, "SELECT COALESCE(sum(last_offset + 1), 0) FROM queen.log_partitions");
         assertEquals(5 + 3 + 2 + 1 + 1 + 2, written, "what the log holds");

@@ -3,6 +3,7 @@ package io.queen.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -14,6 +15,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -87,10 +89,7 @@ class ClientGoneTest {
             out.flush();
         }
         // the broker sees the close asynchronously: wait for its line (or its error)
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (wentAway() == seen && warnings().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Await.within(() -> wentAway() != seen || !warnings().isEmpty(), Duration.ofSeconds(30));
         assertEquals(List.of(), warnings().stream().map(r -> r.getLevel() + " " + r.getLoggerName() + ": "
                 + r.getMessage() + " " + r.getThrown()).toList(), path + " " + framing);
         assertEquals(seen + 1, wentAway(), "one debug line for " + path + " " + framing);

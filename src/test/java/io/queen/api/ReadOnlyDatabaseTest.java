@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -12,6 +13,8 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,16 +47,13 @@ class ReadOnlyDatabaseTest {
             st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
                     + " AND pid <> pg_backend_pid()");
             // termination is a signal: wait until those sessions are gone
-            for (int i = 0; i < 100; i++) {
+            Await.within(() -> {
                 try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname ="
                         + " current_database() AND pid <> pg_backend_pid() AND backend_start < now()")) {
                     rs.next();
-                    if (rs.getLong(1) == 0) {
-                        break;
-                    }
+                    return rs.getLong(1) == 0;
                 }
-                Thread.sleep(50);
-            }
+            }, Duration.ofSeconds(5));
         }
     }
 
@@ -67,32 +67,25 @@ class ReadOnlyDatabaseTest {
         assertEquals(1, stored());
         readOnly(true);
         try {
-            boolean named = false;
-            for (int i = 0; i < 40 && !named; i++) {
-                Http.Reply r = push("during-" + i);
+            AtomicInteger tries = new AtomicInteger();
+            boolean named = Await.within(() -> {
+                Http.Reply r = push("during-" + tries.getAndIncrement());
                 // the first tries may meet a pooled connection the database closed: 503 "unavailable" too
                 assertEquals(503, r.status(), r.body());
                 assertFalse(r.body().contains("ERROR:") || r.body().contains("read-only transaction"),
                         "no driver text: " + r.body());
-                named = r.body().contains(Failures.READ_ONLY);
-                if (!named) {
-                    Thread.sleep(100);
-                }
-            }
+                return r.body().contains(Failures.READ_ONLY);
+            }, Duration.ofSeconds(4));
             assertTrue(named, "a push on a read-only database names the reason");
             assertEquals(1, stored(), "nothing half-written");
         } finally {
             readOnly(false);
         }
-        Http.Reply after = null;
-        for (int i = 0; i < 40; i++) {
-            after = push("after");
-            if (after.status() == 201) {
-                break;
-            }
-            assertEquals(503, after.status(), after.body());
-            Thread.sleep(100);
-        }
+        Http.Reply after = Await.value("a push stored once the database is writable again", () -> {
+            Http.Reply r = push("after");
+            assertTrue(r.status() == 201 || r.status() == 503, r.status() + " " + r.body());
+            return r.status() == 201 ? r : null;
+        }, Duration.ofSeconds(4));
         assertEquals(201, after.status(), after.body());
         assertEquals(2, stored(), "writes back: the retried push is stored once");
     }

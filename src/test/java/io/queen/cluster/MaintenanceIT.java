@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -196,18 +198,13 @@ class MaintenanceIT {
                 d = brokers.database().start("maint-d", Map.of("QUEEN_APPLY_SCHEMA", "false"));
                 BrokerProcess restarted = d;
                 // every broker's poller (a, b and the restarted d) waits for the switch; then the push is sent
-                long deadline = System.nanoTime() + 60_000_000_000L;
-                while (switchReadsWaiting(watch) < 3 && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                Await.within(() -> switchReadsWaiting(watch) >= 3, Duration.ofSeconds(60));
                 long pollers = switchReadsWaiting(watch);
                 java.util.concurrent.CompletableFuture<Http.Reply> push = java.util.concurrent.CompletableFuture
                         .supplyAsync(() -> Http.post(restarted.url(), "/api/v1/push", "{\"items\":[{\"queue\":\""
                                 + q + "\",\"transactionId\":\"d-0\",\"payload\":{}}]}"));
                 // the push waits for the switch too (without the fix it answered at once, from the default)
-                while (!push.isDone() && switchReadsWaiting(watch) <= pollers && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                Await.within(() -> push.isDone() || switchReadsWaiting(watch) > pollers, Duration.ofSeconds(60));
                 assertTrue(!push.isDone(), "a push answered before the switch was read: " + push.getNow(null));
                 lock.rollback();
                 Http.Reply r = push.get(60, java.util.concurrent.TimeUnit.SECONDS);
@@ -234,18 +231,11 @@ class MaintenanceIT {
 
     /** Waits for the first of two lines in the broker's log; returns which appeared. */
     private static String awaitLog(BrokerProcess broker, String one, String other) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            String log = broker.logText();
-            if (log.contains(one)) {
-                return one;
-            }
-            if (log.contains(other)) {
-                return other;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("neither '" + one + "' nor '" + other + "' logged:\n" + broker.logText());
+        String log = Await.value("'" + one + "' or '" + other + "' logged", () -> {
+            String text = broker.logText();
+            return text.contains(one) || text.contains(other) ? text : null;
+        }, Duration.ofSeconds(60));
+        return log.contains(one) ? one : other;
     }
 
     private static long segments(Connection c, String queue) throws Exception {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
@@ -92,10 +93,7 @@ class PostgresRestartIT {
             assertTrue(tookMs < 3500, "a 2 s long poll during the outage answers within 3.5 s: " + tookMs + " ms");
 
             pg = startPg(dir, port);
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (Http.get(a.url(), "/health").status() != 200 && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-            }
+            Await.within(() -> Http.get(a.url(), "/health").status() == 200, Duration.ofSeconds(30));
             assertEquals(200, Http.get(a.url(), "/health").status(), "the broker reconnects by itself");
             // the client retries the failed push with the same id: stored once
             Http.Reply retry = Http.post(a.url(), "/api/v1/push",
@@ -104,21 +102,16 @@ class PostgresRestartIT {
 
             // B's LISTEN connection died with the server: wait until both brokers listen again (their listener
             // connections show up in pg_stat_activity), then a push on A must wake B's long poll
-            long listenDeadline = System.nanoTime() + 30_000_000_000L;
-            while (listeners(port) < 2 && System.nanoTime() < listenDeadline) {
-                Thread.sleep(200);
-            }
+            Await.within(() -> listeners(port) >= 2, Duration.ofSeconds(30));
             assertEquals(2, listeners(port), "both brokers LISTEN again");
             ExecutorService pool = Executors.newSingleThreadExecutor();
             List<Integer> got = new ArrayList<>();
             // B's pooled connections died with the server; its first pops may still meet a broken connection and
             // answer "nothing" (a pop never surfaces a 5xx), so poll until B delivers
-            Http.Reply first = Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10");
-            long until = System.nanoTime() + 30_000_000_000L;
-            while (first.status() == 204 && System.nanoTime() < until) {
-                Thread.sleep(200);
-                first = Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10");
-            }
+            Http.Reply[] popped = new Http.Reply[1];
+            Await.within(() -> (popped[0] = Http.get(b.url(), "/api/v1/pop/queue/rs/partition/Default?batch=10"))
+                    .status() != 204, Duration.ofSeconds(30));
+            Http.Reply first = popped[0];
             assertEquals(200, first.status(), "broker B serves pops again after the restart");
             JsonNode drained = Api.json(first.body());
             drained.get("messages").forEach(m -> got.add(m.get("data").get("n").asInt()));
@@ -128,7 +121,8 @@ class PostgresRestartIT {
             assertEquals(200, acked.status());
             Future<Http.Reply> parked = pool.submit(() -> Http.get(b.url(),
                     "/api/v1/pop/queue/rs/partition/Default?wait=true&timeout=30000"));
-            Thread.sleep(500);
+            Await.until("the long poll parked on B", () -> Api.samples(Http.get(b.url(), "/metrics/prometheus").body())
+                    .getOrDefault("queen_pop_parked", 0.0) >= 1, Duration.ofSeconds(30));
             assertEquals(201, Http.post(a.url(), "/api/v1/push",
                     "{\"items\":[{\"queue\":\"rs\",\"transactionId\":\"after\",\"payload\":{\"n\":4}}]}").status());
             Http.Reply woken = parked.get();

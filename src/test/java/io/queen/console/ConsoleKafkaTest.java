@@ -12,9 +12,11 @@ import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListener;
 import io.queen.kafka.group.GroupConsumer;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -167,11 +169,7 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
         return get("/api/v1/consumer-groups/" + GROUP).path(TOPIC).path("partitions").size() == PARTITIONS;
     }
 
-    private static void await(java.util.function.BooleanSupplier met) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!met.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "the consumer did not commit every record within 60 s");
-            Thread.sleep(100);
-        }
+    private static void await(java.util.function.BooleanSupplier met) throws Exception {
+        Await.until("the consumer commits every record", met::getAsBoolean, Duration.ofSeconds(60));
     }
 }

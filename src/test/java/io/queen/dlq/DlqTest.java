@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
+import io.queen.metrics.OpsMeter;
 import io.queen.retention.RetentionCycle;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -21,9 +23,11 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,6 +40,8 @@ import org.junit.jupiter.api.Test;
 class DlqTest {
     @Inject
     AgroalDataSource ds;
+    @Inject
+    OpsMeter meter;
     @Inject
     RetentionCycle cycle;
 
@@ -335,7 +341,8 @@ class DlqTest {
         long t0 = System.nanoTime();
         Future<Http.Reply> parked = pool.submit(() ->
                 Http.get("/api/v1/pop/queue/d-wake/partition/Default?wait=true&timeout=20000"));
-        Thread.sleep(500);
+        Await.until("the pop parked", () -> meter.queue(UUID.fromString("00000000-0000-0000-0000-000000000001"),
+                "d-wake").parkedNow() == 1, Duration.ofSeconds(10));
         assertEquals(200, Http.post("/api/v1/dlq/" + id + "/replay", "").status());
         Http.Reply woke = parked.get();
         pool.shutdown();

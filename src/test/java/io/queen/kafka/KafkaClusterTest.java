@@ -12,6 +12,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.cluster.BrokerRegistry;
 import io.queen.kafka.group.GroupCoordinator;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Sql;
 import jakarta.inject.Inject;
@@ -20,6 +21,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -226,11 +228,10 @@ class KafkaClusterTest {
         registry.beat();
         assertTrue(registry.view().nodes().stream().anyMatch(n -> n.id() == id));
         // it never renews: it drops out once its session (1 s of database time) has passed
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (registry.view().nodes().stream().anyMatch(n -> n.id() == id) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
+        Await.within(() -> {
             registry.beat();
-        }
+            return registry.view().nodes().stream().noneMatch(n -> n.id() == id);
+        }, Duration.ofSeconds(30));
         Collection<Integer> live = registry.view().nodes().stream().map(n -> n.id()).toList();
         assertEquals(List.of(registry.nodeId()), List.copyOf(live));
         // restarted at the same address, it gets its old id back

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.TestResourceScope;
@@ -18,6 +19,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
@@ -40,19 +42,16 @@ class LogLinesTest {
 
     /** The lines written since {@code from}, once one of them matches {@code until} (handlers may lag a little). */
     private static List<String> linesSince(long from, Predicate<String> until) throws Exception {
-        for (int i = 0; ; i++) {
-            String text;
-            try (RandomAccessFile f = new RandomAccessFile(LOG.toFile(), "r")) {
-                byte[] b = new byte[(int) (f.length() - from)];
-                f.seek(from);
-                f.readFully(b);
-                text = new String(b, StandardCharsets.UTF_8);
-            }
-            List<String> lines = List.of(text.split("\n", -1));
-            if (lines.stream().anyMatch(until) || i == 100) {
-                return lines;
-            }
-            Thread.sleep(50);
+        Await.within(() -> readSince(from).stream().anyMatch(until), Duration.ofSeconds(5));
+        return readSince(from);
+    }
+
+    private static List<String> readSince(long from) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(LOG.toFile(), "r")) {
+            byte[] b = new byte[(int) (f.length() - from)];
+            f.seek(from);
+            f.readFully(b);
+            return List.of(new String(b, StandardCharsets.UTF_8).split("\n", -1));
         }
     }
 

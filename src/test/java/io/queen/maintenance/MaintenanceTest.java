@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
@@ -14,6 +15,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -49,11 +51,13 @@ class MaintenanceTest {
         return Api.json(r.body());
     }
 
-    static void awaitDrained() throws InterruptedException {
-        for (int i = 0; i < 200 && get("/api/v1/system/maintenance").get("bufferedMessages").asLong() > 0; i++) {
-            Thread.sleep(50);
-        }
-        assertEquals(0, get("/api/v1/system/maintenance").get("bufferedMessages").asLong());
+    static long buffered() {
+        return get("/api/v1/system/maintenance").get("bufferedMessages").asLong();
+    }
+
+    static void awaitDrained() throws Exception {
+        Await.within(() -> buffered() == 0, Duration.ofSeconds(10));
+        assertEquals(0, buffered());
     }
 
     static List<String> drain(String queue) {
@@ -155,19 +159,21 @@ class MaintenanceTest {
                 }
             }
         });
-        Thread.sleep(1000);
+        Await.until("the consumer receives what is pushed", () -> received.size() >= 20, Duration.ofSeconds(30));
         set("/api/v1/system/maintenance", true);
-        Thread.sleep(500);
+        Await.until("pushes are buffered", () -> buffered() > 0, Duration.ofSeconds(30));
         int during = received.size();
-        Thread.sleep(1500);
+        long bufferedFirst = buffered();
+        Await.until("more pushes buffered", () -> buffered() >= bufferedFirst + 30, Duration.ofSeconds(30));
         assertTrue(received.size() <= during + 10, "nothing new is delivered during push maintenance");
         set("/api/v1/system/maintenance", false);
-        Thread.sleep(1000);
+        awaitDrained();
+        int afterMaintenance = produced.get();
+        Await.until("the producer goes on after maintenance", () -> produced.get() >= afterMaintenance + 20,
+                Duration.ofSeconds(30));
         producing.set(false);
         producer.get();
-        for (int i = 0; i < 300 && received.size() < produced.get(); i++) {
-            Thread.sleep(50);
-        }
+        Await.within(() -> received.size() >= produced.get(), Duration.ofSeconds(15));
         consuming.set(false);
         consumer.get();
         assertEquals(produced.get(), received.size(), "every produced message received");

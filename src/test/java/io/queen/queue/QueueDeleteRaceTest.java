@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
 import io.queen.testing.ArtificialLoad;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -20,6 +21,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -209,17 +211,12 @@ class QueueDeleteRaceTest {
                     + "\"x-tx1\",\"payload\":1},{\"queue\":\"" + q + "\",\"partition\":\"" + last + "\","
                     + "\"transactionId\":\"x-tx2\",\"payload\":2}]}]}")));
             // every push has either answered or is waiting on a lock the held delete owns
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            while (true) {
+            Await.until("every push answered or waiting on the held delete's lock", () -> {
                 long done = pushes.stream().filter(Future::isDone).count();
                 long waiting = Sql.count(ds, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
                         + " AND query LIKE '%log_push_multi_v1%'");
-                if (done + waiting == pushes.size()) {
-                    break;
-                }
-                assertTrue(System.nanoTime() < deadline, done + " answered, " + waiting + " waiting");
-                Thread.sleep(20);
-            }
+                return done + waiting == pushes.size();
+            }, Duration.ofSeconds(120));
             assertFalse(delete.isDone(), "the delete was held");
             for (Future<Http.Reply> f : pushes) {
                 answeredWhileHeld.add(f.isDone());
@@ -260,13 +257,10 @@ class QueueDeleteRaceTest {
     }
 
     /** Waits until {@code n} backends running a statement like {@code like} wait on a lock. */
-    private void awaitWaiting(String like, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        while (Sql.count(ds, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '"
-                + like + "'") < n) {
-            assertTrue(System.nanoTime() < deadline, "nothing waits: " + like);
-            Thread.sleep(20);
-        }
+    private void awaitWaiting(String like, int n) throws Exception {
+        Await.until(n + " waiting on a lock: " + like, () -> Sql.count(ds, "SELECT count(*) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '" + like + "'") >= n,
+                Duration.ofSeconds(120));
     }
 
     /**

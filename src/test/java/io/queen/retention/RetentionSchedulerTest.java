@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.Sql;
@@ -12,6 +13,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,10 +42,7 @@ class RetentionSchedulerTest {
                 + " JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'r-sched'";
         assertEquals(30, Sql.count(ds, "SELECT sum(p.last_offset + 1) FROM queen.log_partitions p JOIN queen.queues q"
                 + " ON q.id = p.queue_id WHERE q.name = 'r-sched'"), "everything was pushed");
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        while (Sql.count(ds, count) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Await.within(() -> Sql.count(ds, count) == 0, Duration.ofSeconds(15));
         assertEquals(0, Sql.count(ds, count), "the scheduled cycles deleted every expired segment");
         assertEquals(6, Sql.count(ds, "SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q"
                 + " ON q.id = p.queue_id WHERE q.name = 'r-sched' AND p.log_start = 5 AND p.oldest_live_at IS NULL"));

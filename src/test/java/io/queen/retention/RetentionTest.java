@@ -10,8 +10,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.queen.testing.Leases;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -106,14 +108,13 @@ class RetentionTest {
     void timeRetentionDeletesAWholeSegmentPrefixAndNeverMovesLogStartBack() throws Exception {
         configure("r-time", "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
         long[] s1 = segment("r-time", "Default", 3, "a");
-        Thread.sleep(20);
         long[] s2 = segment("r-time", "Default", 2, "b");
-        Thread.sleep(20);
         long[] s3 = segment("r-time", "Default", 4, "c");
         String pid = pid("r-time", "Default");
         List<List<Object>> segs = segments(pid);
         assertEquals(3, segs.size());
         Instant third = ts(segs.get(2).get(2));
+        assertTrue(ts(segs.get(1).get(2)).isBefore(third), "each push's segment is created after the one before");
 
         RetentionCycle.Report nothing = cycle.runOnce(third.plusSeconds(59));
         assertTrue(nothing.ran());
@@ -215,14 +216,18 @@ class RetentionTest {
 
     /**
      * A retention-enabled queue (60 s) with three segments of two messages in its Default partition, the third
-     * created at least 20 ms after the second.
+     * created more than 1 ms after the second (the database's clock is awaited past that).
      */
     private ThreeSegments threeSegments(String queue) throws Exception {
         configure(queue, "{\"retentionEnabled\":true,\"retentionSeconds\":60}");
         long[] s1 = segment(queue, "Default", 2, "a");
         long[] s2 = segment(queue, "Default", 2, "b");
-        Thread.sleep(20);
-        return new ThreeSegments(pid(queue, "Default"), s1, s2, segment(queue, "Default", 2, "c"));
+        String pid = pid(queue, "Default");
+        Instant second = ts(segments(pid).get(1).get(2));
+        Await.until("the database clock more than 1 ms past the second segment", () -> Sql.count(ds,
+                "SELECT count(*) WHERE clock_timestamp() > '" + second.plusMillis(1) + "'::timestamptz") == 1,
+                Duration.ofSeconds(5));
+        return new ThreeSegments(pid, s1, s2, segment(queue, "Default", 2, "c"));
     }
 
     @Test
@@ -278,7 +283,7 @@ class RetentionTest {
         assertTrue(ack.get("error").asText().contains("Message not found"), ack.toString());
         assertEquals(-1, Sql.count(ds, "SELECT committed FROM queen.log_consumers WHERE partition_id = '" + pid
                 + "'"), "an unresolvable ack is not an ack");
-        Thread.sleep(1200); // the 1 s lease expires
+        assertEquals(1, Leases.expire(ds, "r-late"), "the 1 s lease runs out");
         JsonNode again = Api.pop("/api/v1/pop/queue/r-late/partition/Default?batch=10");
         assertNotNull(again, "redelivered after the lease expired");
         assertEquals(offsets(popped), offsets(again), "the same messages come back: redelivery, not loss");
@@ -347,9 +352,7 @@ class RetentionTest {
     void aSidecarPurgeStepStopsAtTheFirstRowInsideTheWindow() throws Exception {
         configure("r-txn2", "{\"dedupWindowSeconds\":60}");
         segment("r-txn2", "Default", 2, "p");
-        Thread.sleep(20);
         segment("r-txn2", "Default", 1, "q");
-        Thread.sleep(20);
         long[] third = segment("r-txn2", "Default", 3, "r");
         String pid = pid("r-txn2", "Default");
         Instant cut = ts(segments(pid).get(2).get(2));   // the third row's created_at: only the first two are older

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.queen.kafka.ReadToEnd;
+import io.queen.testing.Await;
 import io.queen.testing.BrokerProcess;
 import io.queen.testing.Http;
 import io.queen.testing.TestPostgres;
@@ -58,7 +59,7 @@ class DatabaseStartupIT {
         try (BrokerProcess broker = BrokerProcess.launch("dbstart", pg, db,
                 Map.of("PG_HOST", "127.0.0.1", "PG_PORT", String.valueOf(port)))) {
             awaitAnswer(broker);
-            Thread.sleep(4000);  // a few retries
+            Await.until("a few retries in the log", () -> notReachable(broker) >= 2, Duration.ofSeconds(60));
             Http.Reply ready = Http.get(broker.url(), "/q/health/ready");
             assertEquals(503, ready.status(), ready.body());
             assertTrue(ready.body().contains("127.0.0.1:" + port), ready.body());
@@ -99,7 +100,7 @@ class DatabaseStartupIT {
     void wrongPasswordIsNamedWithTheUserAndRetried() throws Exception {
         try (BrokerProcess broker = BrokerProcess.launch("dbpass", pg, db, Map.of("PG_PASSWORD", "not-the-password"))) {
             awaitAnswer(broker);
-            Thread.sleep(1500);
+            Await.until("the refused login in the log", () -> notReachable(broker) >= 1, Duration.ofSeconds(60));
             assertEquals(503, Http.get(broker.url(), "/q/health/ready").status());
             String log = broker.logText();
             assertTrue(log.contains(" as " + pg.user() + " not reachable"), log);
@@ -118,12 +119,10 @@ class DatabaseStartupIT {
                 "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1"))) {
             awaitAnswer(broker);
             // a second attempt in the log: the broker outlived its first failure and keeps retrying
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (broker.logText().lines().filter(l -> l.contains("not reachable")).count() < 2) {
+            Await.until("a retry in the log", () -> {
                 assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
-                assertTrue(System.nanoTime() < deadline, "no retry within 60 s:\n" + broker.logText());
-                Thread.sleep(100);
-            }
+                return notReachable(broker) >= 2;
+            }, Duration.ofSeconds(60));
             assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
             Http.Reply ready = Http.get(broker.url(), "/q/health/ready");
             assertEquals(503, ready.status(), ready.body());
@@ -156,31 +155,31 @@ class DatabaseStartupIT {
         }
     }
 
+    /** Lines of the broker's log saying the database was not reachable: one per attempt. */
+    private static long notReachable(BrokerProcess broker) throws IOException {
+        return broker.logText().lines().filter(l -> l.contains("not reachable")).count();
+    }
+
     /** Waits until readiness answers 200 (the schema applied, the Kafka node registered). */
     private static void awaitReady(BrokerProcess broker) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        Http.Reply r = Http.get(broker.url(), "/q/health/ready");
-        while (r.status() != 200) {
+        Await.until("ready", () -> {
             assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
-            assertTrue(System.nanoTime() < deadline, "not ready within 60 s: " + r.body() + "\n" + broker.logText());
-            Thread.sleep(100);
-            r = Http.get(broker.url(), "/q/health/ready");
-        }
+            return Http.get(broker.url(), "/q/health/ready").status() == 200;
+        }, Duration.ofSeconds(60));
     }
 
     /** Waits until the broker's HTTP port answers at all (it listens while the database is away). */
     static void awaitAnswer(BrokerProcess broker) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
+        boolean listened = Await.within(() -> {
             try {
                 Http.get(broker.url(), "/q/health/live");
-                return;
+                return true;
             } catch (IllegalStateException notYet) {
                 assertTrue(broker.alive(), "the broker exited:\n" + broker.logText());
-                Thread.sleep(200);
+                return false;
             }
-        }
-        throw new AssertionError("broker never listened:\n" + broker.logText());
+        }, Duration.ofSeconds(60));
+        assertTrue(listened, "broker never listened:\n" + broker.logText());
     }
 
     /** A TCP forwarder: every connection to {@code 127.0.0.1:port} is piped to the target. Closes all on close. */

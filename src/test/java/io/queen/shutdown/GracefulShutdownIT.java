@@ -1,5 +1,6 @@
 package io.queen.shutdown;
 
+import io.queen.testing.Await;
 import io.queen.testing.TwoBrokers;
 import io.queen.testing.Api;
 import io.queen.testing.Outcome;
@@ -99,7 +100,7 @@ class GracefulShutdownIT {
             BrokerProcess home = c < 2 ? brokers.a() : brokers.b();
             consumers.add(pool.submit(() -> consume(home, consuming, ledger)));
         }
-        Thread.sleep(3000);
+        Await.until("the load runs", () -> ledger.acked.size() >= 40, Duration.ofSeconds(60));
 
         // a consumer of A that holds its batch when the stop comes: its lease (60 s) must be handed over
         List<String> held = holdABatch(brokers.a());
@@ -117,15 +118,14 @@ class GracefulShutdownIT {
         assertTrue(drainMs < 25_000, "the parked pop did not hold the exit: " + drainMs + " ms");
         long exited = System.nanoTime();
         System.out.println("graceful shutdown: SIGTERM to exit " + drainMs + " ms under load");
-        Thread.sleep(2000);
+        int ackedAtExit = ledger.acked.size();
+        Await.until("the load goes on at the other broker", () -> ledger.acked.size() >= ackedAtExit + 20,
+                Duration.ofSeconds(60));
         producing.set(false);
         for (Future<?> f : producers) {
             f.get(60, TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!ledger.acked.containsAll(ledger.acknowledged) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Await.within(() -> ledger.acked.containsAll(ledger.acknowledged), Duration.ofSeconds(60));
         consuming.set(false);
         for (Future<?> f : consumers) {
             f.get(60, TimeUnit.SECONDS);

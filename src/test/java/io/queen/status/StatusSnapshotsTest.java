@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.quarkus.test.common.ResourceArg;
@@ -13,6 +14,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,10 +48,7 @@ class StatusSnapshotsTest {
         assertTrue(seen == 5 || seen == 8, served.toString());
         assertTrue(served.get("statsAge").asLong() >= 0 && served.get("statsAge").asLong() <= 2, served.toString());
 
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (total("/api/v1/resources/overview") != 8 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Await.within(() -> total("/api/v1/resources/overview") == 8, Duration.ofSeconds(10));
         assertEquals(8, total("/api/v1/resources/overview"), "the refresher updated the snapshot by itself");
 
         pushN("snap", "p0", "a", 8, 2);

@@ -22,6 +22,7 @@ import io.agroal.api.AgroalDataSource;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.queen.testing.Leases;
 import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -280,7 +281,7 @@ class StreamsTest {
         String q = register("exp", "exp-src", "exp-sink", "h");
         JsonNode p = seedAndPop("exp-src", "P", 3);
         String pid = p.get("partitionId").asText();
-        Thread.sleep(1300);
+        assertEquals(1, Leases.expire(ds, "exp-src"), "the 1 s lease runs out");
         JsonNode res = commit(cycle(q, pid, G, ops("k", obj("n", 1)), List.of(item("exp-sink", "P", "e-1",
                 obj("v", 1))), p.get("leaseId").asText(), 3, null));
         assertFalse(res.get("success").asBoolean());
@@ -301,7 +302,7 @@ class StreamsTest {
         String q = register("race", "race-src", "race-sink", "h");
         JsonNode a = seedAndPop("race-src", "P", 4);
         String pid = a.get("partitionId").asText();
-        Thread.sleep(1300);
+        assertEquals(1, Leases.expire(ds, "race-src"), "the 1 s lease runs out");
         JsonNode b = pop("/api/v1/pop/queue/race-src/partition/P?batch=4&consumerGroup=" + G);
         assertNotNull(b);
         ExecutorService pool = Executors.newFixedThreadPool(8);

@@ -99,10 +99,7 @@ public final class VerifyingLoad implements AutoCloseable {
         for (Future<?> f : producers) {
             f.get(60, TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + drain.toNanos();
-        while (!acks.keySet().containsAll(acknowledged) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Await.within(() -> acks.keySet().containsAll(acknowledged), drain);
         consuming.set(false);
         for (Future<?> f : consumers) {
             f.get(60, TimeUnit.SECONDS);

@@ -11,8 +11,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -57,14 +59,8 @@ class KafkaConsumerGroupTest extends KafkaListenerClients {
     }
 
     /** Waits for {@code condition}; one that fails to evaluate (a group not created yet) is not met yet. */
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!met(condition)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
+    static void await(String what, BooleanSupplier condition) throws Exception {
+        Await.until(what, () -> met(condition), Duration.ofSeconds(60));
     }
 
     static boolean met(BooleanSupplier condition) {

@@ -3,7 +3,6 @@ package io.queen.kafka.txn;
 import io.queen.kafka.KafkaListenerClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -11,6 +10,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.ReadToEnd;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -124,15 +124,13 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
         return ReadToEnd.values(bootstrap(), "read_committed", ReadToEnd.partitions(3, OUT));
     }
 
-    static void await(String what, IntSupplier count, int atLeast, Worker... workers) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (count.getAsInt() < atLeast) {
+    static void await(String what, IntSupplier count, int atLeast, Worker... workers) throws Exception {
+        Await.until(what, () -> {
             for (Worker w : workers) {
                 assertNull(w.failure, w.getName() + " failed: " + w.failure);
             }
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(100);
-        }
+            return count.getAsInt() >= atLeast;
+        }, Duration.ofSeconds(90));
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.ReadToEnd;
 import io.queen.testing.Api;
+import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import java.time.Duration;
@@ -231,12 +232,9 @@ class KafkaTransactionTest extends KafkaListenerClients {
             p.beginTransaction();
             p.send(new ProducerRecord<>("timeout-out", 0, "k", "too-late")).get(30, TimeUnit.SECONDS);
             try (Admin a = admin()) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (a.describeTransactions(List.of("slow-1")).description("slow-1").get(30, TimeUnit.SECONDS)
-                        .state() != TransactionState.COMPLETE_ABORT) {
-                    assertTrue(System.nanoTime() < deadline, "the broker aborts the timed-out transaction");
-                    Thread.sleep(100);
-                }
+                Await.until("the broker aborts the timed-out transaction", () -> a.describeTransactions(
+                        List.of("slow-1")).description("slow-1").get(30, TimeUnit.SECONDS).state()
+                        == TransactionState.COMPLETE_ABORT, Duration.ofSeconds(30));
             }
             KafkaException e = assertThrows(KafkaException.class, p::commitTransaction);
             assertInstanceOf(ProducerFencedException.class, e instanceof ProducerFencedException ? e : e.getCause(),
