@@ -1,5 +1,9 @@
 package io.queen.kafka;
 
+import io.queen.kafka.transport.KafkaApiProvider;
+import io.queen.kafka.transport.KafkaApis;
+import io.queen.kafka.transport.KafkaCaller;
+import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,8 +15,8 @@ import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
-import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;

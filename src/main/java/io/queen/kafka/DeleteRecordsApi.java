@@ -1,14 +1,18 @@
 package io.queen.kafka;
 
+import io.queen.kafka.transport.KafkaApiProvider;
+import io.queen.kafka.transport.KafkaApis;
+import io.queen.kafka.transport.KafkaCaller;
+import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
-import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.jboss.logging.Logger;

@@ -1,10 +1,14 @@
 package io.queen.kafka;
 
-import io.queen.browse.ReadStore;
 import io.queen.api.ApiException;
 import io.queen.auth.Caller;
+import io.queen.browse.ReadStore;
 import io.queen.config.QueenConfig;
 import io.queen.envelope.RecordEnvelope;
+import io.queen.kafka.transport.KafkaApiProvider;
+import io.queen.kafka.transport.KafkaApis;
+import io.queen.kafka.transport.KafkaCaller;
+import io.queen.kafka.transport.KafkaHandler;
 import io.queen.kafka.txn.TransactionCoordinator;
 import io.queen.kafka.txn.TxnStore;
 import io.queen.push.LogWriter;
@@ -29,9 +33,9 @@ import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;

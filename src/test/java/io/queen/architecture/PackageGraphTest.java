@@ -70,6 +70,15 @@ class PackageGraphTest {
      * The Kafka listener's own stores (its offsets, group state, transactions) run their SQL; every other Kafka
      * class uses the engine's services, never another package's store, the segment codec or raw SQL calls.
      */
+    /** The Kafka transport carries requests to the APIs' handlers without knowing any API. */
+    @Test
+    void theKafkaTransportKnowsNoApi() {
+        noClasses().that().resideInAPackage("io.queen.kafka.transport..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.queen.kafka", "io.queen.kafka.group..", "io.queen.kafka.txn..",
+                        "io.queen.kafka.cluster..")
+                .check(MAIN);
+    }
+
     @Test
     void kafkaReachesTheEngineStorageThroughServices() {
         DescribedPredicate<JavaClass> engineStorage = resideInAnyPackage("io.queen.segment..", "io.queen.sql..")

@@ -10,7 +10,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
-import io.queen.kafka.KafkaListener;
+import io.queen.kafka.transport.KafkaListener;
 import io.queen.kafka.group.GroupConsumer;
 import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;

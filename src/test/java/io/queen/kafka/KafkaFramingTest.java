@@ -3,11 +3,12 @@ package io.queen.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.queen.kafka.transport.KafkaListener;
+import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -1,5 +1,6 @@
 package io.queen.kafka;
 
+import io.queen.kafka.transport.KafkaListener;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Properties;

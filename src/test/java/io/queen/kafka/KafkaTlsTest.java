@@ -2,13 +2,14 @@ package io.queen.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.queen.testing.FreshDatabase;
-import io.queen.testing.SelfSignedKeyStore;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.queen.kafka.transport.KafkaListener;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.SelfSignedKeyStore;
 import jakarta.inject.Inject;
 import java.util.HashMap;
 import java.util.Map;

@@ -7,7 +7,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.queen.background.DaemonTimer;
 import io.queen.background.OutageWarning;
 import io.queen.config.QueenConfig;
-import io.queen.kafka.KafkaListener;
+import io.queen.kafka.transport.KafkaListener;
 import io.queen.schema.SchemaApplier;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,8 +1,8 @@
 package io.queen.kafka.group;
 
-import io.queen.kafka.KafkaApiProvider;
-import io.queen.kafka.KafkaApis;
-import io.queen.kafka.KafkaHandler;
+import io.queen.kafka.transport.KafkaApiProvider;
+import io.queen.kafka.transport.KafkaApis;
+import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;

@@ -4,7 +4,7 @@ import io.queen.groups.ConsumerGroupStore;
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.CoordinatorSql;
-import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.cluster.BrokerRegistry;
 import io.queen.kafka.cluster.ClusterView;
 import io.queen.shutdown.DrainState;

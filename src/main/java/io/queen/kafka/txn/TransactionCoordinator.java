@@ -4,7 +4,7 @@ import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.background.DaemonTimer;
 import io.queen.kafka.CoordinatorSql;
-import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.KafkaStore;
 import io.queen.kafka.Topics;
 import io.queen.kafka.group.GroupCoordinator;

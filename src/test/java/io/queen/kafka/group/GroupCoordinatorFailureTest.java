@@ -2,7 +2,7 @@ package io.queen.kafka.group;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.cluster.ClusterView;
 import io.queen.kafka.cluster.KafkaNode;
 import io.queen.shutdown.DrainState;

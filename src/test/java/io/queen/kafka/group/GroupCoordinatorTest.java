@@ -10,7 +10,7 @@ import io.queen.auth.Tenants;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.queen.kafka.KafkaCaller;
+import io.queen.kafka.transport.KafkaCaller;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;

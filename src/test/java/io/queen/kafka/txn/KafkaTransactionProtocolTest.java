@@ -9,7 +9,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaFrames;
-import io.queen.kafka.KafkaListener;
+import io.queen.kafka.transport.KafkaListener;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
 import java.net.Socket;

@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;

@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ApiVersionsResponseData;

@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 /**
  * A bean that serves some Kafka APIs: the listener calls every provider once at startup to fill its dispatch

@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.protocol.ApiMessage;

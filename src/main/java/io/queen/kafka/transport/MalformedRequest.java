@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 /** A request frame that cannot be parsed: its connection is closed (what Apache Kafka does too). */
 final class MalformedRequest extends Exception {

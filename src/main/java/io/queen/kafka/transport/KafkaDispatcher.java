@@ -1,4 +1,4 @@
-package io.queen.kafka;
+package io.queen.kafka.transport;
 
 import io.queen.shutdown.AdmissionGate;
 import java.nio.ByteBuffer;
