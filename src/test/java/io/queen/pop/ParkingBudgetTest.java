@@ -76,8 +76,13 @@ class ParkingBudgetTest {
         List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
         CountDownLatch answered = new CountDownLatch(refused);
         for (int i = 0; i < n; i++) {
-            polls.add(client.sendAsync(get("/api/v1/pop/queue/" + queue + "/partition/Default?wait=true&timeout=30000"),
-                    HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> answered.countDown()));
+            CompletableFuture<HttpResponse<String>> poll = client.sendAsync(
+                    get("/api/v1/pop/queue/" + queue + "/partition/Default?wait=true&timeout=30000"),
+                    HttpResponse.BodyHandlers.ofString());
+            // the list holds the poll itself, which is done before its dependents run; a dependent future (what
+            // whenComplete returns) completes only after the count-down, so a count of those could come up short
+            poll.whenComplete((r, e) -> answered.countDown());
+            polls.add(poll);
         }
         assertTrue(answered.await(30, TimeUnit.SECONDS), "refused polls answered");
         clock.awaitParked(parked);
