@@ -6,6 +6,7 @@ import io.queen.lease.LeaseDirectory;
 import io.queen.metrics.OpsMeter;
 import io.queen.queue.Names;
 import io.queen.segment.Frame;
+import io.queen.crypto.PayloadCipher;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.wakeup.PopWaiters;
@@ -46,9 +47,11 @@ public class AckService {
 
     private final PopWaiters waiters;
     private final LeaseDirectory leases;
+    private final PayloadCipher cipher;
 
     AckService(AckStore store, AckRegistry registry, AckFusion fusion, OpsMeter meter, PopWaiters waiters,
-            LeaseDirectory leases) {
+            LeaseDirectory leases, PayloadCipher cipher) {
+        this.cipher = cipher;
         this.waiters = waiters;
         this.leases = leases;
         this.store = store;
@@ -412,7 +415,7 @@ public class AckService {
         }
         store.fileDeadLetter(c, new AckStore.DeadLetter(pid, group, off, f == null ? null : f.messageId(),
                 f == null ? null : f.transactionId(),
-                f == null ? null : new String(f.payload(), StandardCharsets.UTF_8),
+                f == null ? null : new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8),
                 error == null ? "Retries exhausted" : error, f == null ? null : f.traceId(),
                 f == null ? null : f.producerSub(), s == null ? null : s.createdAt()));
     }

@@ -142,7 +142,7 @@ public class FetchResource {
             ObjectNode r = records.addObject();
             r.put("offset", s.baseOffset() + start + i);
             r.put("transactionId", f.transactionId());
-            r.set("payload", MessageBrowser.payload(cipher.plaintext(f)));
+            r.set("payload", MessageBrowser.payload(cipher.httpPayload(f)));
             r.put("ts", ts);
             r.put("messageId", f.messageId().toString());
             if (f.traceId() == null) {

@@ -163,7 +163,7 @@ public class MessageBrowser {
                 putText(m, "leaseExpiresAt", Times.millis(c.leaseExpiresAt(offset)));
                 // a Kafka record's key and headers, so the list can show them without opening each message
                 ObjectNode kafka = fr.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)
-                        ? RecordEnvelope.keyAndHeaders(fr.transactionId(), cipher.plaintext(fr)) : null;
+                        ? RecordEnvelope.keyAndHeaders(fr, cipher.plaintext(fr)) : null;
                 if (kafka != null) {
                     m.set("kafka", kafka);
                 }
@@ -191,7 +191,7 @@ public class MessageBrowser {
         Frame fr = found.frame();
         ObjectNode m = Json.MAPPER.createObjectNode();
         putAddress(m, fr, ctx, offset, c.status(offset));
-        JsonNode data = payload(cipher.plaintext(fr));
+        JsonNode data = payload(cipher.httpPayload(fr));
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());
@@ -247,7 +247,7 @@ public class MessageBrowser {
     /** The (decrypted) payload of a message the caller already scoped to its tenant, or null once it is gone. */
     public JsonNode payloadOf(UUID pid, String transactionId) throws SQLException {
         Located found = locate(pid, transactionId);
-        return found == null ? null : payload(cipher.plaintext(found.frame()));
+        return found == null ? null : payload(cipher.httpPayload(found.frame()));
     }
 
     private record Located(long offset, Frame frame, OffsetDateTime createdAt) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.config.QueenConfig;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -80,6 +81,23 @@ public class PayloadCipher {
     /** A frame's payload as the producer sent it: decrypted when the frame carries flag 4. */
     public byte[] plaintext(Frame f) {
         return f.encrypted() ? decrypt(f.payload()) : f.payload();
+    }
+
+    /** A frame's payload as HTTP readers see it: decrypted, and a Kafka record (flag 8) as its JSON envelope. */
+    public byte[] httpPayload(Frame f) {
+        return RecordEnvelope.httpPayload(f, plaintext(f));
+    }
+
+    /**
+     * A frame's payload as a dead letter keeps it (a JSON snapshot): as stored, so still encrypted under flag 4, with
+     * a Kafka record (flag 8) as its JSON envelope, encrypted again where it was.
+     */
+    public byte[] deadLetterPayload(Frame f) {
+        if (!f.kafkaRecord()) {
+            return f.payload();
+        }
+        byte[] json = httpPayload(f);
+        return f.encrypted() ? encrypt(json) : json;
     }
 
     /** Whether a stored JSON value (a dead-letter snapshot) is one of our envelopes. */

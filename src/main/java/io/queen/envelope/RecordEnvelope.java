@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
+import io.queen.segment.Frame;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,8 +31,12 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * well-formed UTF-8, else {@code {"base64":"..."}}; an absent key, a null value or header value is {@code null}
  * (the key field is then left out). The message's transaction id starts with {@code kafka:}.
  *
- * <p>A message that is not such an envelope (an HTTP push) is read by Kafka clients as a record whose value is the
- * payload's bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
+ * <p>The Kafka listener stores a record in its binary form ({@link KafkaRecordFormat}, frame flag 8); this envelope
+ * is what HTTP readers see of it ({@link #httpPayload}), rendered when they read, and what a message holds that came
+ * back into the log as JSON (a dead letter replayed, a record written before the binary form).
+ *
+ * <p>A message that is neither (an HTTP push) is read by Kafka clients as a record whose value is the payload's
+ * bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
  */
 public final class RecordEnvelope {
     /** Transaction ids of messages written by the Kafka listener start with this. */
@@ -88,6 +93,39 @@ public final class RecordEnvelope {
         return out.toByteArray();
     }
 
+    /**
+     * The record frame {@code f} stands for, {@code plaintext} its payload decrypted; {@code commitMillis} stamps a
+     * message that holds no record.
+     */
+    public static Kafka decode(Frame f, byte[] plaintext, long commitMillis) {
+        if (f.kafkaRecord()) {
+            return stored(plaintext);
+        }
+        return decode(f.transactionId(), plaintext, commitMillis);
+    }
+
+    /** The payload HTTP readers get for frame {@code f} ({@code plaintext}: its payload decrypted): JSON always. */
+    public static byte[] httpPayload(Frame f, byte[] plaintext) {
+        if (!f.kafkaRecord()) {
+            return plaintext;
+        }
+        Kafka k = stored(plaintext);
+        return encode(k.timestamp(), wrap(k.key()), wrap(k.value()), k.headers());
+    }
+
+    private static Kafka stored(byte[] binary) {
+        Kafka k = KafkaRecordFormat.decode(binary);
+        if (k == null) {
+            // the segment's zstd checksum passed, so these bytes are what was written: a writer's defect
+            throw new IllegalStateException("a stored Kafka record (frame flag 8) is not well-formed");
+        }
+        return k;
+    }
+
+    private static ByteBuffer wrap(byte[] b) {
+        return b == null ? null : ByteBuffer.wrap(b);
+    }
+
     /** The record a stored message stands for; {@code commitMillis} stamps a message that is no envelope. */
     public static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
         if (transactionId.startsWith(TXN_PREFIX)) {
@@ -104,10 +142,11 @@ public final class RecordEnvelope {
      * {@code {"base64":...}} or absent; {@code headers}: [{key, value}], absent when none), for the message list;
      * null for any other message. Reads only the envelope's head, never the value.
      */
-    public static ObjectNode keyAndHeaders(String transactionId, byte[] payload) {
-        if (!transactionId.startsWith(TXN_PREFIX)) {
+    public static ObjectNode keyAndHeaders(Frame f, byte[] plaintext) {
+        if (!f.transactionId().startsWith(TXN_PREFIX)) {
             return null;
         }
+        byte[] payload = httpPayload(f, plaintext);
         try (JsonParser p = JSON.createParser(payload)) {
             ObjectNode o = head(p);
             if (o == null) {

@@ -151,7 +151,7 @@ class FetchApi implements KafkaApiProvider {
             List<Frame> frames = SegmentCodec.decode(s.blob(), start, take);
             for (int i = 0; i < frames.size(); i++) {
                 Frame f = frames.get(i);
-                RecordEnvelope.Kafka k = RecordEnvelope.decode(f.transactionId(), cipher.plaintext(f), commitMillis);
+                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
                 if (b == null) {
                     b = MemoryRecords.builder(ByteBuffer.allocate(1024), RecordBatch.CURRENT_MAGIC_VALUE,
                             Compression.NONE, TimestampType.CREATE_TIME, s.baseOffset() + start + i);

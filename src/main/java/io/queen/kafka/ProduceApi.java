@@ -4,6 +4,7 @@ import io.queen.api.ApiException;
 import io.queen.auth.Caller;
 import io.queen.browse.ReadStore;
 import io.queen.config.QueenConfig;
+import io.queen.envelope.KafkaRecordFormat;
 import io.queen.envelope.RecordEnvelope;
 import io.queen.kafka.transport.KafkaApiProvider;
 import io.queen.kafka.transport.KafkaApis;
@@ -251,10 +252,10 @@ class ProduceApi implements KafkaApiProvider {
                         ? RecordEnvelope.TXN_PREFIX + batch.producerId() + ":" + batch.producerEpoch() + ":"
                                 + (batch.baseSequence() + i)
                         : RecordEnvelope.TXN_PREFIX + messageId;
-                byte[] payload = RecordEnvelope.encode(r.timestamp(), r.hasKey() ? r.key() : null,
+                byte[] payload = KafkaRecordFormat.encode(r.timestamp(), r.hasKey() ? r.key() : null,
                         r.hasValue() ? r.value() : null, r.headers());
                 lane.items.add(new PushItem(index++, lane.queue, lane.partition, txn,
-                        txn.getBytes(StandardCharsets.UTF_8), null, messageId, payload, false));
+                        txn.getBytes(StandardCharsets.UTF_8), null, messageId, payload, false, null, true));
                 i++;
             }
         }

@@ -57,6 +57,7 @@ public class PushSpool implements PushHold {
     private static final int FLAG_ENCRYPTED = 2;
     private static final int FLAG_NULL_PAYLOAD = 4;
     private static final int FLAG_PRODUCER_SUB = 8;
+    private static final int FLAG_KAFKA_RECORD = 16;
 
     private final MaintenanceSwitches switches;
     private final LogWriter writer;
@@ -472,7 +473,8 @@ public class PushSpool implements PushHold {
             b.put(VERSION).putLong(tenant.getMostSignificantBits()).putLong(tenant.getLeastSignificantBits());
             b.putInt(q.length).put(q).putInt(p.length).put(p).putInt(t.length).put(t);
             int flags = (it.traceId() != null ? FLAG_TRACE : 0) | (it.encrypted() ? FLAG_ENCRYPTED : 0)
-                    | (payload == null ? FLAG_NULL_PAYLOAD : 0) | (sub != null ? FLAG_PRODUCER_SUB : 0);
+                    | (payload == null ? FLAG_NULL_PAYLOAD : 0) | (sub != null ? FLAG_PRODUCER_SUB : 0)
+                    | (it.kafkaRecord() ? FLAG_KAFKA_RECORD : 0);
             b.put((byte) flags);
             if (it.traceId() != null) {
                 b.putLong(it.traceId().getMostSignificantBits()).putLong(it.traceId().getLeastSignificantBits());
@@ -519,7 +521,7 @@ public class PushSpool implements PushHold {
         b.get(payload);
         out.add(new Record(tenant, new PushItem(out.size(), queue, partition, new String(txn, StandardCharsets.UTF_8),
                 txn, trace, messageId, (flags & FLAG_NULL_PAYLOAD) != 0 ? null : payload,
-                (flags & FLAG_ENCRYPTED) != 0, sub), end));
+                (flags & FLAG_ENCRYPTED) != 0, sub, (flags & FLAG_KAFKA_RECORD) != 0), end));
     }
 
     private static String string(ByteBuffer b) {

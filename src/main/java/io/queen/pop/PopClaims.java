@@ -171,17 +171,20 @@ public class PopClaims {
         floors.keySet().removeIf(k -> k.group().equals(group));
     }
 
-    /** Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent. */
+    /**
+     * Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent; a Kafka record
+     * (flag 8) is given as its JSON envelope.
+     */
     private List<Frame> plaintext(List<Frame> frames) {
         List<Frame> out = null;
         for (int i = 0; i < frames.size(); i++) {
             Frame f = frames.get(i);
-            if (f.encrypted()) {
+            if (f.encrypted() || f.kafkaRecord()) {
                 if (out == null) {
                     out = new ArrayList<>(frames);
                 }
                 out.set(i, new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false,
-                        cipher.plaintext(f)));
+                        cipher.httpPayload(f)));
             }
         }
         return out == null ? frames : out;

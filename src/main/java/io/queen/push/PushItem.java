@@ -4,28 +4,30 @@ import java.util.UUID;
 
 /**
  * One validated item of a push request. {@code payload} holds the JSON value's bytes exactly as the client
- * sent them; {@code transactionId} is never null (minted from the message id when the client sent none).
- * {@code producerSubUtf8} is the authenticated producer's subject (frame flag 2), never taken from the body;
- * null without authentication.
+ * sent them, or with {@code kafkaRecord} a Kafka record's binary form (frame flag 8); {@code transactionId} is never
+ * null (minted from the message id when the client sent none). {@code producerSubUtf8} is the authenticated
+ * producer's subject (frame flag 2), never taken from the body; null without authentication.
  */
 public record PushItem(int index, String queue, String partition, String transactionId, byte[] transactionIdUtf8,
-        UUID traceId, UUID messageId, byte[] payload, boolean encrypted, byte[] producerSubUtf8) {
+        UUID traceId, UUID messageId, byte[] payload, boolean encrypted, byte[] producerSubUtf8,
+        boolean kafkaRecord) {
 
     /** An item without a producer subject (what the parsers build; {@link #withProducerSub} stamps one). */
     public PushItem(int index, String queue, String partition, String transactionId, byte[] transactionIdUtf8,
             UUID traceId, UUID messageId, byte[] payload, boolean encrypted) {
-        this(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, payload, encrypted, null);
+        this(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, payload, encrypted, null,
+                false);
     }
 
     /** The same item carrying an encryption envelope instead of its plaintext payload (frame flag 4). */
     public PushItem withEncryptedPayload(byte[] envelope) {
         return new PushItem(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, envelope,
-                true, producerSubUtf8);
+                true, producerSubUtf8, kafkaRecord);
     }
 
     /** The same item stamped with the authenticated producer's subject (UTF-8, at most 65,535 bytes). */
     public PushItem withProducerSub(byte[] subUtf8) {
         return new PushItem(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, payload,
-                encrypted, subUtf8);
+                encrypted, subUtf8, kafkaRecord);
     }
 }

@@ -45,8 +45,7 @@ public final class SegmentPacker {
         for (int k = 0; k < items.size(); k++) {
             PushItem it = items.get(k);
             b.add(it.messageId(), it.traceId(), it.transactionIdUtf8(), it.producerSubUtf8(), it.encrypted(),
-                    it.payload(), 0,
-                    it.payload().length);
+                    it.kafkaRecord(), it.payload(), 0, it.payload().length);
             System.arraycopy(hashes.get(k), 0, sidecar, 16 * k, 16);
         }
         return new Packed(items.size(), b.compress(zstdLevel), sidecar);

@@ -22,7 +22,9 @@ import java.util.UUID;
  * @param transactionId the producer's transaction id (idempotency key), possibly empty
  * @param producerSub   optional authenticated producer subject, or null
  * @param encrypted     whether {@code payload} is ciphertext
- * @param payload       the message bytes exactly as the client sent them
+ * @param payload       the message bytes exactly as the client sent them, or for a Kafka record its binary form
+ * @param kafkaRecord   whether {@code payload} is a Kafka record in its binary form (flag 8; the layout is
+ *                      {@code io.queen.envelope.KafkaRecordFormat}'s), not a JSON document
  */
 public record Frame(
         UUID messageId,
@@ -30,7 +32,8 @@ public record Frame(
         String transactionId,
         String producerSub,
         boolean encrypted,
-        byte[] payload) {
+        byte[] payload,
+        boolean kafkaRecord) {
 
     /** Upper bound of the UTF-8 length of {@code transactionId} and {@code producerSub} (u16 length field). */
     public static final int MAX_STRING_BYTES = 0xFFFF;
@@ -45,6 +48,12 @@ public record Frame(
         if (producerSub != null) {
             checkUtf8Length("producerSub", producerSub);
         }
+    }
+
+    /** A frame whose payload is a JSON document (no flag 8). */
+    public Frame(UUID messageId, UUID traceId, String transactionId, String producerSub, boolean encrypted,
+            byte[] payload) {
+        this(messageId, traceId, transactionId, producerSub, encrypted, payload, false);
     }
 
     /** A frame with no trace id, no producer sub, not encrypted. */
@@ -84,6 +93,7 @@ public record Frame(
     public boolean equals(Object o) {
         return o instanceof Frame f
                 && encrypted == f.encrypted
+                && kafkaRecord == f.kafkaRecord
                 && messageId.equals(f.messageId)
                 && Objects.equals(traceId, f.traceId)
                 && transactionId.equals(f.transactionId)
@@ -98,6 +108,7 @@ public record Frame(
         h = 31 * h + transactionId.hashCode();
         h = 31 * h + Objects.hashCode(producerSub);
         h = 31 * h + Boolean.hashCode(encrypted);
+        h = 31 * h + Boolean.hashCode(kafkaRecord);
         return 31 * h + Arrays.hashCode(payload);
     }
 
@@ -109,6 +120,7 @@ public record Frame(
                 + ", transactionId=" + transactionId
                 + ", producerSub=" + producerSub
                 + ", encrypted=" + encrypted
+                + ", kafkaRecord=" + kafkaRecord
                 + ", payload=" + payload.length + " bytes]";
     }
 }

@@ -20,7 +20,8 @@ final class FrameFormat {
     static final int FLAG_TRACE = 1;
     static final int FLAG_PRODUCER_SUB = 2;
     static final int FLAG_ENCRYPTED = 4;
-    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED;
+    static final int FLAG_KAFKA_RECORD = 8;
+    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED | FLAG_KAFKA_RECORD;
 
     static final int LENGTH_PREFIX = 4;
     static final int UUID_BYTES = 16;
@@ -38,8 +39,9 @@ final class FrameFormat {
         return 1L + UUID_BYTES + (trace ? UUID_BYTES : 0) + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0) + payloadLen;
     }
 
-    static int flags(boolean trace, boolean psub, boolean encrypted) {
-        return (trace ? FLAG_TRACE : 0) | (psub ? FLAG_PRODUCER_SUB : 0) | (encrypted ? FLAG_ENCRYPTED : 0);
+    static int flags(boolean trace, boolean psub, boolean encrypted, boolean kafkaRecord) {
+        return (trace ? FLAG_TRACE : 0) | (psub ? FLAG_PRODUCER_SUB : 0) | (encrypted ? FLAG_ENCRYPTED : 0)
+                | (kafkaRecord ? FLAG_KAFKA_RECORD : 0);
     }
 
     // ---- primitive access; callers guarantee the bounds ----
@@ -120,7 +122,8 @@ final class FrameFormat {
             p += psubLen;
         }
         byte[] payload = Arrays.copyOfRange(b, p, end);
-        return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload);
+        return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload,
+                (flags & FLAG_KAFKA_RECORD) != 0);
     }
 
     private static String string(byte[] b, int off, int len, String field, long frameIndex, long framePos) {

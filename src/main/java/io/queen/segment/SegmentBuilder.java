@@ -54,7 +54,9 @@ public final class SegmentBuilder {
         int txnLen = Utf8.encodedLength(frame.transactionId());
         int psubLen = frame.producerSub() == null ? -1 : Utf8.encodedLength(frame.producerSub());
         byte[] payload = frame.payload();
-        int p = begin(frame.messageId(), frame.traceId(), txnLen, psubLen, frame.encrypted(), payload.length);
+        int p = begin(frame.messageId(), frame.traceId(), txnLen, psubLen,
+                FrameFormat.flags(frame.traceId() != null, psubLen >= 0, frame.encrypted(), frame.kafkaRecord()),
+                payload.length);
         p = Utf8.encode(frame.transactionId(), buf, p);
         if (psubLen >= 0) {
             FrameFormat.putU16(buf, p, psubLen);
@@ -80,6 +82,13 @@ public final class SegmentBuilder {
      */
     public int add(UUID messageId, UUID traceId, byte[] txnUtf8, byte[] producerSubUtf8OrNull, boolean encrypted,
             byte[] payload, int payloadOff, int payloadLen) {
+        return add(messageId, traceId, txnUtf8, producerSubUtf8OrNull, encrypted, false, payload, payloadOff,
+                payloadLen);
+    }
+
+    /** {@link #add(UUID, UUID, byte[], byte[], boolean, byte[], int, int)}; {@code kafkaRecord} sets flag 8. */
+    public int add(UUID messageId, UUID traceId, byte[] txnUtf8, byte[] producerSubUtf8OrNull, boolean encrypted,
+            boolean kafkaRecord, byte[] payload, int payloadOff, int payloadLen) {
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(txnUtf8, "txnUtf8");
         Objects.requireNonNull(payload, "payload");
@@ -89,7 +98,8 @@ public final class SegmentBuilder {
             checkUtf8("producerSubUtf8OrNull", producerSubUtf8OrNull);
         }
         int psubLen = producerSubUtf8OrNull == null ? -1 : producerSubUtf8OrNull.length;
-        int p = begin(messageId, traceId, txnUtf8.length, psubLen, encrypted, payloadLen);
+        int p = begin(messageId, traceId, txnUtf8.length, psubLen,
+                FrameFormat.flags(traceId != null, psubLen >= 0, encrypted, kafkaRecord), payloadLen);
         System.arraycopy(txnUtf8, 0, buf, p, txnUtf8.length);
         p += txnUtf8.length;
         if (psubLen >= 0) {
@@ -101,7 +111,7 @@ public final class SegmentBuilder {
     }
 
     /** Reserves room for the frame and writes everything up to and including txn_len; returns the write position. */
-    private int begin(UUID messageId, UUID traceId, int txnLen, int psubLen, boolean encrypted, int payloadLen) {
+    private int begin(UUID messageId, UUID traceId, int txnLen, int psubLen, int flags, int payloadLen) {
         long body = FrameFormat.bodyLength(traceId != null, txnLen, psubLen, payloadLen);
         long total = (long) size + FrameFormat.LENGTH_PREFIX + body;
         if (total > SegmentCodec.MAX_RAW_SEGMENT_BYTES) {
@@ -112,7 +122,7 @@ public final class SegmentBuilder {
         int p = size;
         FrameFormat.putU32(buf, p, body);
         p += FrameFormat.LENGTH_PREFIX;
-        buf[p++] = (byte) FrameFormat.flags(traceId != null, psubLen >= 0, encrypted);
+        buf[p++] = (byte) flags;
         FrameFormat.putUuid(buf, p, messageId);
         p += FrameFormat.UUID_BYTES;
         if (traceId != null) {

@@ -8,13 +8,15 @@
  * <pre>
  * u32 body_len
  * body:
- *   u8      flags            1 = trace id present, 2 = producer sub present, 4 = encrypted; other bits must be 0
+ *   u8      flags            1 = trace id present, 2 = producer sub present, 4 = encrypted, 8 = the payload is a
+ *                            Kafka record in binary form (io.queen.envelope.KafkaRecordFormat); other bits must be 0
  *   u8[16]  message_id       UUID bytes in canonical (big-endian) order
  *   [u8[16] trace_id]        only when flag 1 is set
  *   u16     txn_len
  *   u8[txn_len] transaction_id (UTF-8)
  *   [u16 psub_len, u8[psub_len] producer_sub (UTF-8)]   only when flag 2 is set
- *   u8[...] payload          the rest of the body, stored exactly as received (may be empty)
+ *   u8[...] payload          the rest of the body, stored exactly as received (may be empty); with flag 8 the
+ *                            record's binary form, rendered as its JSON envelope for HTTP readers
  * </pre>
  *
  * <p>The length prefix lets a reader skip frames it does not need without parsing their bodies, which is

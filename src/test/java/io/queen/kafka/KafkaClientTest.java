@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.envelope.KafkaRecordFormat;
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentCodec;
 import io.queen.testing.Api;
+import io.queen.testing.Http;
+import io.queen.testing.Sql;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.StorageInvariants;
 import io.agroal.api.AgroalDataSource;
@@ -17,6 +22,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -262,6 +268,47 @@ class KafkaClientTest extends KafkaListenerClients {
         JsonNode second = msgs.get(1).get("data");
         assertEquals(Base64.getEncoder().encodeToString(new byte[] {1, 2, (byte) 0xff}),
                 second.get("value").get("base64").asText(), "other bytes are base64");
+    }
+
+    @Test
+    void aRecordIsStoredInBinaryFormAndHttpReadersGetItsJsonEnvelopeUpToTheDeadLetter() throws Exception {
+        byte[] key = {(byte) 0xff, 1};
+        byte[] value = {0, (byte) 0xc3, 0x28};
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            p.send(new ProducerRecord<>("kafka-binary", 0, 1_690_000_000_002L, key, value,
+                    List.of(new RecordHeader("bin", new byte[] {(byte) 0xff}), new RecordHeader("none", null)))).get();
+        }
+        // stored as the record's bytes (frame flag 8), not as a JSON document
+        byte[] blob = (byte[]) Sql.rows(ds, "SELECT s.blob FROM queen.log_segments s JOIN queen.log_partitions p"
+                + " ON p.id = s.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'kafka-binary'")
+                .get(0).get(0);
+        Frame stored = SegmentCodec.decode(blob).get(0);
+        assertTrue(stored.kafkaRecord());
+        assertArrayEquals(KafkaRecordFormat.encode(1_690_000_000_002L, ByteBuffer.wrap(key), ByteBuffer.wrap(value),
+                new Header[] {new RecordHeader("bin", new byte[] {(byte) 0xff}), new RecordHeader("none", null)}),
+                stored.payload());
+        String b64 = Base64.getEncoder().encodeToString(value);
+        // a Kafka consumer gets the bytes back
+        ConsumerRecord<byte[], byte[]> back = readAll("kafka-binary", 1, 1).get(0);
+        assertArrayEquals(value, back.value());
+        assertArrayEquals(key, back.key());
+        assertNull(back.headers().lastHeader("none").value());
+        // HTTP fetch, the message list and the pop show the JSON envelope
+        JsonNode fetched = Api.json(Http.post("/api/v1/fetch", "{\"entries\":[{\"queue\":\"kafka-binary\","
+                + "\"partition\":\"0\",\"offset\":0}]}").body()).findValue("records").get(0).get("payload");
+        assertEquals(b64, fetched.get("value").get("base64").asText());
+        assertEquals(Base64.getEncoder().encodeToString(key), fetched.get("kafka").get("key").get("base64").asText());
+        assertEquals(1_690_000_000_002L, fetched.get("kafka").get("timestamp").asLong());
+        assertTrue(fetched.get("kafka").get("headers").get(1).get("value").isNull());
+        JsonNode listed = Api.json(Http.get("/api/v1/messages?queue=kafka-binary").body()).get("messages").get(0);
+        assertEquals("bin", listed.get("kafka").get("headers").get(0).get("key").asText());
+        Api.configure("kafka-binary", "{\"retryLimit\":0}");
+        JsonNode popped = Api.pop("/api/v1/pop/queue/kafka-binary/partition/0?batch=1");
+        assertEquals(fetched, Api.messages(popped).get(0).get("data"));
+        // a dead letter is a JSON snapshot: the envelope
+        Api.ackAll(popped, "failed", null);
+        JsonNode dead = Api.json(Http.get("/api/v1/dlq?queue=kafka-binary").body()).get("messages").get(0);
+        assertEquals(fetched, dead.get("data"));
     }
 
     @Test

@@ -39,6 +39,10 @@ class SegmentCodecTest {
 
         byte[] minimal = SegmentCodec.decompress(SegmentCodec.encode(List.of(Frame.of(MID, "", new byte[0]))));
         assertEquals("13000000" + "00" + "00112233445566778899aabbccddeeff" + "0000", HexFormat.of().formatHex(minimal));
+        byte[] kafka = SegmentCodec.decompress(SegmentCodec.encode(List.of(new Frame(MID, null, "", null, false,
+                new byte[] {1}, true))));
+        assertEquals("14000000" + "08" + "00112233445566778899aabbccddeeff" + "0000" + "01", HexFormat.of().formatHex(kafka),
+                "flag 8: the payload is a Kafka record in binary form");
     }
 
     @Test
@@ -47,15 +51,18 @@ class SegmentCodecTest {
         for (UUID trace : new UUID[] {null, TID}) {
             for (String psub : new String[] {null, "", "producer-7"}) {
                 for (boolean enc : new boolean[] {false, true}) {
-                    Frame f = new Frame(MID, trace, "txn", psub, enc, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
-                    assertEquals(List.of(f), SegmentCodec.decode(SegmentCodec.encode(List.of(f), 3)), f.toString());
-                    all.add(f);
+                    for (boolean kafka : new boolean[] {false, true}) {
+                        Frame f = new Frame(MID, trace, "txn", psub, enc, "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
+                                kafka);
+                        assertEquals(List.of(f), SegmentCodec.decode(SegmentCodec.encode(List.of(f), 3)), f.toString());
+                        all.add(f);
+                    }
                 }
             }
         }
         byte[] blob = SegmentCodec.encode(all, 3);
         assertEquals(all, SegmentCodec.decode(blob));
-        assertEquals(12, SegmentCodec.countFrames(blob));
+        assertEquals(24, SegmentCodec.countFrames(blob));
         for (int i = 0; i < all.size(); i++) {
             assertEquals(all.get(i), SegmentCodec.decode(blob, i, 1).get(0));
         }

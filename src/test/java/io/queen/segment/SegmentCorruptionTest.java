@@ -198,7 +198,7 @@ class SegmentCorruptionTest {
 
     @Test
     void unknownFlagBits() {
-        for (int bit = 3; bit < 8; bit++) {
+        for (int bit = 4; bit < 8; bit++) {
             byte[] raw = new TestFrames.RawWriter()
                     .frame(0, ID, null, TXN, null, PAYLOAD)
                     .frame(1 << bit, ID, null, TXN, null, PAYLOAD)

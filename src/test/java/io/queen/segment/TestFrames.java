@@ -42,7 +42,8 @@ final class TestFrames {
                 string(r, 12),
                 r.nextBoolean() ? string(r, 6) : null,
                 r.nextBoolean(),
-                bytes(r, r.nextInt(maxPayload + 1)));
+                bytes(r, r.nextInt(maxPayload + 1)),
+                r.nextBoolean());
     }
 
     static List<Frame> randomList(Random r, int n, int maxPayload) {
