@@ -29,6 +29,8 @@ import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicR
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.DefaultRecord;
+import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.RecordBatch;
@@ -136,11 +138,18 @@ class FetchApi implements KafkaApiProvider {
 
     /**
      * One uncompressed batch of the records from {@code from} on; stops before the record that would pass the
-     * partition's or the response's byte bound, but always holds at least one record.
+     * partition's or the response's byte bound, but always holds at least one record. The records are sized first
+     * (exactly, as the batch will hold them) so the batch is written into a buffer of its final size: grown from a
+     * guess, Kafka's output stream reallocates by a tenth at a time, which cost more than writing the records.
      */
     private MemoryRecords records(List<ReadStore.Segment> segments, long from, int maxBytes, long budget) {
-        MemoryRecordsBuilder b = null;
         long bound = Math.min(maxBytes, budget);
+        List<RecordEnvelope.Kafka> picked = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
+        long base = -1;
+        long baseTimestamp = 0;
+        long size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+        pick:
         for (ReadStore.Segment s : segments) {
             int start = (int) Math.max(0, from - s.baseOffset());
             int take = (int) (s.endOffset() - s.baseOffset() + 1) - start;
@@ -152,20 +161,35 @@ class FetchApi implements KafkaApiProvider {
             for (int i = 0; i < frames.size(); i++) {
                 Frame f = frames.get(i);
                 RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
-                if (b == null) {
-                    b = MemoryRecords.builder(ByteBuffer.allocate(1024), RecordBatch.CURRENT_MAGIC_VALUE,
-                            Compression.NONE, TimestampType.CREATE_TIME, s.baseOffset() + start + i);
-                } else if (b.estimatedSizeInBytes() + size(k) > bound) {
-                    return b.build();
+                long offset = s.baseOffset() + start + i;
+                if (base < 0) {
+                    base = offset;
+                    baseTimestamp = k.timestamp();
                 }
-                b.appendWithOffset(s.baseOffset() + start + i, k.timestamp(), k.key(), k.value(), k.headers());
+                int n = DefaultRecord.sizeInBytes((int) (offset - base), k.timestamp() - baseTimestamp,
+                        wrap(k.key()), wrap(k.value()), k.headers());
+                if (!picked.isEmpty() && size + n > bound) {
+                    break pick;
+                }
+                size += n;
+                picked.add(k);
+                offsets.add(offset);
             }
         }
-        return b == null ? MemoryRecords.EMPTY : b.build();
+        if (picked.isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate((int) size), RecordBatch.CURRENT_MAGIC_VALUE,
+                Compression.NONE, TimestampType.CREATE_TIME, base);
+        for (int i = 0; i < picked.size(); i++) {
+            RecordEnvelope.Kafka k = picked.get(i);
+            b.appendWithOffset(offsets.get(i), k.timestamp(), k.key(), k.value(), k.headers());
+        }
+        return b.build();
     }
 
-    private static int size(RecordEnvelope.Kafka k) {
-        return 32 + (k.key() == null ? 0 : k.key().length) + (k.value() == null ? 0 : k.value().length);
+    private static ByteBuffer wrap(byte[] b) {
+        return b == null ? null : ByteBuffer.wrap(b);
     }
 
     ListOffsetsResponseData listOffsets(KafkaCaller caller, ListOffsetsRequestData request) throws Exception {
