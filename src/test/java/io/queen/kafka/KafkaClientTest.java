@@ -58,6 +58,10 @@ import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -309,6 +313,48 @@ class KafkaClientTest extends KafkaListenerClients {
         Api.ackAll(popped, "failed", null);
         JsonNode dead = Api.json(Http.get("/api/v1/dlq?queue=kafka-binary").body()).get("messages").get(0);
         assertEquals(fetched, dead.get("data"));
+    }
+
+    /** One raw Fetch (v12) of partition 0 of {@code topic} from {@code offset}, bounded to {@code maxBytes}. */
+    MemoryRecords fetch(String topic, long offset, int maxBytes) throws Exception {
+        try (java.net.Socket s = KafkaFrames.connect(listener.port())) {
+            FetchRequestData req = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
+                    .setMaxBytes(maxBytes);
+            req.topics().add(new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(List.of(
+                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(offset)
+                            .setPartitionMaxBytes(maxBytes))));
+            FetchResponseData out = KafkaFrames.call(s, ApiKeys.FETCH, (short) 12, 7, req);
+            return (MemoryRecords) out.responses().get(0).partitions().get(0).records();
+        }
+    }
+
+    @Test
+    void aFetchIsCutAtARecordWithinItsByteBoundAndHoldsAtLeastOne() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = producer("none")) {
+            for (int i = 0; i < 10; i++) {
+                byte[] v = new byte[300];
+                v[0] = (byte) i;
+                p.send(new ProducerRecord<>("fetch-bounds", 0, null, v));
+            }
+            p.flush();
+        }
+        MemoryRecords bounded = fetch("fetch-bounds", 0, 1000);
+        List<org.apache.kafka.common.record.Record> got = new ArrayList<>();
+        bounded.records().forEach(got::add);
+        assertTrue(bounded.sizeInBytes() <= 1000, bounded.sizeInBytes() + " bytes");
+        assertTrue(bounded.sizeInBytes() + 300 > 1000, "cut before the record that would pass the bound");
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals(i, got.get(i).offset());
+            assertEquals(i, got.get(i).value().get(0));
+        }
+        MemoryRecords one = fetch("fetch-bounds", 2, 10);
+        List<org.apache.kafka.common.record.Record> first = new ArrayList<>();
+        one.records().forEach(first::add);
+        assertEquals(1, first.size(), "a bound below one record still gives one");
+        assertEquals(2, first.get(0).offset());
+        List<Long> rest = new ArrayList<>();
+        fetch("fetch-bounds", 4, 1 << 20).records().forEach(r -> rest.add(r.offset()));
+        assertEquals(List.of(4L, 5L, 6L, 7L, 8L, 9L), rest);
     }
 
     @Test
