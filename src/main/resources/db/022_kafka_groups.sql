@@ -3,14 +3,38 @@
 -- read" N, the cursor holds "the last offset consumed", so committed = N - 1 and an OffsetFetch answers committed + 1.
 -- Topic = queue, Kafka partition n = the Queen partition named n. Applied at every boot, idempotently.
 
+-- The cursor rows one OffsetCommit names, one per partition (of two entries for one partition the later wins, as
+-- two commits in that order would): the partition, the cursor value it asks for (committed = offset - 1) and whether
+-- the cursor already holds exactly that, with no lease or retry state to drop (a commit there writes nothing).
+-- Partitions that do not exist are left out. Read-only, no locks.
+CREATE OR REPLACE FUNCTION queen.kafka_commit_targets_v1(p_tenant UUID, p_group TEXT, p_queues TEXT[],
+                                                         p_partitions TEXT[], p_offsets BIGINT[])
+RETURNS TABLE (pid UUID, queue_name TEXT, partition_name TEXT, next_committed BIGINT, log_start BIGINT,
+               holds BOOLEAN)
+LANGUAGE sql STABLE AS $$
+    SELECT w.pid, w.q, w.p, w.next_committed, w.log_start,
+           c.partition_id IS NOT NULL AND c.committed = w.next_committed AND c.batch_end IS NULL
+           AND c.worker_id IS NULL AND c.lease_expires_at IS NULL AND c.lease_acquired_at IS NULL
+           AND c.batch_retry_count = 0 AND c.attempt_count = 0 AND c.attempt_offset IS NULL
+           AND NOT c.lease_conflated
+      FROM (SELECT DISTINCT ON (lp.id) lp.id AS pid, u.q, u.p, u.o - 1 AS next_committed, lp.log_start
+              FROM unnest(p_queues, p_partitions, p_offsets) WITH ORDINALITY AS u(q, p, o, i)
+              JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
+              JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = u.p
+             ORDER BY lp.id, u.i DESC) w
+      LEFT JOIN queen.log_consumers c ON c.partition_id = w.pid AND c.consumer_group = p_group
+$$;
+
 -- Stores the offsets of one OffsetCommit: entry i commits p_offsets[i] on (p_queues[i], p_partitions[i]). A partition
 -- within the topic's partition count (queen.kafka_topics_v1) that was never written is created; entries naming a
 -- topic or partition that does not exist are left out of the answer (the caller reports them unknown); of two
 -- entries for one partition the later wins, as two commits in that order would. A commit is a seek: it may move the
 -- cursor backward or forward, and it drops any lease an HTTP pop holds on that cursor with its retry state, exactly
--- as POST .../seek does. total_consumed grows by what the cursor moved forward. Takes the queue-membership locks
--- shared first (a queue delete under way is waited out, never an FK error), then the cursor rows in
--- (partition_id, consumer_group) order, the global lock order. Cost: one index probe per entry.
+-- as POST .../seek does. total_consumed grows by what the cursor moved forward. A cursor that already holds the
+-- committed value and no lease is not written (a consumer commits every assigned partition after each poll, most of
+-- them unmoved: rewriting those rows was most of the cost). Takes the queue-membership locks shared first (a queue
+-- delete under way is waited out, never an FK error), then the cursor rows it changes in (partition_id,
+-- consumer_group) order, the global lock order. Cost: one index probe per entry, a write per moved cursor.
 DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[]);
 CREATE FUNCTION queen.kafka_offset_commit_v1(p_tenant UUID, p_group TEXT, p_queues TEXT[], p_partitions TEXT[],
                                              p_offsets BIGINT[])
@@ -18,44 +42,47 @@ RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
+    v_names  TEXT[] := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);
     v_queues TEXT[];
     v_parts  TEXT[];
+    v_moved  UUID[];
 BEGIN
-    PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(p_queues)]), p_queues);
+    PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(v_names)]), v_names);
     -- a partition of the topic that was never written has no row yet: it gets one, as a push would, so a consumer
     -- assigned an empty partition can commit its position there
     SELECT array_agg(u.q), array_agg(u.p) INTO v_queues, v_parts
       FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u
-      JOIN queen.kafka_topics_v1(p_tenant, p_queues) t ON t.name = u.q
+      JOIN queen.kafka_topics_v1(p_tenant, v_names) t ON t.name = u.q
      WHERE u.p ~ '^(0|[1-9][0-9]{0,9})$' AND u.p::bigint < t.partitions
        AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = t.queue_id AND lp.name = u.p);
     IF v_queues IS NOT NULL THEN
         PERFORM queen.provision_partitions_v1(array_fill(p_tenant, ARRAY[cardinality(v_queues)]), v_queues, v_parts);
     END IF;
-    PERFORM 1 FROM queen.log_consumers c
-      JOIN (SELECT DISTINCT lp.id FROM unnest(p_queues, p_partitions) AS u(q, p)
-              JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
-              JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = u.p) t ON t.id = c.partition_id
-     WHERE c.consumer_group = p_group
-     ORDER BY c.partition_id FOR UPDATE OF c;
+    SELECT array_agg(l.partition_id) INTO v_moved
+      FROM (SELECT c.partition_id FROM queen.log_consumers c
+              JOIN queen.kafka_commit_targets_v1(p_tenant, p_group, p_queues, p_partitions, p_offsets) t
+                ON t.pid = c.partition_id
+             WHERE c.consumer_group = p_group AND NOT t.holds
+             ORDER BY c.partition_id FOR UPDATE OF c) l;
     RETURN QUERY
     WITH want AS (
-        SELECT DISTINCT ON (lp.id) lp.id AS pid, u.q, u.p, u.o - 1 AS next_committed, lp.log_start
-          FROM unnest(p_queues, p_partitions, p_offsets) WITH ORDINALITY AS u(q, p, o, i)
-          JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
-          JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = u.p
-         ORDER BY lp.id, u.i DESC),
+        SELECT t.* FROM queen.kafka_commit_targets_v1(p_tenant, p_group, p_queues, p_partitions, p_offsets) t),
     up AS (
         INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed, total_consumed)
         SELECT w.pid, p_group, w.next_committed, GREATEST(w.next_committed - (w.log_start - 1), 0)
-          FROM want w ORDER BY w.pid
+          FROM want w
+         WHERE w.pid = ANY (v_moved)
+            OR NOT EXISTS (SELECT 1 FROM queen.log_consumers x
+                            WHERE x.partition_id = w.pid AND x.consumer_group = p_group)
+         ORDER BY w.pid
         ON CONFLICT (partition_id, consumer_group) DO UPDATE
            SET committed = EXCLUDED.committed,
                total_consumed = c.total_consumed + GREATEST(EXCLUDED.committed - c.committed, 0),
                batch_end = NULL, worker_id = NULL, lease_expires_at = NULL, lease_acquired_at = NULL,
                batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL, lease_conflated = FALSE
         RETURNING c.partition_id, c.committed)
-    SELECT w.q, w.p, up.committed FROM want w JOIN up ON up.partition_id = w.pid;
+    SELECT w.queue_name, w.partition_name, COALESCE(up.committed, w.next_committed)
+      FROM want w LEFT JOIN up ON up.partition_id = w.pid;
 END $$;
 
 -- The cursors of a group on the named queues (p_queues NULL: on every queue of the tenant). Cost: the group's

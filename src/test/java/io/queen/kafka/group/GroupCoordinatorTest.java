@@ -156,6 +156,29 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aCommitOfThePositionACursorHoldsWritesNothingButOneUnderALeaseStillDropsIt() throws Exception {
+        Api.pushN("kg-same", "0", "m", 0, 6);
+        String row = "SELECT c.xmin::text FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id WHERE c.consumer_group = 'same' AND lp.name = '0'";
+        assertEquals(List.of((short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("same", -1, "", "kg-same", 4)).toCompletableFuture().get()));
+        String written = Sql.one(ds, row);
+        // a consumer commits all its partitions after each poll: an unmoved one is answered, not rewritten
+        assertEquals(List.of((short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("same", -1, "", "kg-same", 4)).toCompletableFuture().get()));
+        assertEquals(written, Sql.one(ds, row), "the cursor row was not written again");
+        assertEquals(Map.of("kg-same/0", 4L), fetch((short) 8, "same", null));
+
+        JsonNode popped = Api.pop("/api/v1/pop/queue/kg-same/partition/0?wait=false&batch=2&consumerGroup=same");
+        assertEquals(4, popped.get("messages").get(0).get("data").get("n").asInt());
+        coordinator.offsetCommit(CALLER, (short) 8, commit("same", -1, "", "kg-same", 4)).toCompletableFuture().get();
+        assertEquals("0", Sql.one(ds, "SELECT count(*) FROM queen.log_consumers WHERE consumer_group = 'same'"
+                + " AND batch_end IS NOT NULL"), "the same position under a lease: the lease is dropped");
+        JsonNode again = Api.pop("/api/v1/pop/queue/kg-same/partition/0?wait=false&batch=10&consumerGroup=same");
+        assertEquals(4, again.get("messages").get(0).get("data").get("n").asInt());
+    }
+
+    @Test
     void commitsToUnknownTopicsOrPartitionsAreRefusedPerPartitionAndTheRestIsStored() throws Exception {
         Api.pushN("kg-known", "0", "m", 0, 3);
         OffsetCommitRequestData req = commit("mixed", -1, "", "kg-known", 2, 1);
