@@ -112,7 +112,10 @@ BEGIN
     FOR i IN 1 .. COALESCE(n, 0) LOOP
         ord := i;
         error := NULL; base_offset := NULL; end_offset := NULL; created_at := NULL; blob := NULL;
-        SELECT q.id INTO v_qid FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queues[i];
+        -- a consumer's fetch names one topic's partitions in a row: its queue is looked up once
+        IF i = 1 OR p_queues[i] IS DISTINCT FROM p_queues[i - 1] THEN
+            SELECT q.id INTO v_qid FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queues[i];
+        END IF;
         IF v_qid IS NULL THEN
             error := 'UNKNOWN_TOPIC_OR_PARTITION'; high_watermark := -1; log_start := -1;
             RETURN NEXT;
