@@ -50,7 +50,7 @@ public final class RecordEnvelope {
 
     private RecordEnvelope() {}
 
-    public static byte[] encode(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+    static byte[] encode(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
         byte[] v = value == null ? null : bytes(value);
         boolean json = v != null && isJson(v);
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + (v == null ? 0 : v.length * (json ? 1 : 2)));
@@ -127,7 +127,7 @@ public final class RecordEnvelope {
     }
 
     /** The record a stored message stands for; {@code commitMillis} stamps a message that is no envelope. */
-    public static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
+    private static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
         if (transactionId.startsWith(TXN_PREFIX)) {
             Kafka k = envelope(payload);
             if (k != null) {
