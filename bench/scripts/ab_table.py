@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Prints the runs of bench/scripts/ab-soak.sh and the ratio of medians between its arms.
 
-Usage: ab_table.py RUNS_FILE, where each line is "<arm> <round> <load average before> <queen-bench JSON file>".
+Usage: ab_table.py [--jobs] RUNS_FILE, where each line is "<arm> <round> <load average before> <queen-bench JSON
+file>". --jobs: the job-queue shape's columns (queen-bench --preset jobs): jobs/s completed (acked), CPU per job, and
+pickup latency (push answered -> the job popped) p50/p99/max instead of push and push-to-delivery latency.
 Per message = per acked message from the steady start to the drain end (the tool's CPU basis); broker and
 PostgreSQL CPU are the tool's per-process figures over that window. "broker ex-JIT" leaves out the share of the
 broker's CPU its JIT compiler threads took over the recorded run (from the thread snapshots): a warm-up cost that
@@ -34,6 +36,13 @@ COLUMNS = [
     ("push p99 ms", "push99", "{:.1f}"),
     ("deliv p50 ms", "d50", "{:.1f}"),
     ("deliv p99 ms", "d99", "{:.1f}"),
+    ("rss MB", "rss", "{:,.0f}"),
+]
+# the job-queue shape: the same CPU columns per completed job, then pickup latency
+JOB_COLUMNS = [("jobs/s", "rate", "{:,.0f}")] + COLUMNS[1:7] + [
+    ("pickup p50 ms", "k50", "{:.2f}"),
+    ("pickup p99 ms", "k99", "{:.2f}"),
+    ("pickup max ms", "kmax", "{:.2f}"),
     ("rss MB", "rss", "{:,.0f}"),
 ]
 FLOOR_COLUMNS = [
@@ -75,6 +84,9 @@ def figures(path):
         "push99": ms(run["pushLatencyMicros"], "p99"),
         "d50": ms(run["deliveryLatencyMicros"], "p50"),
         "d99": ms(run["deliveryLatencyMicros"], "p99"),
+        "k50": ms(run.get("pickupLatencyMicros") or {}, "p50"),
+        "k99": ms(run.get("pickupLatencyMicros") or {}, "p99"),
+        "kmax": ms(run.get("pickupLatencyMicros") or {}, "max"),
         "rss": run["brokerRss"]["endKb"] / 1024.0 if run["brokerRss"].get("endKb") else None,
         "check": "ok" if run.get("passed") else
         f"FAIL lost {v['lost']} dup {v['duplicates']} ooo {v['outOfOrder']} err {run['errorsTotal']}",
@@ -111,9 +123,11 @@ def cell(fmt, x):
 
 
 def main():
+    args = sys.argv[1:]
+    jobs = args[:1] == ["--jobs"]
     runs = []
     runs_paths = []
-    with open(sys.argv[1]) as f:
+    with open(args[-1]) as f:
         for line in f:
             arm, rnd, load, path = line.split()
             runs_paths.append((arm, int(rnd), path))
@@ -129,7 +143,7 @@ def main():
                 runs.append((arm, int(rnd), float(load), f))
             except (OSError, ValueError, KeyError) as e:
                 runs.append((arm, int(rnd), float(load), {"check": f"no report ({e})"}))
-    columns = COLUMNS + (FLOOR_COLUMNS if any("f50" in f for _, _, _, f in runs) else [])
+    columns = (JOB_COLUMNS if jobs else COLUMNS) + (FLOOR_COLUMNS if any("f50" in f for _, _, _, f in runs) else [])
     head = ["arm", "round", "load"] + [c[0] for c in columns] + ["verification"]
     rows = [[arm, str(rnd), f"{load:.1f}"] + [cell(fmt, f.get(k)) for _, k, fmt in columns] + [f["check"]]
             for arm, rnd, load, f in runs]

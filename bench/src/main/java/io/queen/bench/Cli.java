@@ -45,7 +45,7 @@ public final class Cli {
             new Flag("dedup-window", "0", "queue option dedupWindowSeconds; 0 = broker default (not sent)"),
             new Flag("retention", "false", "set retentionEnabled + completedRetentionSeconds 60 on the queue"),
             new Flag("min-pop-wait", "0", "queue option minPopWaitTime in ms (a pop may hold an under-full batch); 0 = not sent"),
-            new Flag("preset", "", "named shape: smoke | push-only | soak | latency | drain"),
+            new Flag("preset", "", "named shape: smoke | push-only | soak | latency | drain | jobs"),
             new Flag("json", "", "write the report as JSON to this file"),
             new Flag("verify", "true", "track every message: lost / duplicated / out-of-order"),
             new Flag("broker-pid", "", "broker pid for CPU/RSS accounting (default: the process listening on the URL's port)"),
@@ -66,6 +66,13 @@ public final class Cli {
                     + " one transaction per push batch) | multirow (one multi-row INSERT per push batch)"),
             new Flag("token", "", "JWT sent as Authorization: Bearer on every broker request (a broker with"
                     + " JWT_ENABLED=true); empty = none; default: the QUEEN_BENCH_TOKEN environment variable"),
+            new Flag("work-ms", "0", "milliseconds of work per delivered message: a consumer sleeps work-ms x the pop's"
+                    + " message count after each pop, before it acks (what a job costs its worker); 0 = none"),
+            new Flag("arrival-batches", "false", "with --rate: messages arrive one by one at the rate and each push"
+                    + " carries those that arrived since the producer's previous push (at most --push-batch), instead"
+                    + " of batches of --push-batch on a fixed schedule"),
+            new Flag("pickup-latency", "false", "also measure pickup latency: push answered -> the message's first"
+                    + " pop (8 bytes of bookkeeping per pushed message in this tool)"),
             new Flag("help", "false", "print this help"));
 
     /** The flag's value, else QUEEN_BENCH_TOKEN (so a token need not appear in a recorded command line). */
@@ -74,7 +81,8 @@ public final class Cli {
         return t == null || t.isBlank() ? null : t.strip();
     }
 
-    private static final Set<String> BOOLEANS = Set.of("retention", "verify", "wildcard", "phased", "cleanup", "help");
+    private static final Set<String> BOOLEANS = Set.of("retention", "verify", "wildcard", "phased", "cleanup", "help",
+            "arrival-batches", "pickup-latency");
 
     private Cli() {}
 
@@ -226,7 +234,10 @@ public final class Cli {
                     case "multirow" -> true;
                     default -> throw new UsageException("--baseline-insert must be row or multirow");
                 },
-                token(v.get("token")));
+                token(v.get("token")),
+                doubleMin(v, "work-ms", 0),
+                bool(v, "arrival-batches"),
+                bool(v, "pickup-latency"));
         if (c.mode() != Config.Mode.QUEEN && c.groups() > 0) {
             throw new UsageException("--groups > 0 is not supported by the baseline or pgmq (a row-per-message"
                     + " queue deletes on ack and has no fan-out); use --mode queen");

@@ -41,7 +41,10 @@ public record Config(
         boolean help,
         boolean randomPad,
         boolean multiRowInsert,
-        String token) {
+        String token,
+        double workMs,
+        boolean arrivalBatches,
+        boolean pickupLatency) {
 
     public enum AckMode { EXPLICIT, AUTO }
 
@@ -60,6 +63,11 @@ public record Config(
     /** Open loop: producers pace themselves to {@link #rate} msgs/s (across all producers). */
     public boolean openLoop() {
         return rate > 0;
+    }
+
+    /** Nanoseconds a consumer spends on {@code n} delivered messages before it acks them ({@code --work-ms}). */
+    public long workNanos(int n) {
+        return Math.round(workMs * 1e6 * n);
     }
 
     /** Names of the consumer groups; queue mode is a single group with the name {@code null}. */

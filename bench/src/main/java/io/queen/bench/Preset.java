@@ -28,7 +28,13 @@ public enum Preset {
     DRAIN("drain", "push 100k messages (50 partitions, batch 100, 8 producers), then drain with 8 consumers"
             + " batch 100; push and pop+ack rates reported separately",
             "messages", "100000", "partitions", "50", "push-batch", "100", "producers", "8",
-            "consumers", "8", "pop-batch", "100", "phased", "true", "warmup", "0", "drain-timeout", "300");
+            "consumers", "8", "pop-batch", "100", "phased", "true", "warmup", "0", "drain-timeout", "300"),
+    JOBS("jobs", "a job queue: 1 queue, 32 partitions, 256 B; one producer at a steady 500 jobs/s pushing what"
+            + " arrived since its last push (at most 128); 8 workers popping the queue (wildcard) 8 at a time,"
+            + " 1 ms of work per job, one batch ack per pop; pickup latency measured; 60 s",
+            "queues", "1", "partitions", "32", "payload-bytes", "256", "producers", "1", "rate", "500",
+            "push-batch", "128", "arrival-batches", "true", "consumers", "8", "pop-batch", "8", "wildcard", "true",
+            "work-ms", "1", "ack", "explicit", "pickup-latency", "true", "duration", "60", "drain-timeout", "300");
 
     private final String id;
     private final String description;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,10 +60,10 @@ public final class Report {
 
     public record Rss(Long startKb, Long endKb) {}
 
-    /** One run (one system under test). */
+    /** One run (one system under test). {@code pickupLatencyMicros} is null unless {@code --pickup-latency}. */
     public record Run(String mode, String runId, Config config, Phases phases, Window steady, Window drain,
                       Window cycle, Latency pushLatencyMicros, Latency deliveryLatencyMicros,
-                      Map<String, Long> errors, long errorsTotal, Totals totals, Verification verification,
+                      Latency pickupLatencyMicros, Map<String, Long> errors, long errorsTotal, Totals totals, Verification verification,
                       PromScrape.SegmentFigures segments, Cpu cpu, Driver.Storage storage, Rss brokerRss,
                       List<String> notes) {
 
@@ -175,7 +176,10 @@ public final class Report {
                 c.queues(), c.partitions(), c.payloadBytes(), c.pushBatch(), c.producers(), c.popBatch(),
                 c.consumers(), Math.max(1, c.groups()), c.ack().name().toLowerCase(Locale.ROOT),
                 (c.openLoop() ? String.format(Locale.ROOT, "open loop %.0f msg/s", c.rate()) : "closed loop")
-                        + (c.minPopWaitMs() > 0 ? ", minPopWaitTime " + c.minPopWaitMs() + " ms" : "")));
+                        + (c.openLoop() && c.arrivalBatches() ? ", pushes carry what arrived" : "")
+                        + (c.minPopWaitMs() > 0 ? ", minPopWaitTime " + c.minPopWaitMs() + " ms" : "")
+                        + (c.workMs() > 0 ? String.format(Locale.ROOT, ", work %s ms per message before the ack",
+                                BigDecimal.valueOf(c.workMs()).stripTrailingZeros().toPlainString()) : "")));
         sb.append(String.format(Locale.ROOT, "phases: warm-up %.1f s, push %.1f s, drain %.1f s (%s)%n",
                 r.phases().warmupSeconds(), r.phases().pushSeconds(), r.phases().drainSeconds(), r.phases().drainEnd()));
         sb.append(String.format("%-22s %14s %14s %14s %10s%n", "window", "pushed/s", "delivered/s", "acked/s", "seconds"));
@@ -188,8 +192,12 @@ public final class Report {
         sb.append(String.format("pop+ack rate used for comparisons: %s msg/s%n", n(r.consumeRate())));
         sb.append(String.format("%-22s %10s %10s %10s %10s %10s %10s%n", "latency (us)", "count", "p50", "p90", "p99",
                 "p99.9", "max"));
-        for (var e : List.of(Map.entry("push request", r.pushLatencyMicros()),
-                Map.entry("push-to-delivery", r.deliveryLatencyMicros()))) {
+        var latencies = new java.util.ArrayList<>(List.of(Map.entry("push request", r.pushLatencyMicros()),
+                Map.entry("push-to-delivery", r.deliveryLatencyMicros())));
+        if (r.pickupLatencyMicros() != null) {
+            latencies.add(Map.entry("pickup (answer to pop)", r.pickupLatencyMicros()));
+        }
+        for (var e : latencies) {
             Latency x = e.getValue();
             sb.append(String.format(Locale.ROOT, "%-22s %10d %10s %10s %10s %10s %10s%n", e.getKey(), x.count(),
                     us(x.p50()), us(x.p90()), us(x.p99()), us(x.p999()), us(x.max())));

@@ -37,6 +37,7 @@ public final class Runner {
     private final Stats stats;
     private final Verifier verifier;
     private final AtomicLong budget;
+    private final Pickup pickup;
     private volatile boolean stopProducers;
     private volatile boolean stopConsumers;
     private volatile String phase = "warm-up";
@@ -51,6 +52,7 @@ public final class Runner {
         this.stats = new Stats(groupNames.size());
         this.verifier = cfg.verify() ? new Verifier(groupNames.size(), cfg.producers()) : null;
         this.budget = new AtomicLong(cfg.messages());
+        this.pickup = cfg.pickupLatency() ? new Pickup() : null;
         this.perConsumerOrder = cfg.autoAck()
                 && (cfg.wildcard() || cfg.consumers() > cfg.queues() * cfg.partitions());
     }
@@ -260,8 +262,16 @@ public final class Runner {
                 notes.add(stats.foreign.sum() + " deliveries were not from this run (acked, not verified)");
             }
             if (cfg.openLoop()) {
-                notes.add("open loop: push latency and payload t are taken from the scheduled send time"
-                        + " (no coordinated omission)");
+                notes.add(cfg.arrivalBatches()
+                        ? "open loop, arrival batches: payload t is each message's arrival time and push latency is"
+                                + " taken from the arrival of the push's first message (no coordinated omission)"
+                        : "open loop: push latency and payload t are taken from the scheduled send time"
+                                + " (no coordinated omission)");
+            }
+            if (pickup != null && pickup.poppedFirst() > 0) {
+                notes.add(String.format(Locale.ROOT, "pickup latency: %,d of %,d messages were popped before their"
+                        + " push's answer reached the producer (counted as 0 us)", pickup.poppedFirst(),
+                        pickup.latency.getTotalCount()));
             }
             if (pgRoots.isEmpty()) {
                 notes.add("CPU: no postmaster found, so PostgreSQL processes that exited mid-run are not counted");
@@ -290,6 +300,7 @@ public final class Runner {
                             drain.seconds(), drainEnd),
                     steady, drain, cycle,
                     Report.Latency.of(stats.pushLatency), Report.Latency.of(stats.deliveryLatency),
+                    pickup == null ? null : Report.Latency.of(pickup.latency),
                     stats.errorsByKind(), stats.errorTotal(),
                     new Report.Totals(stats.pushed.sum(), stats.buffered.sum(), stats.delivered.sum(),
                             stats.acked.sum(), stats.foreign.sum()),
@@ -369,35 +380,72 @@ public final class Runner {
         return true;
     }
 
+    /**
+     * One paced producer's messages arriving one by one ({@code --arrival-batches}): message k at
+     * {@code first + k * gap} ns.
+     */
+    record Arrivals(long first, double gap) {
+        long at(long k) {
+            return first + (long) (k * gap);
+        }
+
+        /**
+         * How many messages from {@code k} on have arrived by {@code now}, before {@code deadline}, at most
+         * {@code cap}.
+         */
+        int since(long k, long now, long deadline, int cap) {
+            int n = 0;
+            while (n < cap && at(k + n) - now <= 0 && at(k + n) - deadline < 0) {
+                n++;
+            }
+            return n;
+        }
+    }
+
+    /** Takes up to {@code n} messages from the --messages budget: how many to push (0 = the budget is spent). */
+    private int take(int n) {
+        if (!cfg.messageBounded()) {
+            return n;
+        }
+        long got = budget.getAndAdd(-n);
+        return got <= 0 ? 0 : (int) Math.min(n, got);
+    }
+
     private void produce(int p, Driver.ProducerSession session, List<Driver.Target> targets, long t0,
             long deadline) {
         boolean open = cfg.openLoop();
+        boolean arriving = open && cfg.arrivalBatches();
         long interval = open ? (long) (cfg.pushBatch() * 1e9 * cfg.producers() / cfg.rate()) : 0;
         // Paced producers take evenly spread turns (producer p at p/producers of the interval): started in step,
         // they would all push at the same instant, a burst of `producers` requests per interval instead of a rate.
         long next = t0 + interval * p / cfg.producers();
+        double gap = open ? 1e9 * cfg.producers() / cfg.rate() : 0;
+        Arrivals arrivals = new Arrivals(t0 + (long) (gap * p / cfg.producers()), gap);
         long seq = 0;
         long k = p;
         try {
             while (!stopProducers && System.nanoTime() - deadline < 0) {
-                int n = cfg.pushBatch();
-                if (cfg.messageBounded()) {
-                    long got = budget.getAndAdd(-n);
-                    if (got <= 0) {
-                        break;
-                    }
-                    n = (int) Math.min(n, got);
+                int n = arriving ? 1 : take(cfg.pushBatch());
+                if (n == 0) {
+                    break;
                 }
                 long intended;
                 if (open) {
-                    if (next - deadline >= 0) {
+                    intended = arriving ? arrivals.at(seq) : next;
+                    if (intended - deadline >= 0) {
                         break;
                     }
-                    long wait = next - System.nanoTime();
+                    long wait = intended - System.nanoTime();
                     if (wait > 0) {
                         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                     }
-                    intended = next;
+                    if (arriving) {
+                        // what arrived while this producer waited for its previous push's answer (at least one)
+                        n = take(arrivals.since(seq, System.nanoTime(), deadline, cfg.pushBatch()));
+                        if (n == 0) {
+                            break;
+                        }
+                    }
                     next += interval;
                 } else {
                     intended = System.nanoTime();
@@ -407,14 +455,15 @@ public final class Runner {
                 long firstSeq = seq;
                 for (int i = 0; i < n; i++) {
                     long s = seq++;
+                    long t = arriving ? arrivals.at(s) : open ? intended : System.nanoTime();
                     batch.add(new Driver.OutMessage(Payloads.transactionId(runId, p, s),
-                            Payloads.payload(p, s, open ? intended : System.nanoTime(), cfg.payloadBytes(),
-                                    cfg.randomPad())));
+                            Payloads.payload(p, s, t, cfg.payloadBytes(), cfg.randomPad())));
                 }
                 long start = System.nanoTime();
                 List<Driver.PushOutcome> res = session.push(target, batch);
                 long end = System.nanoTime();
-                if (stats.measuring) {
+                boolean measuring = stats.measuring;
+                if (measuring) {
                     Stats.recordMicros(stats.pushLatency, end - (open ? intended : start));
                 }
                 for (int i = 0; i < res.size(); i++) {
@@ -427,6 +476,9 @@ public final class Runner {
                             }
                             if (verifier != null) {
                                 verifier.onPushed(p, firstSeq + i);
+                            }
+                            if (pickup != null) {
+                                pickup.answered(p, firstSeq + i, end, measuring);
                             }
                         }
                         default -> stats.error(o.errorKind() == null ? "push-" + o.status() : o.errorKind());
@@ -490,8 +542,16 @@ public final class Runner {
         }
     }
 
+    /** The consumer's work on {@code n} delivered messages ({@code --work-ms}): a sleep, as a worker waits on I/O. */
+    private void work(int n) throws InterruptedException {
+        long nanos = cfg.workNanos(n);
+        if (nanos > 0) {
+            Thread.sleep(java.time.Duration.ofNanos(nanos));
+        }
+    }
+
     private void handle(int g, int consumerId, Driver.ConsumerSession session, List<Driver.Delivery> ds,
-                        boolean explicit) {
+                        boolean explicit) throws InterruptedException {
         long recv = System.nanoTime();
         int n = ds.size();
         stats.delivered.add(n);
@@ -508,10 +568,15 @@ public final class Runner {
             ours[i] = true;
             Verifier.Kind kind = verifier == null ? null
                     : verifier.onDelivered(g, orderKey(d.partitionKey(), consumerId), st.producer(), st.seq());
-            if (stats.measuring && (kind == null || kind == Verifier.Kind.FIRST)) {
+            boolean first = kind == null || kind == Verifier.Kind.FIRST;
+            if (stats.measuring && first) {
                 Stats.recordMicros(stats.deliveryLatency, recv - st.nanos());
             }
+            if (pickup != null && first) {
+                pickup.popped(st.producer(), st.seq(), recv, stats.measuring);
+            }
         }
+        work(n); // then the ack: a job is acknowledged once it is done
         if (!explicit) {
             stats.acked.add(n);
             stats.groupAcked[g].add(n);

@@ -117,6 +117,33 @@ class CliTest {
         assertTrue(drain.phased());
 
         assertEquals(0, Cli.parse("--preset", "push-only").consumers());
+
+        Config jobs = Cli.parse("--preset", "jobs");
+        assertEquals(1, jobs.queues());
+        assertEquals(32, jobs.partitions());
+        assertEquals(1, jobs.producers());
+        assertEquals(500.0, jobs.rate());
+        assertEquals(128, jobs.pushBatch());
+        assertTrue(jobs.arrivalBatches());
+        assertEquals(8, jobs.consumers());
+        assertEquals(8, jobs.popBatch());
+        assertTrue(jobs.wildcard());
+        assertEquals(1.0, jobs.workMs());
+        assertEquals(Config.AckMode.EXPLICIT, jobs.ack());
+        assertTrue(jobs.pickupLatency());
+        Config peak = Cli.parse("--preset", "jobs", "--rate", "0", "--consumers", "32");
+        assertFalse(peak.openLoop());
+        assertEquals(32, peak.consumers());
+    }
+
+    @Test
+    void workTimeIsPerMessage() throws Exception {
+        assertEquals(0, Cli.parse().workNanos(8), "no work by default");
+        assertEquals(8_000_000, Cli.parse("--work-ms", "1").workNanos(8));
+        assertEquals(1_500_000, Cli.parse("--work-ms", "0.25").workNanos(6));
+        assertFalse(Cli.parse().arrivalBatches());
+        assertFalse(Cli.parse().pickupLatency());
+        assertTrue(Cli.parse("--arrival-batches", "--pickup-latency").pickupLatency());
     }
 
     @Test
@@ -132,6 +159,8 @@ class CliTest {
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--url", "ftp://example"));
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--pg-url", "postgres://x"));
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--rate", "-1"));
+        assertThrows(Cli.UsageException.class, () -> Cli.parse("--work-ms", "-1"));
+        assertThrows(Cli.UsageException.class, () -> Cli.parse("--work-ms", "soon"));
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--verify", "maybe"));
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--pg-pids", "1,x"));
         assertThrows(Cli.UsageException.class, () -> Cli.parse("--queue", "a/b"));

@@ -103,6 +103,65 @@ class EndToEndTest {
     }
 
     @Test
+    void arrivalBatchesCarryWhatArrivedSinceThePreviousPush() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            // one message a millisecond: fixed batches would be 3 pushes (128, 128, 44), arrivals make many small ones
+            Result r = run(b, "--messages", "300", "--warmup", "0", "--producers", "1", "--consumers", "1",
+                    "--push-batch", "128", "--rate", "1000", "--arrival-batches", "--partitions", "2");
+            assertEquals(0, r.code(), r.out());
+            List<Integer> sizes = b.pushSizes();
+            assertEquals(300, sizes.stream().mapToInt(Integer::intValue).sum());
+            assertTrue(sizes.size() >= 10, "pushes " + sizes);
+            long[] t = new long[300];
+            for (JsonNode m : b.payloads()) {
+                t[m.get("s").asInt()] = m.get("t").asLong();
+            }
+            for (int s = 1; s < 300; s++) {
+                assertEquals(s * 1_000_000L, t[s] - t[0], "message " + s + " stamped with its own arrival time");
+            }
+        }
+    }
+
+    @Test
+    void arrivalBatchesStopAtThePushBatch() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--messages", "2000", "--warmup", "0", "--producers", "2", "--consumers", "2",
+                    "--push-batch", "16", "--rate", "200000", "--arrival-batches", "--partitions", "2");
+            assertEquals(0, r.code(), r.out());
+            List<Integer> sizes = b.pushSizes();
+            assertEquals(2000, sizes.stream().mapToInt(Integer::intValue).sum());
+            assertEquals(16, sizes.stream().mapToInt(Integer::intValue).max().orElse(0), "pushes " + sizes);
+        }
+    }
+
+    @Test
+    void consumersWorkOnEachPopBeforeTheyAckIt() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--messages", "200", "--warmup", "0", "--producers", "1", "--push-batch", "20",
+                    "--consumers", "2", "--pop-batch", "8", "--partitions", "4", "--work-ms", "5");
+            assertEquals(0, r.code(), r.out());
+            List<long[]> gaps = b.ackGaps();
+            assertTrue(!gaps.isEmpty());
+            for (long[] g : gaps) {
+                assertTrue(g[0] >= g[1] * 5_000_000L, "ack " + g[0] / 1e6 + " ms after a pop of " + g[1]);
+            }
+        }
+    }
+
+    @Test
+    void jobsPresetMeasuresPickupOfEveryJob() throws Exception {
+        try (FakeBroker b = new FakeBroker()) {
+            Result r = run(b, "--preset", "jobs", "--duration", "2", "--warmup", "0");
+            assertEquals(0, r.code(), r.out());
+            JsonNode run = r.json().get("runs").get(0);
+            long pushed = run.get("totals").get("pushed").asLong();
+            assertEquals(1000, pushed, 10);
+            assertEquals(pushed, run.get("pickupLatencyMicros").get("count").asLong());
+            assertTrue(r.out().contains("pickup (answer to pop)"), r.out());
+        }
+    }
+
+    @Test
     void phasedDrain() throws Exception {
         try (FakeBroker b = new FakeBroker()) {
             Result r = run(b, "--messages", "2000", "--warmup", "0", "--phased", "--partitions", "5");

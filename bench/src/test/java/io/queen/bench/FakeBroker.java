@@ -52,6 +52,10 @@ final class FakeBroker implements AutoCloseable {
     private final AtomicLong pushMessages = new AtomicLong();
     private final AtomicLong pushRequests = new AtomicLong();
     private final AtomicLong configures = new AtomicLong();
+    private final List<Integer> pushSizes = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** lease id -> {nanoTime of the pop's answer, messages it delivered} */
+    private final Map<String, long[]> leasePops = new ConcurrentHashMap<>();
+    private final List<long[]> ackGaps = java.util.Collections.synchronizedList(new ArrayList<>());
     private volatile Fault fault = Fault.NONE;
     private volatile boolean faultDone;
 
@@ -72,6 +76,20 @@ final class FakeBroker implements AutoCloseable {
 
     long configures() {
         return configures.get();
+    }
+
+    /** The item count of every push request, in arrival order. */
+    List<Integer> pushSizes() {
+        synchronized (pushSizes) {
+            return List.copyOf(pushSizes);
+        }
+    }
+
+    /** Per explicit ack of a leased pop: {nanoseconds from the pop's answer to the ack, messages the pop delivered}. */
+    List<long[]> ackGaps() {
+        synchronized (ackGaps) {
+            return List.copyOf(ackGaps);
+        }
     }
 
     /** Every payload pushed so far, in no particular order. */
@@ -153,6 +171,7 @@ final class FakeBroker implements AutoCloseable {
             pushMessages.incrementAndGet();
         }
         pushRequests.incrementAndGet();
+        pushSizes.add(i);
         send(ex, 201, mapper.writeValueAsString(out));
     }
 
@@ -199,6 +218,11 @@ final class FakeBroker implements AutoCloseable {
             for (Partition p : candidates) {
                 String body = tryPop(p, queue, group, batch, autoAck);
                 if (body != null) {
+                    if (!autoAck) { // before the answer leaves, so the consumer's ack cannot come first
+                        JsonNode popped = mapper.readTree(body);
+                        leasePops.put(popped.get("leaseId").asText(),
+                                new long[] {System.nanoTime(), popped.get("messages").size()});
+                    }
                     send(ex, 200, body);
                     return;
                 }
@@ -266,9 +290,14 @@ final class FakeBroker implements AutoCloseable {
     private void ack(HttpExchange ex) throws IOException {
         JsonNode body = mapper.readTree(ex.getRequestBody());
         String group = body.hasNonNull("consumerGroup") ? body.get("consumerGroup").asText() : "__QUEUE_MODE__";
+        long now = System.nanoTime();
         ArrayNode out = mapper.createArrayNode();
         int i = 0;
         for (JsonNode a : body.path("acknowledgments")) {
+            long[] pop = leasePops.remove(a.path("leaseId").asText());
+            if (pop != null) {
+                ackGaps.add(new long[] {now - pop[0], pop[1]});
+            }
             ObjectNode r = out.addObject();
             r.put("index", i++);
             r.put("transactionId", a.path("transactionId").asText());

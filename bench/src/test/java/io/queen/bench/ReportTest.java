@@ -25,7 +25,7 @@ class ReportTest {
         var drain = new Report.Window(1, 0, 0, 0, 0.0, 0.0, 0.0);
         var g = new Verifier.GroupSummary("__QUEUE_MODE__", 3000, 3000 - lost, 3000 - lost, 0, 0, lost, 0, 0);
         return new Report.Run(mode, "r1", cfg, new Report.Phases(0, 10, 1, "complete"), steady, drain, steady,
-                Report.Latency.of(h), Report.Latency.of(new Histogram(3)), Map.of(), 0,
+                Report.Latency.of(h), Report.Latency.of(new Histogram(3)), null, Map.of(), 0,
                 new Report.Totals(3000, 0, 3000, 3000, 0),
                 new Report.Verification(true, List.of(g), 3000 - lost, lost, 0, 0, 0, lost == 0),
                 PromScrape.figures(Map.of(), Map.of()),
@@ -71,6 +71,26 @@ class ReportTest {
         assertEquals(0.25, root.get("ratios").get("diskBytesPerMessage").asDouble());
         assertEquals(0.5, root.get("ratios").get("cpuMicrosPerMessage").asDouble());
         assertTrue(r.get("passed").asBoolean());
+        assertTrue(r.get("pickupLatencyMicros").isNull(), "not measured -> null");
+    }
+
+    @Test
+    void pickupRowAndWorkOnlyWhenTheRunHasThem() throws Exception {
+        Report.Run plain = run("queen", 1, 1, 1, 1, 0);
+        assertFalse(Report.table(plain).contains("pickup"));
+        assertFalse(Report.table(plain).contains("work"));
+
+        Histogram h = new Histogram(3);
+        h.recordValue(1500);
+        Config jobs = Cli.parse("--preset", "jobs", "--work-ms", "0.5");
+        Report.Run r = new Report.Run(plain.mode(), plain.runId(), jobs, plain.phases(), plain.steady(),
+                plain.drain(), plain.cycle(), plain.pushLatencyMicros(), plain.deliveryLatencyMicros(),
+                Report.Latency.of(h), plain.errors(), plain.errorsTotal(), plain.totals(), plain.verification(),
+                plain.segments(), plain.cpu(), plain.storage(), plain.brokerRss(), plain.notes());
+        String table = Report.table(r);
+        assertTrue(table.contains("open loop 500 msg/s, pushes carry what arrived, work 0.5 ms per message"
+                + " before the ack"), table);
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("pickup (answer to pop)") && l.contains("1,500")), table);
     }
 
     @Test
