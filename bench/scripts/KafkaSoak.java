@@ -48,6 +48,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--transactional 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB]
  * [--label NAME]
  *
+ * --cpu-probe (with --broker-pid and, for Queen, --pg-port/--pg-db; no load): the CPU counting of this report for a
+ * load another client runs (bench/scripts/kafka_soak_rdkafka.py). Prints "ready", then for every line read from stdin
+ * takes a snapshot and prints "cpu <broker s> <PostgreSQL s>", the CPU seconds since the first snapshot.
+ *
  * --transactional N (N > 0): each producer is transactional (its own transactional.id) and commits N records per
  * transaction in a closed loop (begin, N sends, commit); its records count as acknowledged once their transaction
  * committed, and the consumers read with isolation.level=read_committed. transactions/s = produced/s / N.
@@ -59,6 +63,7 @@ public class KafkaSoak {
             drainTimeout = 60, pgPort = 0, outstanding = 0, transactional = 0;
     static Long brokerPid;
     static String pgDb;
+    static boolean cpuProbe;
 
     static final LongAdder produced = new LongAdder(), consumed = new LongAdder(), duplicates = new LongAdder(),
             outOfOrder = new LongAdder();
@@ -75,6 +80,10 @@ public class KafkaSoak {
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (a.equals("--cpu-probe")) {
+                cpuProbe = true;
+                continue;
+            }
             if (i + 1 >= args.length) usage("missing value for " + a);
             String v = args[++i];
             switch (a) {
@@ -96,7 +105,6 @@ public class KafkaSoak {
                 default -> usage("unknown option " + a);
             }
         }
-        if (bootstrap == null) usage("--bootstrap is required");
         acked = new BitSet[producers];
         seen = new BitSet[producers];
         for (int p = 0; p < producers; p++) {
@@ -109,6 +117,11 @@ public class KafkaSoak {
             if (pm == null) usage("no process listens on PostgreSQL port " + pgPort + " (needs root to read /proc/*/fd)");
             pgRoots = Set.of(pm);
         }
+        if (cpuProbe) {
+            probe(pgRoots);
+            return;
+        }
+        if (bootstrap == null) usage("--bootstrap is required");
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
@@ -308,6 +321,26 @@ public class KafkaSoak {
         return new Snap(nanos, p, c, b, pg);
     }
 
+    /** See --cpu-probe. */
+    static void probe(Set<Long> pgRoots) throws java.io.IOException {
+        if (brokerPid == null) usage("--cpu-probe needs --broker-pid");
+        var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        ProcCpu.clockTicksPerSecond();  // runs getconf once, now rather than between a snapshot and its reply
+        System.out.println("ready");
+        System.out.flush();
+        Snap first = null;
+        while (in.readLine() != null) {
+            Snap s = snap(pgRoots);
+            if (first == null) first = s;
+            System.out.printf("cpu %.3f %.3f%n", brokerSeconds(first, s), pgRoots.isEmpty() ? 0 : pgSeconds(first, s));
+            System.out.flush();
+        }
+    }
+
+    static double brokerSeconds(Snap x, Snap y) {
+        return ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(x.broker, y.broker));
+    }
+
     static double pgSeconds(Snap x, Snap y) {
         return ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(x.pg, y.pg) + ProcCpu.exitedTicks(x.pg, y.pg));
     }
@@ -339,7 +372,7 @@ public class KafkaSoak {
         }
         String cpu = "";
         if (brokerPid != null) {
-            double bs = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker, c.broker));
+            double bs = brokerSeconds(a, c);
             cpu = String.format("broker %.2f s = %.2f us/msg", bs, bs * 1e6 / Math.max(1, consAC));
             double ts = bs;
             if (!pgRoots.isEmpty()) {
