@@ -201,7 +201,7 @@ public class KafkaSoak {
                 producer.send(new ProducerRecord<>(topic, null, value), (md, e) -> {
                     if (window != null) window.release();
                     if (e != null) {
-                        errors.computeIfAbsent("produce: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                        error("produce", e);
                     } else {
                         synchronized (mine) { mine.set((int) s); }
                         produced.increment();
@@ -238,13 +238,21 @@ public class KafkaSoak {
                 } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
                     throw e;
                 } catch (org.apache.kafka.common.KafkaException e) {
-                    errors.computeIfAbsent("transaction: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                    error("transaction", e);
                     producer.abortTransaction();
                 }
             }
         } catch (RuntimeException e) {
             errors.computeIfAbsent("producer: " + e, k -> new LongAdder()).increment();
         }
+    }
+
+    /** Counts e by what failed and its class; the first of each kind goes to stderr whole, to tell what caused it. */
+    static void error(String what, Exception e) {
+        errors.computeIfAbsent(what + ": " + e.getClass().getSimpleName(), k -> {
+            System.err.println("KafkaSoak: first " + k + ": " + e + (e.getCause() == null ? "" : " (cause: " + e.getCause() + ")"));
+            return new LongAdder();
+        }).increment();
     }
 
     static byte[] value(StringBuilder sb, int p, long s, long t) {
@@ -302,7 +310,7 @@ public class KafkaSoak {
                 consumed.add(records.count());
                 lastConsumeNanos.set(now);
                 consumer.commitAsync((offsets, e) -> {
-                    if (e != null) errors.computeIfAbsent("commit: " + e.getClass().getSimpleName(), x -> new LongAdder()).increment();
+                    if (e != null) error("commit", e);
                 });
             }
             consumer.commitSync();

@@ -123,6 +123,13 @@ def grow(flags, index):
         flags.extend(bytes(max(index + 1, 2 * len(flags)) - len(flags)))
 
 
+def count_error(errors, kind, detail=""):
+    """Counts an error by kind; the first of each kind goes to stderr with its detail, to tell what caused it."""
+    if kind not in errors:
+        print("kafka_soak_rdkafka: first %s: %s" % (kind, detail), file=sys.stderr)
+    errors[kind] += 1
+
+
 def produce(args, shared, me, end_nanos):
     acked = bytearray(1 << 16)
     count = 0
@@ -132,7 +139,7 @@ def produce(args, shared, me, end_nanos):
     def delivered(err, msg):
         nonlocal count
         if err is not None:
-            errors["produce: " + err.name()] += 1
+            count_error(errors, "produce: " + err.name(), err.str())
             return
         s = field(msg.value(), seq_key)
         grow(acked, s)
@@ -141,7 +148,7 @@ def produce(args, shared, me, end_nanos):
 
     def client_error(err):
         if err.fatal():
-            errors["producer: " + err.name()] += 1
+            count_error(errors, "producer: " + err.name(), err.str())
 
     producer = Producer({"bootstrap.servers": args.bootstrap, "enable.idempotence": True, "acks": "all",
                          "linger.ms": 5, "client.id": "soak-producer-%d" % me, "on_delivery": delivered,
@@ -178,7 +185,7 @@ def consume(args, shared, me):
 
     def committed(err, partitions):
         if err is not None and err.code() != err._NO_OFFSET:
-            errors["commit: " + err.name()] += 1
+            count_error(errors, "commit: " + err.name(), err.str())
 
     def on_assign(consumer, partitions):
         shared.assigned[me] += len(partitions)
@@ -200,7 +207,7 @@ def consume(args, shared, me):
             measure_from = shared.measure_from.value
             for m in msgs:
                 if m.error() is not None:
-                    errors["consume: " + m.error().name()] += 1
+                    count_error(errors, "consume: " + m.error().name(), m.error().str())
                     continue
                 v = m.value()
                 p, s, t = field(v, keys[0]), field(v, keys[1]), field(v, keys[2])
@@ -224,9 +231,9 @@ def consume(args, shared, me):
             consumer.commit(asynchronous=False)
         except KafkaException as e:
             if e.args[0].code() != e.args[0]._NO_OFFSET:
-                errors["commit: " + e.args[0].name()] += 1
+                count_error(errors, "commit: " + e.args[0].name(), e.args[0].str())
     except (KafkaException, ValueError) as e:
-        errors["consumer: %s" % e] += 1
+        count_error(errors, "consumer: %s" % e)
     consumer.close()
     shared.results.put(("consumer", me, seen, out_of_order, latency, errors))
 
