@@ -184,8 +184,14 @@ def consume(args, shared, me):
     keys = (b'"p":', b',"s":', b',"t":')
 
     def committed(err, partitions):
-        if err is not None and err.code() != err._NO_OFFSET:
+        if err is not None and err.code() != err._NO_OFFSET:  # _NO_OFFSET: nothing new to commit
             count_error(errors, "commit: " + err.name(), err.str())
+
+    def commit(asynchronous):
+        try:
+            consumer.commit(asynchronous=asynchronous)
+        except KafkaException as e:
+            committed(e.args[0], None)
 
     def on_assign(consumer, partitions):
         shared.assigned[me] += len(partitions)
@@ -226,12 +232,8 @@ def consume(args, shared, me):
             shared.consumed[me] += len(msgs)
             shared.distinct[me] = distinct
             shared.last_consume[me] = now
-            consumer.commit(asynchronous=True)
-        try:
-            consumer.commit(asynchronous=False)
-        except KafkaException as e:
-            if e.args[0].code() != e.args[0]._NO_OFFSET:
-                count_error(errors, "commit: " + e.args[0].name(), e.args[0].str())
+            commit(True)
+        commit(False)
     except (KafkaException, ValueError) as e:
         count_error(errors, "consumer: %s" % e)
     consumer.close()
