@@ -19,6 +19,7 @@ import org.HdrHistogram.Recorder;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,7 +36,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Kafka-client soak load for bench/scripts/kafka-soak.sh: one topic of N partitions, P idempotent producers
  * (acks=all, default batching, null keys: the default partitioner; a closed loop: send() as fast as the client's
  * 32 MB buffer.memory lets it, or with at most --outstanding unacknowledged records per producer when > 0), C consumers in one group committing offsets
- * after every poll. Values are {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
+ * after every poll; the load starts once the broker serves every partition of the new topic. Values are
+ * {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
  *
  * t0 ── warm-up ──▶ A ── steady ──▶ B (producers stop sending; what they hold is flushed) ── drain ──▶ C (all consumed, or no progress 10 s, or
  * --drain-timeout after the flush). produced/s and consumed/s are counts A→B over B−A; CPU per message is (broker + PostgreSQL CPU
@@ -125,6 +127,14 @@ public class KafkaSoak {
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            // A broker serves a new partition once it has applied its creation, which for a few hundred partitions
+            // on a busy machine takes seconds: a produce before that is answered NOT_LEADER_OR_FOLLOWER, and around
+            // that race idempotent producers of Apache Kafka 4.4.0's client were answered OUT_OF_ORDER_SEQUENCE_NUMBER
+            // until their sends expired (delivery.timeout.ms). ListOffsets is answered once the partition is served;
+            // the admin client retries it until then.
+            Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+            for (int p = 0; p < partitions; p++) ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            admin.listOffsets(ends).all().get();
         }
 
         // consumers first, so the group owns every partition before the first record is sent

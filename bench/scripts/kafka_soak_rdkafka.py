@@ -13,10 +13,11 @@ by --outstanding unacknowledged records per producer when > 0. Consumers: one gr
 asynchronous commit after every non-empty consume() of up to 500 records, a synchronous one on close. Values:
 {"p":producer,"s":seq,"t":CLOCK_MONOTONIC ns,"pad":"xxx..."} padded to --value-bytes, as KafkaSoak.java writes them.
 
-The timeline, figures and verification are KafkaSoak.java's: warm-up, A, steady, B (producers stop sending and
-flush), the drain to C. CPU: KafkaSoak.java --cpu-probe (run with JAVA and CP) counts the broker process (and for
-Queen PostgreSQL's processes of the run's database, as queen-bench counts them) at A and C. Out-of-order is checked
-per (partition, producer) within each consumer. Exit code 0: verification passed and no errors; 1 otherwise; 2 usage.
+The timeline, figures and verification are KafkaSoak.java's: the load starts once the broker serves every partition
+of the new topic, then warm-up, A, steady, B (producers stop sending and flush), the drain to C. CPU: KafkaSoak.java
+--cpu-probe (run with JAVA and CP) counts the broker process (and for Queen PostgreSQL's processes of the run's
+database, as queen-bench counts them) at A and C. Out-of-order is checked per (partition, producer) within each
+consumer. Exit code 0: verification passed and no errors; 1 otherwise; 2 usage.
 """
 import argparse
 import collections
@@ -28,7 +29,7 @@ import sys
 import threading
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer, libversion
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition, libversion
 from confluent_kafka.admin import AdminClient, NewTopic
 
 SECOND = 1_000_000_000
@@ -295,6 +296,7 @@ def main():
     admin = AdminClient({"bootstrap.servers": args.bootstrap})
     admin.create_topics([NewTopic(args.topic, args.partitions, 1)])[args.topic].result()
     del admin  # gone before the fork: a librdkafka client does not survive one
+    wait_served(args)
 
     ctx = mp.get_context("fork")
     shared = Shared(args.producers, args.consumers)
@@ -345,6 +347,23 @@ def main():
     if probe:
         probe.close()
     sys.exit(report(args, a, b, c, results))
+
+
+def wait_served(args):
+    """Returns once the broker serves every partition of the new topic (answers ListOffsets), as KafkaSoak.java waits
+    for it, and for the same reason: a produce before that is answered NOT_LEADER_OR_FOLLOWER."""
+    probe = Consumer({"bootstrap.servers": args.bootstrap, "group.id": args.topic + "-ready"})
+    deadline = time.monotonic() + 120
+    for p in range(args.partitions):
+        while True:
+            try:
+                probe.get_watermark_offsets(TopicPartition(args.topic, p), timeout=10)
+                break
+            except KafkaException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+    probe.close()
 
 
 def collect(shared, results, kind, procs, timeout):
