@@ -19,6 +19,7 @@ import org.HdrHistogram.Recorder;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,7 +36,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Kafka-client soak load for bench/scripts/kafka-soak.sh: one topic of N partitions, P idempotent producers
  * (acks=all, default batching, null keys: the default partitioner; a closed loop: send() as fast as the client's
  * 32 MB buffer.memory lets it, or with at most --outstanding unacknowledged records per producer when > 0), C consumers in one group committing offsets
- * after every poll. Values are {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
+ * after every poll; the load starts once the broker serves every partition of the new topic. Values are
+ * {"p":producer,"s":seq,"t":nanoTime,"pad":"xxx…"} padded to --value-bytes.
  *
  * t0 ── warm-up ──▶ A ── steady ──▶ B (producers stop sending; what they hold is flushed) ── drain ──▶ C (all consumed, or no progress 10 s, or
  * --drain-timeout after the flush). produced/s and consumed/s are counts A→B over B−A; CPU per message is (broker + PostgreSQL CPU
@@ -48,6 +50,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--transactional 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB]
  * [--label NAME]
  *
+ * --cpu-probe (with --broker-pid and, for Queen, --pg-port/--pg-db; no load): the CPU counting of this report for a
+ * load another client runs (bench/scripts/kafka_soak_rdkafka.py). Prints "ready", then for every line read from stdin
+ * takes a snapshot and prints "cpu <broker s> <PostgreSQL s>", the CPU seconds since the first snapshot.
+ *
  * --transactional N (N > 0): each producer is transactional (its own transactional.id) and commits N records per
  * transaction in a closed loop (begin, N sends, commit); its records count as acknowledged once their transaction
  * committed, and the consumers read with isolation.level=read_committed. transactions/s = produced/s / N.
@@ -59,6 +65,7 @@ public class KafkaSoak {
             drainTimeout = 60, pgPort = 0, outstanding = 0, transactional = 0;
     static Long brokerPid;
     static String pgDb;
+    static boolean cpuProbe;
 
     static final LongAdder produced = new LongAdder(), consumed = new LongAdder(), duplicates = new LongAdder(),
             outOfOrder = new LongAdder();
@@ -75,6 +82,10 @@ public class KafkaSoak {
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (a.equals("--cpu-probe")) {
+                cpuProbe = true;
+                continue;
+            }
             if (i + 1 >= args.length) usage("missing value for " + a);
             String v = args[++i];
             switch (a) {
@@ -96,7 +107,6 @@ public class KafkaSoak {
                 default -> usage("unknown option " + a);
             }
         }
-        if (bootstrap == null) usage("--bootstrap is required");
         acked = new BitSet[producers];
         seen = new BitSet[producers];
         for (int p = 0; p < producers; p++) {
@@ -109,9 +119,22 @@ public class KafkaSoak {
             if (pm == null) usage("no process listens on PostgreSQL port " + pgPort + " (needs root to read /proc/*/fd)");
             pgRoots = Set.of(pm);
         }
+        if (cpuProbe) {
+            probe(pgRoots);
+            return;
+        }
+        if (bootstrap == null) usage("--bootstrap is required");
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            // A broker serves a new partition once it has applied its creation, which for a few hundred partitions
+            // on a busy machine takes seconds: a produce before that is answered NOT_LEADER_OR_FOLLOWER, and around
+            // that race idempotent producers of Apache Kafka 4.4.0's client were answered OUT_OF_ORDER_SEQUENCE_NUMBER
+            // until their sends expired (delivery.timeout.ms). ListOffsets is answered once the partition is served;
+            // the admin client retries it until then.
+            Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+            for (int p = 0; p < partitions; p++) ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            admin.listOffsets(ends).all().get();
         }
 
         // consumers first, so the group owns every partition before the first record is sent
@@ -188,7 +211,7 @@ public class KafkaSoak {
                 producer.send(new ProducerRecord<>(topic, null, value), (md, e) -> {
                     if (window != null) window.release();
                     if (e != null) {
-                        errors.computeIfAbsent("produce: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                        error("produce", e);
                     } else {
                         synchronized (mine) { mine.set((int) s); }
                         produced.increment();
@@ -225,13 +248,21 @@ public class KafkaSoak {
                 } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
                     throw e;
                 } catch (org.apache.kafka.common.KafkaException e) {
-                    errors.computeIfAbsent("transaction: " + e.getClass().getSimpleName(), k -> new LongAdder()).increment();
+                    error("transaction", e);
                     producer.abortTransaction();
                 }
             }
         } catch (RuntimeException e) {
             errors.computeIfAbsent("producer: " + e, k -> new LongAdder()).increment();
         }
+    }
+
+    /** Counts e by what failed and its class; the first of each kind goes to stderr whole, to tell what caused it. */
+    static void error(String what, Exception e) {
+        errors.computeIfAbsent(what + ": " + e.getClass().getSimpleName(), k -> {
+            System.err.println("KafkaSoak: first " + k + ": " + e + (e.getCause() == null ? "" : " (cause: " + e.getCause() + ")"));
+            return new LongAdder();
+        }).increment();
     }
 
     static byte[] value(StringBuilder sb, int p, long s, long t) {
@@ -289,7 +320,7 @@ public class KafkaSoak {
                 consumed.add(records.count());
                 lastConsumeNanos.set(now);
                 consumer.commitAsync((offsets, e) -> {
-                    if (e != null) errors.computeIfAbsent("commit: " + e.getClass().getSimpleName(), x -> new LongAdder()).increment();
+                    if (e != null) error("commit", e);
                 });
             }
             consumer.commitSync();
@@ -306,6 +337,26 @@ public class KafkaSoak {
         ProcCpu.Sample b = brokerPid == null ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(List.of(brokerPid));
         ProcCpu.Sample pg = pgRoots.isEmpty() ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(pids, pgRoots);
         return new Snap(nanos, p, c, b, pg);
+    }
+
+    /** See --cpu-probe. */
+    static void probe(Set<Long> pgRoots) throws java.io.IOException {
+        if (brokerPid == null) usage("--cpu-probe needs --broker-pid");
+        var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        ProcCpu.clockTicksPerSecond();  // runs getconf once, now rather than between a snapshot and its reply
+        System.out.println("ready");
+        System.out.flush();
+        Snap first = null;
+        while (in.readLine() != null) {
+            Snap s = snap(pgRoots);
+            if (first == null) first = s;
+            System.out.printf("cpu %.3f %.3f%n", brokerSeconds(first, s), pgRoots.isEmpty() ? 0 : pgSeconds(first, s));
+            System.out.flush();
+        }
+    }
+
+    static double brokerSeconds(Snap x, Snap y) {
+        return ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(x.broker, y.broker));
     }
 
     static double pgSeconds(Snap x, Snap y) {
@@ -339,7 +390,7 @@ public class KafkaSoak {
         }
         String cpu = "";
         if (brokerPid != null) {
-            double bs = ProcCpu.ticksToSeconds(ProcCpu.deltaTicks(a.broker, c.broker));
+            double bs = brokerSeconds(a, c);
             cpu = String.format("broker %.2f s = %.2f us/msg", bs, bs * 1e6 / Math.max(1, consAC));
             double ts = bs;
             if (!pgRoots.isEmpty()) {

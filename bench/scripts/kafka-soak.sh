@@ -1,61 +1,91 @@
 #!/usr/bin/env bash
-# The soak shape through Kafka clients, against Queen's Kafka listener or Apache Kafka (single-node KRaft):
-#   bench/scripts/kafka-soak.sh [--seconds S] [--warm S] [--partitions N] [--producers N] [--outstanding N]
-#                               [--transactional N] [--out DIR] queen <app dir>|kafka
+# The soak shape through Kafka clients, against Queen's Kafka listener or Apache Kafka (single-node KRaft), or both:
+#   bench/scripts/kafka-soak.sh [options] queen <app dir>
+#   bench/scripts/kafka-soak.sh [options] kafka
+#   bench/scripts/kafka-soak.sh [options] [--rounds N] --compare <app dir>
 # <app dir>: a quarkus-app directory or its quarkus-run.jar. Options:
+#   --client C      java (default: the Java client, bench/scripts/KafkaSoak.java) or librdkafka (Debian's
+#                   python3-confluent-kafka, bench/scripts/kafka_soak_rdkafka.py: one process per producer and consumer)
 #   --seconds S     recorded steady seconds (default 30)
 #   --warm S        seconds of an unrecorded run of the same shape on another topic that warms the broker first
 #                   (default 20; 0 = none)
 #   --partitions N  partitions of the topic (default 200)
+#   --producers N   producers (default 8 with java, 2 with librdkafka)
+#   --consumers N   consumers in the group (default 8 with java, 2 with librdkafka)
 #   --outstanding N at most N records sent and not yet acknowledged per producer (default 0 = no limit but the
-#                   client's 32 MB buffer.memory: the default client in a closed loop)
-#   --producers N   producers (default 8)
-#   --transactional N  transactional producers committing N records per transaction, read_committed consumers
+#                   client's queue: java 32 MB buffer.memory, librdkafka 100,000 records; a closed loop)
+#   --transactional N  (java) transactional producers committing N records per transaction, read_committed consumers
 #                   (default 0 = idempotent producers); prints transactions/s
+#   --compare APP   Queen (APP) and Apache Kafka alternately in one invocation (odd rounds Queen first, even rounds
+#                   Kafka first), each as above, then every run, the medians and the ratios Queen/Kafka of records/s
+#                   and of CPU per record (Queen's broker + PostgreSQL against Kafka's broker)
+#   --rounds N      rounds of --compare (default 1)
 #   --out DIR       where the logs go (default: a new temporary directory, printed)
-# The shape (bench/scripts/KafkaSoak.java): 1 topic x N partitions, 256 B values, 8 producers (--producers; idempotent, acks=all, or transactional with --transactional;
-# default batching), 8 consumers in one consumer group committing offsets after every poll, --warmup 5 inside the
-# recorded run. queen: a fresh database, the broker started on it with QUEEN_KAFKA_ENABLED=true (PostgreSQL from
-# PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV go
-# to the broker), the warm run, a CHECKPOINT, the recorded run, the broker stopped and the database dropped. kafka:
-# Apache Kafka KAFKA_VERSION (default 4.1.1, jars copied by Maven into bench/target/kafka-<version>/ on first use),
-# a fresh log directory formatted with kafka.tools.StorageTool, kafka.Kafka as combined broker and controller on free
-# loopback ports (KAFKA_HEAP_OPTS, default -Xmx1G -Xms1G), the warm run, the recorded run, the broker stopped.
-# Printed: produced/s and consumed/s over the steady window, broker CPU (and for Queen PostgreSQL's, counted as
-# queen-bench counts it) in us per consumed message from steady start to drain end, produce-to-consume latency, and
-# the verification (every acknowledged record consumed exactly once). Exit code 0 when it passed.
+# The shape: 1 topic x N partitions, 256 B values. java: 8 producers (idempotent, acks=all, default batching, or
+# transactional with --transactional), 8 consumers in one consumer group committing offsets after every poll.
+# librdkafka: 2 producers (enable.idempotence=true, acks=all, linger.ms=5), 2 consumers in one group committing
+# asynchronously after every consume() of up to 500 records. --warmup 5 inside the recorded run. queen: a fresh
+# database, the broker started on it with QUEEN_KAFKA_ENABLED=true (PostgreSQL from PG_HOST/PG_PORT/PG_USER/
+# PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV go to the broker), the warm
+# run, a CHECKPOINT, the recorded run, the broker stopped and the database dropped. kafka: Apache Kafka KAFKA_VERSION
+# (default 4.4.0, jars copied by Maven into bench/target/kafka-<version>/ on first use), a fresh log directory
+# formatted with kafka.tools.StorageTool, kafka.Kafka as combined broker and controller on free loopback ports
+# (KAFKA_HEAP_OPTS, default -Xmx1G -Xms1G), the warm run, the recorded run, the broker stopped.
+# Printed, by either client in the same lines: produced/s and consumed/s over the steady window, broker CPU (and for
+# Queen PostgreSQL's, counted as queen-bench counts it) in us per consumed message from steady start to drain end,
+# produce-to-consume latency, and the verification (every acknowledged record consumed exactly once). Exit code 0
+# when it passed (with --compare: in every run). PYTHON: the interpreter with confluent_kafka (default /usr/bin/python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-seconds=30 warm=20 partitions=200 outstanding=0 producers=8 transactional=0 out=""
+client=java seconds=30 warm=20 partitions=200 outstanding=0 producers="" consumers="" transactional=0 out=""
+compare="" rounds=1
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
+    --client) client=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --warm) warm=$2; shift 2 ;;
     --partitions) partitions=$2; shift 2 ;;
     --outstanding) outstanding=$2; shift 2 ;;
     --producers) producers=$2; shift 2 ;;
+    --consumers) consumers=$2; shift 2 ;;
     --transactional) transactional=$2; shift 2 ;;
+    --compare) compare=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -*) echo "kafka-soak: unknown option $1" >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
-[ ${#args[@]} -ge 1 ] || usage
-target=${args[0]}
-case $target in
-  queen) [ ${#args[@]} -eq 2 ] || usage ;;
-  kafka) [ ${#args[@]} -eq 1 ] || usage ;;
-  *) usage ;;
+if [ -n "$compare" ]; then
+  [ ${#args[@]} -eq 0 ] || usage
+else
+  [ ${#args[@]} -ge 1 ] || usage
+  case ${args[0]} in
+    queen) [ ${#args[@]} -eq 2 ] || usage ;;
+    kafka) [ ${#args[@]} -eq 1 ] || usage ;;
+    *) usage ;;
+  esac
+fi
+case $client in
+  java) producers=${producers:-8} consumers=${consumers:-8} ;;
+  librdkafka) producers=${producers:-2} consumers=${consumers:-2}
+    [ "$transactional" = 0 ] || { echo "kafka-soak: --transactional needs --client java" >&2; exit 2; } ;;
+  *) echo "kafka-soak: --client is java or librdkafka, not $client" >&2; exit 2 ;;
 esac
-for n in "$seconds" "$warm" "$partitions" "$outstanding" "$producers" "$transactional"; do
+for n in "$seconds" "$warm" "$partitions" "$outstanding" "$producers" "$consumers" "$transactional" "$rounds"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "kafka-soak: '$n' is not a whole number" >&2; exit 2; }
 done
 java=${JAVA:-$(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | grep -E 'temurin-(2[1-9]|[3-9][0-9])' | tail -1)}
+python=${PYTHON:-/usr/bin/python3}
 bench=${QUEEN_BENCH_JAR:-$root/bench/target/queen-bench.jar}
 [ -s "$bench" ] || { echo "kafka-soak: $bench missing (./mvnw -f bench/pom.xml package)" >&2; exit 2; }
-kver=${KAFKA_VERSION:-4.1.1}
+if [ "$client" = librdkafka ]; then
+  rdkafka=$("$python" -c 'import confluent_kafka as c; print(c.libversion()[0])') \
+    || { echo "kafka-soak: $python cannot import confluent_kafka (apt-get install python3-confluent-kafka)" >&2; exit 2; }
+fi
+kver=${KAFKA_VERSION:-4.4.0}
 klib=$root/bench/target/kafka-$kver
 if [ ! -s "$klib/kafka_2.13-$kver.jar" ]; then
   echo "kafka-soak: copying Apache Kafka $kver and its dependencies into $klib" >&2
@@ -63,6 +93,12 @@ if [ ! -s "$klib/kafka_2.13-$kver.jar" ]; then
     -f bench/scripts/kafka/pom.xml -Dkafka.version="$kver" dependency:copy-dependencies) >&2
 fi
 cp="$klib/*:$bench"
+app=""
+if [ -n "$compare" ] || [ "${args[0]}" = queen ]; then
+  app=${compare:-${args[1]:-}}
+  if [ -d "$app" ] && [ -f "$app/quarkus-run.jar" ]; then app=$app/quarkus-run.jar
+  elif [ ! -f "$app" ]; then echo "kafka-soak: $app is no quarkus-app directory or jar" >&2; exit 2; fi
+fi
 out=${out:-$(mktemp -d /tmp/kafka-soak.XXXXXX)}
 mkdir -p "$out"
 host=${PG_HOST:-127.0.0.1} pgport=${PG_PORT:-5432} user=${PG_USER:-postgres} pass=${PG_PASSWORD:-postgres}
@@ -83,43 +119,50 @@ wait_port() {  # <port> <pid> <log>
   done
   echo "kafka-soak: nothing listens on port $1 after 120 s, see $3" >&2; exit 1
 }
-load() {  # <label> <seconds> <warmup> [KafkaSoak flags]
-  local label=$1 s=$2 w=$3; shift 3
-  "$java" -cp "$cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$root/bench/scripts/KafkaSoak.java" \
-    --bootstrap "127.0.0.1:$kport" --topic "soak-$label-$RANDOM" --partitions "$partitions" --producers "$producers" \
-    --consumers 8 --value-bytes 256 --outstanding "$outstanding" --transactional "$transactional" --seconds "$s" --warmup "$w" --label "$target" "$@"
+load() {  # <target> <label> <seconds> <warmup> [client flags]
+  local target=$1 label=$2 s=$3 w=$4; shift 4
+  local common=(--bootstrap "127.0.0.1:$kport" --topic "soak-$label-$RANDOM" --partitions "$partitions"
+    --producers "$producers" --consumers "$consumers" --value-bytes 256 --outstanding "$outstanding"
+    --seconds "$s" --warmup "$w" --label "$target")
+  if [ "$client" = java ]; then
+    "$java" -cp "$cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$root/bench/scripts/KafkaSoak.java" \
+      "${common[@]}" --transactional "$transactional" "$@"
+  else
+    "$python" "$root/bench/scripts/kafka_soak_rdkafka.py" "${common[@]}" --java "$java" --classpath "$cp" "$@"
+  fi
 }
 
-pid="" db="" kdir=""
-cleanup() {  # keeps the script's exit status
-  local status=$?
+pid="" db="" kdir="" kport="" what="" extra=()
+stop_broker() {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   if [ -n "$db" ]; then psql_q "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; fi
   if [ -n "$kdir" ]; then rm -rf "$kdir"; fi
+  pid="" db="" kdir=""
+}
+cleanup() {  # keeps the script's exit status
+  local status=$?
+  stop_broker
   exit "$status"
 }
 trap cleanup EXIT
-kport=$(free_port)
-extra=()
-if [ "$target" = queen ]; then
-  app=${args[1]}
-  if [ -d "$app" ] && [ -f "$app/quarkus-run.jar" ]; then jar=$app/quarkus-run.jar
-  elif [ -f "$app" ]; then jar=$app
-  else echo "kafka-soak: $app is no quarkus-app directory or jar" >&2; exit 2; fi
+start_queen() {  # <dir for the logs>
   db="ks_$(date +%s)_$RANDOM"
   psql_q "CREATE DATABASE $db"
+  local port
   port=$(free_port)
   # shellcheck disable=SC2086
   env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
-    QUEEN_SPOOL_DIR="$out/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
+    QUEEN_SPOOL_DIR="$1/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
     QUEEN_KAFKA_ADVERTISED_HOST=127.0.0.1 ${BROKER_ENV:-} \
-    "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$jar" >"$out/broker.log" 2>&1 &
+    "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$app" >"$1/broker.log" 2>&1 &
   pid=$!
-  wait_port "$kport" "$pid" "$out/broker.log"
+  wait_port "$kport" "$pid" "$1/broker.log"
   extra=(--pg-port "$pgport" --pg-db "$db")
-  what="Queen $jar, Kafka listener on 127.0.0.1:$kport, database $db"
-else
+  what="Queen $app, Kafka listener on 127.0.0.1:$kport, database $db"
+}
+start_kafka() {  # <dir for the logs>
   kdir=$(mktemp -d /tmp/kafka-soak-kraft.XXXXXX)
+  local cport cluster
   cport=$(free_port)
   cat >"$kdir/server.properties" <<PROPS
 process.roles=broker,controller
@@ -139,27 +182,56 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPS
-  kjava=("$java" ${KAFKA_HEAP_OPTS:--Xmx1G -Xms1G} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$klib/*")
+  # shellcheck disable=SC2206
+  local kjava=("$java" ${KAFKA_HEAP_OPTS:--Xmx1G -Xms1G} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$klib/*")
   cluster=$("${kjava[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)
-  "${kjava[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$kdir/server.properties" >"$out/format.log" 2>&1 \
-    || { echo "kafka-soak: storage format failed, see $out/format.log" >&2; cat "$out/format.log" >&2; exit 1; }
-  "${kjava[@]}" kafka.Kafka "$kdir/server.properties" >"$out/broker.log" 2>&1 &
+  "${kjava[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$kdir/server.properties" >"$1/format.log" 2>&1 \
+    || { echo "kafka-soak: storage format failed, see $1/format.log" >&2; cat "$1/format.log" >&2; exit 1; }
+  "${kjava[@]}" kafka.Kafka "$kdir/server.properties" >"$1/broker.log" 2>&1 &
   pid=$!
-  wait_port "$kport" "$pid" "$out/broker.log"
+  wait_port "$kport" "$pid" "$1/broker.log"
+  extra=()
   what="Apache Kafka $kver (KRaft, broker+controller) on 127.0.0.1:$kport, logs in $kdir"
-fi
-echo "kafka-soak: $what; $(date -u '+%Y-%m-%d %H:%M UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-if [ "$warm" != 0 ]; then
-  echo "kafka-soak: warm run $warm s (not recorded)" >&2
-  load warm "$warm" 0 --broker-pid "$pid" >"$out/warm.txt" 2>"$out/warm.log" || true
-  tail -n 1 "$out/warm.txt" >&2
-fi
-[ "$target" = queen ] && { psql_q "CHECKPOINT" >/dev/null 2>&1 || true; }
-{
-  echo "$what"
-  echo "shape: $partitions partitions, $producers producers (--outstanding $outstanding, --transactional $transactional), 8 consumers, 256 B values; --seconds $seconds --warmup 5; warm run $warm s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
-} | tee "$out/report.txt"
+}
+run() {  # <queen|kafka> <dir for the logs and report.txt>: one broker, its warm run and its recorded run
+  local target=$1 dir=$2 rc=0
+  mkdir -p "$dir"
+  kport=$(free_port)
+  "start_$target" "$dir"
+  echo "kafka-soak: $what; $(date -u '+%Y-%m-%d %H:%M UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  if [ "$warm" != 0 ]; then
+    echo "kafka-soak: warm run $warm s (not recorded)" >&2
+    load "$target" warm "$warm" 0 >"$dir/warm.txt" 2>"$dir/warm.log" || true
+    tail -n 1 "$dir/warm.txt" >&2
+  fi
+  [ "$target" = queen ] && { psql_q "CHECKPOINT" >/dev/null 2>&1 || true; }
+  local shape="$producers producers (--outstanding $outstanding, --transactional $transactional), $consumers consumers"
+  [ "$client" = librdkafka ] && shape="$producers producers (--outstanding $outstanding), $consumers consumers, librdkafka $rdkafka"
+  {
+    echo "$what"
+    echo "shape: $partitions partitions, $shape, 256 B values; --seconds $seconds --warmup 5; warm run $warm s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
+  } | tee "$dir/report.txt"
+  load "$target" run "$seconds" 5 --broker-pid "$pid" "${extra[@]}" 2>"$dir/run.log" | tee -a "$dir/report.txt" || rc=$?
+  stop_broker
+  return "$rc"
+}
+
 rc=0
-load run "$seconds" 5 --broker-pid "$pid" "${extra[@]}" 2>"$out/run.log" | tee -a "$out/report.txt" || rc=$?
+if [ -z "$compare" ]; then
+  run "${args[0]}" "$out" || rc=$?
+else
+  runs=()
+  for round in $(seq 1 "$rounds"); do
+    order=(queen kafka)
+    [ $((round % 2)) = 0 ] && order=(kafka queen)
+    for target in "${order[@]}"; do
+      echo "kafka-soak: round $round/$rounds, $target" >&2
+      run "$target" "$out/$target-$round" || rc=$?
+      runs+=("$target" "$round" "$out/$target-$round/report.txt")
+    done
+  done
+  echo
+  "$python" "$root/bench/scripts/kafka_soak_table.py" "${runs[@]}" | tee "$out/compare.txt"
+fi
 echo "(logs: $out)"
 exit "$rc"

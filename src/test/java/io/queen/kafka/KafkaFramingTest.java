@@ -16,7 +16,9 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -25,16 +27,23 @@ import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DescribeAclsRequestData;
 import org.apache.kafka.common.message.DescribeAclsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.junit.jupiter.api.Test;
 
 /**
  * The listener's framing and dispatch, driven over a raw socket: requests pipelined on one connection are answered
- * in order; what is not served gets an error code, not a dropped connection; an oversized or unreadable frame
- * closes only its own connection.
+ * in order (OffsetCommits also take effect in order); what is not served gets an error code, not a dropped
+ * connection; an oversized or unreadable frame closes only its own connection.
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
@@ -71,6 +80,54 @@ class KafkaFramingTest {
                 assertEquals(Errors.NONE.code(), r.errorCode());
                 assertTrue(r.apiKeys().find(ApiKeys.API_VERSIONS.id) != null);
             }
+        }
+    }
+
+    /**
+     * OffsetCommits pipelined on one connection take effect one after the other in request order, as Apache Kafka
+     * serves them (a consumer's asynchronous commits): the last one's offsets stay and none fails. Run at once,
+     * commits of one group deadlocked each other in PostgreSQL (answered COORDINATOR_NOT_AVAILABLE) and an earlier
+     * one could land after a later one.
+     */
+    @Test
+    void pipelinedOffsetCommitsTakeEffectInRequestOrder() throws Exception {
+        int partitions = 16, commits = 40;
+        String topic = "pipelined-commits";
+        try (Socket s = connect()) {
+            var topics = new CreateTopicsRequestData.CreatableTopicCollection();
+            topics.add(new CreateTopicsRequestData.CreatableTopic().setName(topic).setNumPartitions(partitions)
+                    .setReplicationFactor((short) -1));
+            CreateTopicsResponseData created = KafkaFrames.call(s, ApiKeys.CREATE_TOPICS,
+                    ApiKeys.CREATE_TOPICS.latestVersion(), 1, new CreateTopicsRequestData().setTopics(topics)
+                            .setTimeoutMs(30_000));
+            assertEquals(Errors.NONE.code(), created.topics().find(topic).errorCode());
+            short v = 8;
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            for (int i = 0; i < commits; i++) {
+                List<OffsetCommitRequestPartition> ps = new ArrayList<>();
+                for (int p = 0; p < partitions; p++) {
+                    ps.add(new OffsetCommitRequestPartition().setPartitionIndex(p).setCommittedOffset(i));
+                }
+                out.write(request(ApiKeys.OFFSET_COMMIT, v, 10 + i, new OffsetCommitRequestData()
+                        .setGroupId("pipelined").setGenerationIdOrMemberEpoch(-1).setMemberId("")
+                        .setTopics(List.of(new OffsetCommitRequestTopic().setName(topic).setPartitions(ps)))));
+            }
+            out.flush();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            for (int i = 0; i < commits; i++) {
+                OffsetCommitResponseData r = (OffsetCommitResponseData) AbstractResponse.parseResponse(
+                        ApiKeys.OFFSET_COMMIT, new ByteBufferAccessor(response(in, 10 + i,
+                                ApiKeys.OFFSET_COMMIT.responseHeaderVersion(v))), v).data();
+                int commit = i;
+                r.topics().forEach(t -> t.partitions().forEach(p -> assertEquals(Errors.NONE.code(), p.errorCode(),
+                        "commit " + commit + ", partition " + p.partitionIndex())));
+            }
+            OffsetFetchResponseData fetched = KafkaFrames.call(s, ApiKeys.OFFSET_FETCH, (short) 7, 100,
+                    new OffsetFetchRequestData().setGroupId("pipelined").setTopics(List.of(
+                            new OffsetFetchRequestData.OffsetFetchRequestTopic().setName(topic)
+                                    .setPartitionIndexes(IntStream.range(0, partitions).boxed().toList()))));
+            fetched.topics().get(0).partitions().forEach(p -> assertEquals(commits - 1, p.committedOffset(),
+                    "partition " + p.partitionIndex()));
         }
     }
 

@@ -33,7 +33,10 @@ class GroupApis implements KafkaApiProvider {
                 .serve(ApiKeys.SYNC_GROUP, 5, (KafkaHandler<SyncGroupRequestData>) coordinator::syncGroup)
                 .serve(ApiKeys.HEARTBEAT, 4, (KafkaHandler<HeartbeatRequestData>) coordinator::heartbeat)
                 .serve(ApiKeys.LEAVE_GROUP, 5, (KafkaHandler<LeaveGroupRequestData>) coordinator::leaveGroup)
-                .serve(ApiKeys.OFFSET_COMMIT, 9, (KafkaHandler<OffsetCommitRequestData>) coordinator::offsetCommit)
+                // one connection's commits in request order, as Apache Kafka serves them: a consumer pipelines its
+                // asynchronous commits, and run at once they deadlock in PostgreSQL or an earlier one lands last
+                .serveInOrder(ApiKeys.OFFSET_COMMIT, 9,
+                        (KafkaHandler<OffsetCommitRequestData>) coordinator::offsetCommit)
                 .serve(ApiKeys.OFFSET_FETCH, 9, (KafkaHandler<OffsetFetchRequestData>) coordinator::offsetFetch)
                 .serve(ApiKeys.LIST_GROUPS, 5, (KafkaHandler<ListGroupsRequestData>) coordinator::listGroups)
                 .serve(ApiKeys.DESCRIBE_GROUPS, 6,
