@@ -10,16 +10,19 @@ import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.transport.KafkaListener;
 import io.queen.testing.FreshDatabase;
 import jakarta.inject.Inject;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -45,7 +48,7 @@ class KafkaHostileProduceTest {
         public Limits() {
             super("queen.kafka.max-decompressed-batch-bytes", "1M", "queen.kafka.max-decompressed-request-bytes",
                     "1536K", "queen.kafka.max-batch-records", "1000", "queen.kafka.max-request-records", "1500",
-                    "queen.kafka.read-timeout-ms", "3000");
+                    "queen.kafka.read-timeout-ms", "3000", "queen.kafka.max-inflight-per-connection", "1");
         }
     }
 
@@ -184,6 +187,33 @@ class KafkaHostileProduceTest {
             throw new AssertionError("the connection is still open after 15 s", e);
         } catch (IOException e) {
             // a reset is a close too
+        }
+    }
+
+    @Test
+    void aRequestWhoseRestWaitsWhileReadingIsPausedIsNotCutByTheReadTimeout() throws Exception {
+        try (Socket s = connect()) {
+            assertEquals(List.of(Errors.NONE), errors(call(s, 1, produce("paused", MemoryRecords.withRecords(
+                    Compression.NONE, records(1, 10))))));
+            // a Fetch past the end parks 5 s (longer than the 3 s read timeout); with one request in flight per
+            // connection, reading pauses behind it, half of the next request already read
+            FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(5000).setMinBytes(1)
+                    .setMaxBytes(1 << 20);
+            fetch.topics().add(new FetchRequestData.FetchTopic().setTopic("paused").setPartitions(List.of(
+                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(1)
+                            .setPartitionMaxBytes(1 << 20))));
+            byte[] first = KafkaFrames.request(ApiKeys.FETCH, (short) 12, 2, fetch);
+            byte[] second = KafkaFrames.request(ApiKeys.API_VERSIONS, (short) 3, 3,
+                    new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1"));
+            byte[] both = Arrays.copyOf(first, first.length + second.length - 3);
+            System.arraycopy(second, 0, both, first.length, second.length - 3);
+            s.getOutputStream().write(both);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            // the Fetch is answered after its 5 s: the connection outlived the read timeout with half a request read
+            KafkaFrames.response(in, 2, ApiKeys.FETCH.responseHeaderVersion((short) 12));
+            s.getOutputStream().write(second, second.length - 3, 3);
+            KafkaFrames.response(in, 3, ApiKeys.API_VERSIONS.responseHeaderVersion((short) 3));
+            stillServes(s);
         }
     }
 

@@ -23,7 +23,8 @@ import io.queen.logging.BadInputLog;
  * <p>Deadlines (one timer at a time, re-armed lazily): a connection must complete its first request within
  * {@code readTimeoutMs} of being accepted, and every later request within {@code readTimeoutMs} of its first byte;
  * with nothing unfinished and no answer pending it may stay silent {@code idleTimeoutMs} (Apache Kafka's
- * {@code connections.max.idle.ms}). A request being served (a long-polling Fetch) is never cut.
+ * {@code connections.max.idle.ms}). A request being served (a long-polling Fetch) is never cut, nor one whose rest
+ * waits in the socket while reading is paused (the deadline then runs from the resume).
  *
  * <p>After a SaslHandshake v0 the next frame is a raw SASL token, not a request (the framing of Kafka before
  * SaslAuthenticate): it is answered with the raw server token, or the connection is closed when it is refused.
@@ -160,12 +161,19 @@ final class KafkaConnection {
         }
         if (paused && slots.size() < maxInflight && !closed) {
             paused = false;
+            since = System.nanoTime();   // a request read in part before the pause has the read timeout from now
             socket.resume();
         }
     }
 
-    /** The deadline now in force (nanoTime), or none (Long.MAX_VALUE) while an answer is pending. */
+    /**
+     * The deadline now in force (nanoTime), or none (Long.MAX_VALUE) while an answer is pending or reading is paused:
+     * a request whose rest waits in the socket because this side stopped reading is not the client's delay.
+     */
     private long deadline() {
+        if (paused) {
+            return Long.MAX_VALUE;
+        }
         if (received != consumed || !served) {
             return since + readTimeoutNanos;
         }
