@@ -1,8 +1,11 @@
 package io.queen.envelope;
 
-import java.nio.BufferUnderflowException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
@@ -20,6 +23,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * rendered from it ({@link RecordEnvelope#httpPayload}), so both views stay what they were. Stateless, thread-safe.
  */
 public final class KafkaRecordFormat {
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private KafkaRecordFormat() {
     }
 
@@ -32,44 +38,41 @@ public final class KafkaRecordFormat {
             byte[] v = headers[i].value();
             size += 4 + headerKeys[i].length + 4 + (v == null ? 0 : v.length);
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        out.putLong(timestamp);
-        put(out, key);
-        out.putInt(headerKeys.length);
+        byte[] out = new byte[size];
+        LONG.set(out, 0, timestamp);
+        int p = put(out, 8, key);
+        INT.set(out, p, headerKeys.length);
+        p += 4;
         for (int i = 0; i < headerKeys.length; i++) {
-            out.putInt(headerKeys[i].length).put(headerKeys[i]);
-            byte[] v = headers[i].value();
-            out.putInt(v == null ? -1 : v.length);
-            if (v != null) {
-                out.put(v);
-            }
+            p = put(out, p, headerKeys[i]);
+            p = put(out, p, headers[i].value());
         }
-        put(out, value);
-        return out.array();
+        put(out, p, value);
+        return out;
     }
 
     /** The record stored as {@code bytes}; null when they are not a well-formed binary record. */
     public static RecordEnvelope.Kafka decode(byte[] bytes) {
+        Reader in = new Reader(bytes);
         try {
-            ByteBuffer in = ByteBuffer.wrap(bytes);
-            long timestamp = in.getLong();
-            byte[] key = bytes(in);
-            int count = in.getInt();
+            long timestamp = in.long8();
+            byte[] key = in.bytes();
+            int count = in.int4();
             // a header takes at least 8 bytes: a count beyond what is left is damage, not an allocation to make
-            if (count < 0 || count > in.remaining() / 8) {
+            if (count < 0 || count > (bytes.length - in.at) / 8) {
                 return null;
             }
             Header[] headers = new Header[count];
             for (int i = 0; i < count; i++) {
-                byte[] k = bytes(in);
+                byte[] k = in.bytes();
                 if (k == null) {
                     return null;
                 }
-                headers[i] = new RecordHeader(new String(k, StandardCharsets.UTF_8), bytes(in));
+                headers[i] = new RecordHeader(new String(k, StandardCharsets.UTF_8), in.bytes());
             }
-            byte[] value = bytes(in);
-            return in.hasRemaining() ? null : new RecordEnvelope.Kafka(timestamp, key, value, headers);
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            byte[] value = in.bytes();
+            return in.at != bytes.length ? null : new RecordEnvelope.Kafka(timestamp, key, value, headers);
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }
@@ -78,24 +81,69 @@ public final class KafkaRecordFormat {
         return b == null ? 0 : b.remaining();
     }
 
-    private static void put(ByteBuffer out, ByteBuffer b) {
-        out.putInt(b == null ? -1 : b.remaining());
-        if (b != null) {
-            out.put(b.duplicate());
+    /** Writes {@code b} length-prefixed at {@code p} (-1: null); returns the position after it. */
+    private static int put(byte[] out, int p, ByteBuffer b) {
+        INT.set(out, p, b == null ? -1 : b.remaining());
+        if (b == null) {
+            return p + 4;
         }
+        int n = b.remaining();
+        if (b.hasArray()) {
+            System.arraycopy(b.array(), b.arrayOffset() + b.position(), out, p + 4, n);
+        } else {
+            b.duplicate().get(out, p + 4, n);
+        }
+        return p + 4 + n;
     }
 
-    /** The next length-prefixed bytes (-1: null); IllegalArgumentException for a length past the end. */
-    private static byte[] bytes(ByteBuffer in) {
-        int n = in.getInt();
-        if (n == -1) {
-            return null;
+    private static int put(byte[] out, int p, byte[] b) {
+        INT.set(out, p, b == null ? -1 : b.length);
+        if (b == null) {
+            return p + 4;
         }
-        if (n < 0 || n > in.remaining()) {
-            throw new IllegalArgumentException("length " + n + " past the end");
+        System.arraycopy(b, 0, out, p + 4, b.length);
+        return p + 4 + b.length;
+    }
+
+    /** Reads the fields in order; IllegalArgumentException for anything past the end. */
+    private static final class Reader {
+        final byte[] bytes;
+        int at;
+
+        Reader(byte[] bytes) {
+            this.bytes = bytes;
         }
-        byte[] out = new byte[n];
-        in.get(out);
-        return out;
+
+        private void need(int n) {
+            if (n < 0 || n > bytes.length - at) {
+                throw new IllegalArgumentException("length " + n + " past the end");
+            }
+        }
+
+        long long8() {
+            need(8);
+            long v = (long) LONG.get(bytes, at);
+            at += 8;
+            return v;
+        }
+
+        int int4() {
+            need(4);
+            int v = (int) INT.get(bytes, at);
+            at += 4;
+            return v;
+        }
+
+        /** The next length-prefixed bytes (-1: null). */
+        byte[] bytes() {
+            int n = int4();
+            if (n == -1) {
+                return null;
+            }
+            need(n);
+            byte[] out = Arrays.copyOfRange(bytes, at, at + n);
+            at += n;
+            return out;
+        }
     }
 }

@@ -49,6 +49,10 @@ class KafkaRecordFormatTest {
         RecordEnvelope.Kafka k = KafkaRecordFormat.decode(KafkaRecordFormat.encode(5, null, value, new Header[0]));
         assertEquals("value", new String(k.value(), StandardCharsets.UTF_8));
         assertEquals(2, value.position());
+        ByteBuffer direct = ByteBuffer.allocateDirect(7).put("xxvalue".getBytes(StandardCharsets.UTF_8)).position(2);
+        assertEquals("value", new String(KafkaRecordFormat.decode(KafkaRecordFormat.encode(5, null, direct,
+                new Header[0])).value(), StandardCharsets.UTF_8), "a buffer without an array");
+        assertEquals(2, direct.position());
     }
 
     @Test
