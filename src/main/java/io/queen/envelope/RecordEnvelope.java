@@ -33,7 +33,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  *
  * <p>The Kafka listener stores a record in its binary form ({@link KafkaRecordFormat}, frame flag 8); this envelope
  * is what HTTP readers see of it ({@link #httpPayload}), rendered when they read, and what a message holds that came
- * back into the log as JSON (a dead letter replayed, a record written before the binary form).
+ * into the log as JSON (a dead letter retried with its {@code kafka:} transaction id).
  *
  * <p>A message that is neither (an HTTP push) is read by Kafka clients as a record whose value is the payload's
  * bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
@@ -140,7 +140,8 @@ public final class RecordEnvelope {
     /**
      * The key and headers of a message the Kafka listener wrote, as the envelope holds them ({@code key}: a string,
      * {@code {"base64":...}} or absent; {@code headers}: [{key, value}], absent when none), for the message list;
-     * null for any other message. Reads only the envelope's head, never the value.
+     * null for any other message. Parses only the envelope's head, never the value (a record in binary form is
+     * rendered as its envelope first: the message list is no hot path).
      */
     public static ObjectNode keyAndHeaders(Frame f, byte[] plaintext) {
         if (!f.transactionId().startsWith(TXN_PREFIX)) {
