@@ -39,7 +39,7 @@ class SegmentPropertyTest {
                 System.arraycopy(f.payload(), 0, padded, 2, f.payload().length);
                 viaBytes.add(f.messageId(), f.traceId(), f.transactionId().getBytes(StandardCharsets.UTF_8),
                         f.producerSub() == null ? null : f.producerSub().getBytes(StandardCharsets.UTF_8),
-                        f.encrypted(), padded, 2, f.payload().length);
+                        f.encrypted(), f.kafkaRecord(), padded, 2, f.payload().length);
             }
             byte[] raw = viaFrames.toRawBytes();
             assertArrayEquals(raw, viaBytes.toRawBytes(), ctx);
