@@ -37,10 +37,12 @@ class ConfigApis implements KafkaApiProvider {
 
     private final Topics topics;
     private final KafkaStore store;
+    private final GroupResourceConfigs groups;
 
-    ConfigApis(Topics topics, KafkaStore store) {
+    ConfigApis(Topics topics, KafkaStore store, GroupResourceConfigs groups) {
         this.topics = topics;
         this.store = store;
+        this.groups = groups;
     }
 
     @Override
@@ -61,6 +63,10 @@ class ConfigApis implements KafkaApiProvider {
             DescribeConfigsResponseData.DescribeConfigsResult r = new DescribeConfigsResponseData.DescribeConfigsResult()
                     .setResourceType(res.resourceType()).setResourceName(res.resourceName());
             out.results().add(r);
+            if (res.resourceType() == ConfigResource.Type.GROUP.id()) {
+                describeGroup(tenant, res, r);
+                continue;
+            }
             if (res.resourceType() != ConfigResource.Type.TOPIC.id()) {
                 continue;  // a broker or other resource: nothing configurable through Kafka
             }
@@ -124,6 +130,10 @@ class ConfigApis implements KafkaApiProvider {
             out.responses().add(r);
             Integer seconds = null;
             try {
+                if (res.resourceType() == ConfigResource.Type.GROUP.id()) {
+                    alterGroup(tenant, res, request.validateOnly());
+                    continue;
+                }
                 for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
                     switch (c.configOperation()) {
                         case 0 -> seconds = retention(c.name(), c.value());  // SET
@@ -142,6 +152,38 @@ class ConfigApis implements KafkaApiProvider {
             }
         }
         return out;
+    }
+
+    private void describeGroup(UUID tenant, DescribeConfigsRequestData.DescribeConfigsResource res,
+            DescribeConfigsResponseData.DescribeConfigsResult r) throws Exception {
+        if (!groups.valid(res.resourceName())) {
+            r.setErrorCode(Errors.INVALID_GROUP_ID.code());
+            return;
+        }
+        for (GroupResourceConfigs.Described d : groups.describe(tenant, res.resourceName(),
+                res.configurationKeys())) {
+            r.configs().add(new DescribeConfigsResourceResult().setName(d.name()).setValue(d.value())
+                    .setReadOnly(false).setConfigType(d.type())
+                    .setConfigSource((d.isDefault() ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG
+                            : DescribeConfigsResponse.ConfigSource.GROUP_CONFIG).id()));
+        }
+    }
+
+    /** A GROUP resource's configs: every one is checked before any is stored (all or none). */
+    private void alterGroup(UUID tenant, IncrementalAlterConfigsRequestData.AlterConfigsResource res,
+            boolean validateOnly) throws Exception {
+        if (!groups.valid(res.resourceName())) {
+            throw new InvalidRequestException("invalid group id");
+        }
+        for (boolean dryRun : validateOnly ? new boolean[] {true} : new boolean[] {true, false}) {
+            for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
+                switch (c.configOperation()) {
+                    case 0 -> groups.set(tenant, res.resourceName(), c.name(), c.value(), dryRun);  // SET
+                    case 1 -> groups.set(tenant, res.resourceName(), c.name(), null, dryRun);  // DELETE
+                    default -> throw new InvalidRequestException("only SET and DELETE apply to " + c.name());
+                }
+            }
+        }
     }
 
     private static int retention(String name, String value) {

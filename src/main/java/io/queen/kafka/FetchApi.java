@@ -3,22 +3,16 @@ package io.queen.kafka;
 import io.queen.browse.OffsetReader;
 import io.queen.browse.ReadStore;
 import io.queen.config.QueenConfig;
-import io.queen.crypto.PayloadCipher;
-import io.queen.envelope.RecordEnvelope;
 import io.queen.kafka.transport.KafkaApiProvider;
 import io.queen.kafka.transport.KafkaApis;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.transport.KafkaHandler;
-import io.queen.segment.Frame;
-import io.queen.segment.SegmentCodec;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
@@ -29,12 +23,7 @@ import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicR
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.DefaultRecord;
-import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.RecordBatch;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 
 /**
@@ -50,14 +39,14 @@ class FetchApi implements KafkaApiProvider {
     private final Topics topics;
     private final KafkaStore store;
     private final OffsetReader reader;
-    private final PayloadCipher cipher;
+    private final RecordBatches batches;
     private final long maxWaitMs;
 
-    FetchApi(Topics topics, KafkaStore store, OffsetReader reader, PayloadCipher cipher, QueenConfig config) {
+    FetchApi(Topics topics, KafkaStore store, OffsetReader reader, RecordBatches batches, QueenConfig config) {
         this.topics = topics;
         this.store = store;
         this.reader = reader;
-        this.cipher = cipher;
+        this.batches = batches;
         this.maxWaitMs = config.pop().maxTimeoutMs();
     }
 
@@ -120,7 +109,7 @@ class FetchApi implements KafkaApiProvider {
         long left = budget;
         for (int i = 0; i < answers.size(); i++) {
             if (!segments.get(i).isEmpty()) {
-                MemoryRecords records = records(segments.get(i), offsets.get(i), maxBytes.get(i), left);
+                MemoryRecords records = batches.build(segments.get(i), offsets.get(i), maxBytes.get(i), left, null);
                 left -= records.sizeInBytes();
                 answers.get(i).setRecords(records);
             }
@@ -134,62 +123,6 @@ class FetchApi implements KafkaApiProvider {
             case "UNKNOWN_TOPIC_OR_PARTITION" -> Errors.UNKNOWN_TOPIC_OR_PARTITION.code();
             default -> Errors.UNKNOWN_SERVER_ERROR.code();
         };
-    }
-
-    /**
-     * One uncompressed batch of the records from {@code from} on; stops before the record that would pass the
-     * partition's or the response's byte bound, but always holds at least one record. The records are sized first
-     * (exactly, as the batch will hold them) so the batch is written into a buffer of its final size: grown from a
-     * guess, Kafka's output stream reallocates by a tenth at a time, which cost more than writing the records.
-     */
-    private MemoryRecords records(List<ReadStore.Segment> segments, long from, int maxBytes, long budget) {
-        long bound = Math.min(maxBytes, budget);
-        List<RecordEnvelope.Kafka> picked = new ArrayList<>();
-        List<Long> offsets = new ArrayList<>();
-        long base = -1;
-        long baseTimestamp = 0;
-        long size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
-        pick:
-        for (ReadStore.Segment s : segments) {
-            int start = (int) Math.max(0, from - s.baseOffset());
-            int take = (int) (s.endOffset() - s.baseOffset() + 1) - start;
-            if (take <= 0) {
-                continue;
-            }
-            long commitMillis = s.createdAt().toInstant().toEpochMilli();
-            List<Frame> frames = SegmentCodec.decode(s.blob(), start, take);
-            for (int i = 0; i < frames.size(); i++) {
-                Frame f = frames.get(i);
-                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
-                long offset = s.baseOffset() + start + i;
-                if (base < 0) {
-                    base = offset;
-                    baseTimestamp = k.timestamp();
-                }
-                int n = DefaultRecord.sizeInBytes((int) (offset - base), k.timestamp() - baseTimestamp,
-                        wrap(k.key()), wrap(k.value()), k.headers());
-                if (!picked.isEmpty() && size + n > bound) {
-                    break pick;
-                }
-                size += n;
-                picked.add(k);
-                offsets.add(offset);
-            }
-        }
-        if (picked.isEmpty()) {
-            return MemoryRecords.EMPTY;
-        }
-        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate((int) size), RecordBatch.CURRENT_MAGIC_VALUE,
-                Compression.NONE, TimestampType.CREATE_TIME, base);
-        for (int i = 0; i < picked.size(); i++) {
-            RecordEnvelope.Kafka k = picked.get(i);
-            b.appendWithOffset(offsets.get(i), k.timestamp(), k.key(), k.value(), k.headers());
-        }
-        return b.build();
-    }
-
-    private static ByteBuffer wrap(byte[] b) {
-        return b == null ? null : ByteBuffer.wrap(b);
     }
 
     ListOffsetsResponseData listOffsets(KafkaCaller caller, ListOffsetsRequestData request) throws Exception {

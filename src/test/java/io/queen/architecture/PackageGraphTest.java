@@ -32,8 +32,11 @@ class PackageGraphTest {
             "io.queen.kafka.ProduceApi",
             // push.PushStore's SegmentWrite and SegmentResult records, handed to push.LogWriter.InTransaction
             "io.queen.kafka.txn.TransactionCoordinator",
-            // browse.ReadStore and segment.SegmentCodec: reads and decodes segments itself
+            // browse.ReadStore's rows, as browse.OffsetReader answers them
             "io.queen.kafka.FetchApi",
+            // browse.ReadStore and segment.SegmentCodec: reads and decodes segments for Fetch and ShareFetch (the
+            // one Kafka class that does), and a record's dead-letter snapshot for share groups
+            "io.queen.kafka.RecordBatches",
             // groups.ConsumerGroupStore: deletes a group's cursors (DeleteGroups)
             "io.queen.kafka.group.GroupCoordinator");
 

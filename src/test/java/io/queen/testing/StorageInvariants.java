@@ -12,8 +12,8 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The storage invariants of the design, checked through {@code queen.storage_invariant_violations_v1()} (one SQL
- * function, so an operator can run the same check). Run after tests that write concurrently.
+ * The storage invariants of the design, checked through {@code queen.storage_invariant_violations_v1()} and, for
+ * Kafka share groups, {@code queen.kafka_share_check_v1()} (SQL functions, so an operator can run the same check). Run after tests that write concurrently.
  */
 public final class StorageInvariants {
     private StorageInvariants() {
@@ -24,7 +24,9 @@ public final class StorageInvariants {
         List<String> out = new ArrayList<>();
         try (Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(
-                        "SELECT invariant, partition_id, detail FROM queen.storage_invariant_violations_v1()")) {
+                        "SELECT invariant, partition_id, detail FROM queen.storage_invariant_violations_v1()"
+                        + " UNION ALL SELECT 'share_records', partition_id, consumer_group || ': ' || problem"
+                        + " FROM queen.kafka_share_check_v1()")) {
             while (rs.next()) {
                 out.add(rs.getString(1) + " " + rs.getString(2) + ": " + rs.getString(3));
             }

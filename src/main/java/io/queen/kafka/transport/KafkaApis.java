@@ -65,7 +65,8 @@ public final class KafkaApis {
      * What a caller's role must allow for {@code key} while authentication is on ({@link Role#allows}):
      * {@code PUBLIC} = any authenticated caller. Reads by offset and group membership are reads; committing a
      * group's offset moves its cursor as an HTTP ack does (so do a transaction's offsets, TxnOffsetCommit and
-     * AddOffsetsToTxn); a transaction's partitions and its end are produce; topic and group administration is
+     * AddOffsetsToTxn; and a share group's ShareFetch and ShareAcknowledge, which acquire and acknowledge
+     * records as an HTTP pop and ack do); a transaction's partitions and its end are produce; topic and group administration is
      * admin; anything not listed is admin.
      */
     public static Access.Level level(ApiKeys key) {
@@ -73,8 +74,10 @@ public final class KafkaApis {
             case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR -> Access.Level.PUBLIC;
             case PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, END_TXN -> Access.Level.PRODUCE;
             case FETCH, LIST_OFFSETS, DESCRIBE_CONFIGS, OFFSET_FETCH, JOIN_GROUP, SYNC_GROUP, HEARTBEAT,
-                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS -> Access.Level.READ;
-            case OFFSET_COMMIT, TXN_OFFSET_COMMIT, ADD_OFFSETS_TO_TXN -> Access.Level.WRITE;
+                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS, SHARE_GROUP_HEARTBEAT, SHARE_GROUP_DESCRIBE ->
+                    Access.Level.READ;
+            case OFFSET_COMMIT, TXN_OFFSET_COMMIT, ADD_OFFSETS_TO_TXN, SHARE_FETCH, SHARE_ACKNOWLEDGE ->
+                    Access.Level.WRITE;
             default -> Access.Level.ADMIN;
         };
     }

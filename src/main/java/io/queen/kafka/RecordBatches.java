@@ -1,0 +1,140 @@
+package io.queen.kafka;
+
+import io.queen.browse.ReadStore;
+import io.queen.crypto.PayloadCipher;
+import io.queen.envelope.RecordEnvelope;
+import io.queen.segment.Frame;
+import io.queen.segment.SegmentCodec;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.LongPredicate;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.DefaultRecord;
+import org.apache.kafka.common.record.DefaultRecordBatch;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.record.TimestampType;
+
+/**
+ * Stored segments as Kafka sees them: the uncompressed v2 record batch a Fetch or a ShareFetch answers, and the
+ * snapshot of one record a share group files as a dead letter. Stateless, thread-safe.
+ */
+@ApplicationScoped
+public class RecordBatches {
+    /** What the dead-letter table keeps of a record: its ids, the payload as HTTP shows it, its commit time. */
+    public record Snapshot(UUID messageId, String transactionId, String payload, UUID traceId, String producerSub,
+            OffsetDateTime committedAt) {
+    }
+
+    private final PayloadCipher cipher;
+    private final ReadStore reads;
+
+    RecordBatches(PayloadCipher cipher, ReadStore reads) {
+        this.cipher = cipher;
+        this.reads = reads;
+    }
+
+    /** The segments of a partition from {@code from} on, holding at least {@code count} records where there are. */
+    private List<ReadStore.Segment> segments(UUID tenant, String queue, String partition, long from, int count)
+            throws SQLException {
+        List<ReadStore.Segment> out = new ArrayList<>();
+        for (ReadStore.FetchRow r : reads.fetch(tenant, new String[] {queue}, new String[] {partition},
+                new Long[] {from}, new Integer[] {Integer.MAX_VALUE}, Long.MAX_VALUE, count)) {
+            if (r.segment() != null) {
+                out.add(r.segment());
+            }
+        }
+        return out;
+    }
+
+    /** One batch of exactly the records at {@code offsets} (ascending; no byte bound: they are acquired). */
+    public MemoryRecords records(UUID tenant, String queue, String partition, List<Long> offsets)
+            throws SQLException {
+        long first = offsets.get(0);
+        long last = offsets.get(offsets.size() - 1);
+        java.util.Set<Long> wanted = new java.util.HashSet<>(offsets);
+        return build(segments(tenant, queue, partition, first, (int) (last - first + 1)), first, Integer.MAX_VALUE,
+                Long.MAX_VALUE, wanted::contains);
+    }
+
+    /** The dead-letter snapshot of the record at {@code offset}; null when it is no longer stored. */
+    public Snapshot snapshot(UUID tenant, String queue, String partition, long offset) throws SQLException {
+        for (ReadStore.Segment s : segments(tenant, queue, partition, offset, 1)) {
+            if (offset >= s.baseOffset() && offset <= s.endOffset()) {
+                Frame f = SegmentCodec.decode(s.blob(), (int) (offset - s.baseOffset()), 1).get(0);
+                return new Snapshot(f.messageId(), f.transactionId(),
+                        new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8), f.traceId(), f.producerSub(),
+                        s.createdAt());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * One uncompressed batch of the records from {@code from} on (only the offsets {@code include} accepts, all when
+     * it is null: a batch may leave offsets out, as a compacted one does); stops before the record that would pass
+     * {@code maxBytes} or {@code budget}, but always holds at least one record. The records are sized first
+     * (exactly, as the batch will hold them) so the batch is written into a buffer of its final size: grown from a
+     * guess, Kafka's output stream reallocates by a tenth at a time, which cost more than writing the records.
+     */
+    public MemoryRecords build(List<ReadStore.Segment> segments, long from, int maxBytes, long budget,
+            LongPredicate include) {
+        long bound = Math.min(maxBytes, budget);
+        List<RecordEnvelope.Kafka> picked = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
+        long base = -1;
+        long baseTimestamp = 0;
+        long size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+        pick:
+        for (ReadStore.Segment s : segments) {
+            int start = (int) Math.max(0, from - s.baseOffset());
+            int take = (int) (s.endOffset() - s.baseOffset() + 1) - start;
+            if (take <= 0) {
+                continue;
+            }
+            long commitMillis = s.createdAt().toInstant().toEpochMilli();
+            List<Frame> frames = SegmentCodec.decode(s.blob(), start, take);
+            for (int i = 0; i < frames.size(); i++) {
+                long offset = s.baseOffset() + start + i;
+                if (include != null && !include.test(offset)) {
+                    continue;
+                }
+                Frame f = frames.get(i);
+                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
+                if (base < 0) {
+                    base = offset;
+                    baseTimestamp = k.timestamp();
+                }
+                int n = DefaultRecord.sizeInBytes((int) (offset - base), k.timestamp() - baseTimestamp,
+                        wrap(k.key()), wrap(k.value()), k.headers());
+                if (!picked.isEmpty() && size + n > bound) {
+                    break pick;
+                }
+                size += n;
+                picked.add(k);
+                offsets.add(offset);
+            }
+        }
+        if (picked.isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate((int) size), RecordBatch.CURRENT_MAGIC_VALUE,
+                Compression.NONE, TimestampType.CREATE_TIME, base);
+        for (int i = 0; i < picked.size(); i++) {
+            RecordEnvelope.Kafka k = picked.get(i);
+            b.appendWithOffset(offsets.get(i), k.timestamp(), k.key(), k.value(), k.headers());
+        }
+        return b.build();
+    }
+
+    private static ByteBuffer wrap(byte[] b) {
+        return b == null ? null : ByteBuffer.wrap(b);
+    }
+}

@@ -1,0 +1,87 @@
+package io.queen.kafka.share;
+
+import io.queen.sql.SqlCalls;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** SQL calls of share groups (db/029_kafka_share_groups.sql). Thread-safe (stateless). */
+@ApplicationScoped
+class ShareStore {
+    /** A record a share operation answered: {@code acquired}, {@code dead_letter} or {@code invalid}. */
+    record Held(String kind, long offset, int deliveryCount) {
+    }
+
+    /** A record to file as a dead letter, with what its frame says. */
+    record DeadLetter(String queue, String partition, String group, long offset, UUID messageId,
+            String transactionId, String payload, String error, UUID traceId, String producerSub,
+            OffsetDateTime createdAt) {
+    }
+
+    private final SqlCalls sql;
+
+    ShareStore(SqlCalls sql) {
+        this.sql = sql;
+    }
+
+    /** The configs a group set (GROUP resource), by name. */
+    Map<String, String> configs(UUID tenant, String group) throws SQLException {
+        Map<String, String> out = new HashMap<>();
+        for (String[] kv : sql.list("SELECT name, value FROM queen.kafka_group_configs_v1(?, ?)",
+                rs -> new String[] {rs.getString(1), rs.getString(2)}, tenant, group)) {
+            out.put(kv[0], kv[1]);
+        }
+        return out;
+    }
+
+    /** Sets a group config; {@code value} null removes it. */
+    void setConfig(UUID tenant, String group, String name, String value) throws SQLException {
+        sql.execute("SELECT queen.kafka_set_group_config_v1(?, ?, ?, ?)", tenant, group, name,
+                value == null ? SqlCalls.NULL_TEXT : value);
+    }
+
+    /** Registers the share group where new; answers when it began. */
+    OffsetDateTime begin(UUID tenant, String group) throws SQLException {
+        return sql.one("SELECT queen.kafka_share_group_v1(?, ?)", rs -> rs.getObject(1, OffsetDateTime.class),
+                tenant, group);
+    }
+
+    List<Held> acquire(UUID tenant, String queue, String partition, String group, String member, int max,
+            int window, ShareGroupConfigs.Settings s, OffsetDateTime since) throws SQLException {
+        return sql.list("SELECT kind, \"offset\", delivery_count"
+                        + " FROM queen.kafka_share_acquire_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ShareStore::held, tenant, queue, partition, group, member, max, window, s.lockMs(),
+                s.deliveryLimit(), s.reset(), since);
+    }
+
+    List<Held> acknowledge(UUID tenant, String queue, String partition, String group, String member,
+            Long[] offsets, Integer[] types, ShareGroupConfigs.Settings s) throws SQLException {
+        return sql.list("SELECT kind, \"offset\", delivery_count"
+                        + " FROM queen.kafka_share_acknowledge_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ShareStore::held, tenant, queue, partition, group, member, offsets, types, s.lockMs(),
+                s.deliveryLimit());
+    }
+
+    /** Releases every record the member holds in the group. */
+    void release(UUID tenant, String group, String member, int deliveryLimit) throws SQLException {
+        sql.execute("SELECT queen.kafka_share_release_member_v1(?, ?, ?, ?)", tenant, group, member, deliveryLimit);
+    }
+
+    boolean deadLetter(UUID tenant, DeadLetter d, ShareGroupConfigs.Settings s) throws SQLException {
+        return sql.flag("SELECT queen.kafka_share_dead_letter_v1(?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)",
+                tenant, d.queue(), d.partition(), d.group(), d.offset(), d.messageId(),
+                d.transactionId() == null ? SqlCalls.NULL_TEXT : d.transactionId(),
+                d.payload() == null ? SqlCalls.NULL_TEXT : d.payload(), d.error(),
+                d.traceId(),
+                d.producerSub() == null ? SqlCalls.NULL_TEXT : d.producerSub(), d.createdAt(), s.lockMs(),
+                s.deliveryLimit());
+    }
+
+    private static Held held(java.sql.ResultSet rs) throws SQLException {
+        return new Held(rs.getString(1), rs.getLong(2), rs.getInt(3));
+    }
+}

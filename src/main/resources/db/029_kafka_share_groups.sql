@@ -1,0 +1,381 @@
+-- 029_kafka_share_groups.sql: Kafka share groups (KIP-932) on Queen's cursors (io.queen.kafka.share,
+-- docs/kafka.md "Share groups"). Applied at every boot, idempotently.
+--
+-- A share group's progress on a partition is the Queen cursor of that (partition, group): committed + 1 is Kafka's
+-- share-partition start offset. The records above it that are in flight (acquired by a member under a lock,
+-- released for another delivery, accepted out of order, or waiting to be filed as dead letters) have a row each in
+-- queen.kafka_share_records, at most share.partition.max.record.locks of them per (partition, group): a bounded
+-- window, not a row per message. While such rows exist the cursor row carries a lease held by the share group
+-- (worker_id 'kafka-share'), so an HTTP pop of the same group name skips the partition as it skips any leased one,
+-- and a share fetch skips a partition an HTTP consumer holds: one lease per (partition, group), shared by both.
+--
+-- Invariant (checked by queen.kafka_share_check_v1): every share record of (partition, group) lies above the
+-- cursor's committed offset and at or below the partition's last offset; an acquired record has a member and a
+-- lock expiry; a live lock lies under the cursor's share lease (whose expiry is never before the lock's).
+
+-- states: 0 available (released or lock expired, to be delivered again), 1 acquired, 2 accepted,
+--         4 to be dead-lettered (rejected or delivery count exhausted; the broker files its payload, then it is done)
+CREATE TABLE IF NOT EXISTS queen.kafka_share_records (
+    partition_id    UUID NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    consumer_group  TEXT NOT NULL,
+    "offset"        BIGINT NOT NULL,
+    state           SMALLINT NOT NULL CHECK (state IN (0, 1, 2, 4)),
+    delivery_count  SMALLINT NOT NULL DEFAULT 0,
+    member_id       TEXT,
+    lock_expires_at TIMESTAMPTZ,
+    PRIMARY KEY (partition_id, consumer_group, "offset")
+);
+-- every fetch and acknowledgement rewrites these rows: room for HOT updates, vacuumed by churn not size
+ALTER TABLE queen.kafka_share_records SET (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 500,
+    vacuum_truncate = off
+);
+
+-- When a share group began (its first heartbeat): share.auto.offset.reset=latest starts a partition's cursor at
+-- the first record committed after this, as Kafka starts it at the end of the log when the group is initialized.
+CREATE TABLE IF NOT EXISTS queen.kafka_share_groups (
+    tenant_id  UUID NOT NULL,
+    group_id   TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, group_id)
+);
+
+-- Group configs set through IncrementalAlterConfigs on a GROUP resource (share.auto.offset.reset,
+-- share.record.lock.duration.ms, share.delivery.count.limit); an unset config takes the broker's default.
+CREATE TABLE IF NOT EXISTS queen.kafka_group_configs (
+    tenant_id UUID NOT NULL,
+    group_id  TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, group_id, name)
+);
+
+-- Registers a share group (idempotent) and answers when it began.
+CREATE OR REPLACE FUNCTION queen.kafka_share_group_v1(p_tenant UUID, p_group TEXT)
+RETURNS TIMESTAMPTZ
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_at TIMESTAMPTZ;
+BEGIN
+    INSERT INTO queen.kafka_share_groups (tenant_id, group_id) VALUES (p_tenant, p_group)
+    ON CONFLICT (tenant_id, group_id) DO NOTHING;
+    SELECT g.created_at INTO v_at FROM queen.kafka_share_groups g
+     WHERE g.tenant_id = p_tenant AND g.group_id = p_group;
+    RETURN v_at;
+END $$;
+
+-- A group's configs (all of them; the broker fills in defaults).
+CREATE OR REPLACE FUNCTION queen.kafka_group_configs_v1(p_tenant UUID, p_group TEXT)
+RETURNS TABLE (name TEXT, value TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT c.name, c.value FROM queen.kafka_group_configs c
+     WHERE c.tenant_id = p_tenant AND c.group_id = p_group ORDER BY c.name
+$$;
+
+-- Sets (p_value not NULL) or removes one group config.
+CREATE OR REPLACE FUNCTION queen.kafka_set_group_config_v1(p_tenant UUID, p_group TEXT, p_name TEXT, p_value TEXT)
+RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF p_value IS NULL THEN
+        DELETE FROM queen.kafka_group_configs c
+         WHERE c.tenant_id = p_tenant AND c.group_id = p_group AND c.name = p_name;
+    ELSE
+        INSERT INTO queen.kafka_group_configs (tenant_id, group_id, name, value)
+        VALUES (p_tenant, p_group, p_name, p_value)
+        ON CONFLICT (tenant_id, group_id, name) DO UPDATE SET value = EXCLUDED.value;
+    END IF;
+END $$;
+
+-- Locks and returns the cursor row of (partition, group) for a share operation, creating it where missing at the
+-- reset position: 'earliest' = the log start, else the first record committed at or after p_since (the end of the
+-- log when none is). Records above the cursor that it passed meanwhile (an HTTP consumer acknowledged them) are
+-- forgotten, and expired locks end: the record is available again, or to be dead-lettered once its delivery count
+-- reached p_limit. Answers the committed offset, or NULL when an HTTP consumer's live lease holds the partition.
+CREATE OR REPLACE FUNCTION queen.kafka_share_lock_v1(p_pid UUID, p_group TEXT, p_reset TEXT, p_since TIMESTAMPTZ,
+                                                     p_limit INT)
+RETURNS BIGINT
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_committed BIGINT;
+    v_worker    TEXT;
+    v_end       BIGINT;
+    v_expires   TIMESTAMPTZ;
+    v_start     BIGINT;
+BEGIN
+    SELECT cc.committed, cc.worker_id, cc.batch_end, cc.lease_expires_at
+      INTO v_committed, v_worker, v_end, v_expires
+      FROM queen.log_consumers cc WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
+    IF NOT FOUND THEN
+        IF p_reset = 'earliest' THEN
+            SELECT lp.log_start INTO v_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
+        ELSE
+            SELECT COALESCE((SELECT s.base_offset FROM queen.log_segments s
+                              WHERE s.partition_id = p_pid AND s.created_at >= p_since
+                              ORDER BY s.base_offset LIMIT 1), lp.last_offset + 1)
+              INTO v_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
+        END IF;
+        INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
+        VALUES (p_pid, p_group, COALESCE(v_start, 0) - 1)
+        ON CONFLICT (partition_id, consumer_group) DO NOTHING;
+        SELECT cc.committed, cc.worker_id, cc.batch_end, cc.lease_expires_at
+          INTO v_committed, v_worker, v_end, v_expires
+          FROM queen.log_consumers cc WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
+    END IF;
+    IF v_end IS NOT NULL AND v_worker IS DISTINCT FROM 'kafka-share' AND v_expires > clock_timestamp() THEN
+        RETURN NULL;
+    END IF;
+    -- retention or DeleteRecords removed records the group had not reached: it goes on from the log start
+    SELECT lp.log_start INTO v_start FROM queen.log_partitions lp WHERE lp.id = p_pid;
+    IF v_committed < v_start - 1 THEN
+        UPDATE queen.log_consumers cc SET committed = v_start - 1
+         WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+        v_committed := v_start - 1;
+    END IF;
+    DELETE FROM queen.kafka_share_records r
+     WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r."offset" <= v_committed;
+    UPDATE queen.kafka_share_records r
+       SET state = CASE WHEN r.delivery_count >= p_limit THEN 4 ELSE 0 END, member_id = NULL,
+           lock_expires_at = NULL
+     WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r.state = 1
+       AND r.lock_expires_at <= clock_timestamp();
+    RETURN v_committed;
+END $$;
+
+-- Moves the cursor over the accepted records that follow it and sets the share lease to what remains in flight
+-- (none: no lease). Called with the cursor row locked (kafka_share_lock_v1), last in every share operation.
+CREATE OR REPLACE FUNCTION queen.kafka_share_settle_v1(p_pid UUID, p_group TEXT, p_lock_ms INT)
+RETURNS VOID
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_committed BIGINT;
+    v_next      BIGINT;
+    v_end       BIGINT;
+    v_expires   TIMESTAMPTZ;
+BEGIN
+    SELECT cc.committed INTO v_committed FROM queen.log_consumers cc
+     WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+    -- the first offset above the cursor that is not accepted: a record not yet in flight (no row) or one in flight
+    SELECT min(g) INTO v_next
+      FROM generate_series(v_committed + 1,
+                           COALESCE((SELECT max(r."offset") FROM queen.kafka_share_records r
+                                      WHERE r.partition_id = p_pid AND r.consumer_group = p_group), v_committed) + 1
+           ) AS g
+     WHERE NOT EXISTS (SELECT 1 FROM queen.kafka_share_records r
+                        WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r."offset" = g
+                          AND r.state = 2);
+    IF v_next - 1 > v_committed THEN
+        DELETE FROM queen.kafka_share_records r
+         WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r."offset" < v_next;
+        v_committed := v_next - 1;
+    END IF;
+    SELECT max(r."offset"), max(r.lock_expires_at) INTO v_end, v_expires FROM queen.kafka_share_records r
+     WHERE r.partition_id = p_pid AND r.consumer_group = p_group;
+    UPDATE queen.log_consumers cc
+       SET total_consumed = cc.total_consumed + (v_committed - cc.committed), committed = v_committed,
+           batch_end = v_end,
+           worker_id = CASE WHEN v_end IS NULL THEN NULL ELSE 'kafka-share' END,
+           lease_acquired_at = CASE WHEN v_end IS NULL THEN NULL ELSE COALESCE(cc.lease_acquired_at, now()) END,
+           lease_expires_at = CASE WHEN v_end IS NULL THEN NULL
+                                   ELSE GREATEST(v_expires, clock_timestamp() + make_interval(secs => p_lock_ms / 1000.0))
+                              END
+     WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
+END $$;
+
+-- ShareFetch on one partition: acquires for p_member up to p_max records above the cursor, records released
+-- earlier first (in offset order), then records never delivered, within p_window offsets of the cursor (Kafka's
+-- share.partition.max.record.locks), each with its delivery count + 1 and a lock until now + p_lock_ms. Answers
+-- the acquired offsets with their delivery counts ('acquired') and the records waiting to be dead-lettered
+-- ('dead_letter', filed by the broker through kafka_share_dead_letter_v1); nothing for an unknown partition or one
+-- an HTTP consumer holds.
+CREATE OR REPLACE FUNCTION queen.kafka_share_acquire_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT,
+                                                        p_member TEXT, p_max INT, p_window INT, p_lock_ms INT,
+                                                        p_limit INT, p_reset TEXT, p_since TIMESTAMPTZ)
+RETURNS TABLE (kind TEXT, "offset" BIGINT, delivery_count INT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid       UUID;
+    v_last      BIGINT;
+    v_committed BIGINT;
+    v_lock      TIMESTAMPTZ := clock_timestamp() + make_interval(secs => p_lock_ms / 1000.0);
+    v_from      BIGINT;
+    v_left      INT := p_max;
+    v_n         INT;
+BEGIN
+    SELECT lp.id, lp.last_offset INTO v_pid, v_last
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue;
+    IF v_pid IS NULL THEN
+        RETURN;
+    END IF;
+    v_committed := queen.kafka_share_lock_v1(v_pid, p_group, p_reset, p_since, p_limit);
+    IF v_committed IS NULL THEN
+        RETURN;
+    END IF;
+    -- released records first
+    WITH picked AS (
+        SELECT r."offset" FROM queen.kafka_share_records r
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r.state = 0
+         ORDER BY r."offset" LIMIT v_left)
+    UPDATE queen.kafka_share_records r
+       SET state = 1, delivery_count = r.delivery_count + 1, member_id = p_member, lock_expires_at = v_lock
+      FROM picked WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = picked."offset";
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    v_left := v_left - v_n;
+    -- then records never delivered, after the highest one in flight
+    IF v_left > 0 THEN
+        SELECT COALESCE(max(r."offset"), v_committed) + 1 INTO v_from FROM queen.kafka_share_records r
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group;
+        INSERT INTO queen.kafka_share_records (partition_id, consumer_group, "offset", state, delivery_count,
+                                               member_id, lock_expires_at)
+        SELECT v_pid, p_group, g, 1, 1, p_member, v_lock
+          FROM generate_series(v_from, LEAST(v_last, v_committed + p_window, v_from + v_left - 1)) AS g;
+    END IF;
+    PERFORM queen.kafka_share_settle_v1(v_pid, p_group, p_lock_ms);
+    RETURN QUERY
+        SELECT CASE r.state WHEN 1 THEN 'acquired' ELSE 'dead_letter' END, r."offset", r.delivery_count::int
+          FROM queen.kafka_share_records r
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group
+           AND ((r.state = 1 AND r.member_id = p_member AND r.lock_expires_at = v_lock) OR r.state = 4)
+         ORDER BY r."offset";
+END $$;
+
+-- ShareAcknowledge (or the acknowledgements of a ShareFetch) on one partition: p_types[i] for p_offsets[i], as
+-- Kafka numbers them: 0 gap (no record there: done), 1 accept (done), 2 release (available again, or to be
+-- dead-lettered once its delivery count reached p_limit), 3 reject (to be dead-lettered), 4 renew (the lock runs
+-- p_lock_ms from now). Only a record acquired by p_member under a live lock can be acknowledged; the others are
+-- answered 'invalid' (INVALID_RECORD_STATE) and left as they are. Answers one row per invalid offset and one per
+-- record waiting to be dead-lettered ('dead_letter').
+CREATE OR REPLACE FUNCTION queen.kafka_share_acknowledge_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
+                                                            p_group TEXT, p_member TEXT, p_offsets BIGINT[],
+                                                            p_types INT[], p_lock_ms INT, p_limit INT)
+RETURNS TABLE (kind TEXT, "offset" BIGINT, delivery_count INT)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid       UUID;
+    v_committed BIGINT;
+    v_lock      TIMESTAMPTZ := clock_timestamp() + make_interval(secs => p_lock_ms / 1000.0);
+BEGIN
+    SELECT lp.id INTO v_pid
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue;
+    IF v_pid IS NULL THEN
+        RETURN QUERY SELECT 'invalid'::text, a.o, 0 FROM unnest(p_offsets) AS a (o);
+        RETURN;
+    END IF;
+    -- the lock fixes the share group's row order (cursor, then its records), as every share operation takes it
+    v_committed := queen.kafka_share_lock_v1(v_pid, p_group, 'earliest', NULL, p_limit);
+    IF v_committed IS NULL THEN
+        -- an HTTP consumer took the partition over after every lock had expired: nothing is held any more
+        RETURN QUERY SELECT 'invalid'::text, a.o, 0 FROM unnest(p_offsets) AS a (o);
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT 'invalid'::text, a.o, 0
+          FROM unnest(p_offsets, p_types) AS a (o, t)
+         WHERE NOT EXISTS (SELECT 1 FROM queen.kafka_share_records r
+                            WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = a.o
+                              AND r.state = 1 AND r.member_id = p_member)
+            OR a.t NOT IN (0, 1, 2, 3, 4);
+    UPDATE queen.kafka_share_records r
+       SET state = CASE a.t WHEN 0 THEN 2 WHEN 1 THEN 2 WHEN 3 THEN 4 WHEN 4 THEN 1
+                            ELSE CASE WHEN r.delivery_count >= p_limit THEN 4 ELSE 0 END END,
+           member_id = CASE WHEN a.t = 4 THEN r.member_id END,
+           lock_expires_at = CASE WHEN a.t = 4 THEN v_lock END
+      FROM unnest(p_offsets, p_types) AS a (o, t)
+     WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = a.o AND r.state = 1
+       AND r.member_id = p_member AND a.t IN (0, 1, 2, 3, 4);
+    PERFORM queen.kafka_share_settle_v1(v_pid, p_group, p_lock_ms);
+    RETURN QUERY
+        SELECT 'dead_letter'::text, r."offset", r.delivery_count::int FROM queen.kafka_share_records r
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r.state = 4 ORDER BY r."offset";
+END $$;
+
+-- Releases every record p_member holds in the group on the named partitions (all of the group's partitions when
+-- p_partition is NULL): the member left or closed its share session. Delivery counts stay.
+CREATE OR REPLACE FUNCTION queen.kafka_share_release_member_v1(p_tenant UUID, p_group TEXT, p_member TEXT,
+                                                               p_limit INT)
+RETURNS INT
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n INT := 0;
+    v_row RECORD;
+BEGIN
+    FOR v_row IN
+        SELECT DISTINCT r.partition_id FROM queen.kafka_share_records r
+          JOIN queen.log_partitions lp ON lp.id = r.partition_id
+          JOIN queen.queues q ON q.id = lp.queue_id AND q.tenant_id = p_tenant
+         WHERE r.consumer_group = p_group AND r.member_id = p_member AND r.state = 1
+         ORDER BY r.partition_id
+    LOOP
+        PERFORM queen.kafka_share_lock_v1(v_row.partition_id, p_group, 'earliest', NULL, p_limit);
+        UPDATE queen.kafka_share_records r
+           SET state = CASE WHEN r.delivery_count >= p_limit THEN 4 ELSE 0 END, member_id = NULL,
+               lock_expires_at = NULL
+         WHERE r.partition_id = v_row.partition_id AND r.consumer_group = p_group AND r.member_id = p_member
+           AND r.state = 1;
+        v_n := v_n + 1;
+    END LOOP;
+    RETURN v_n;
+END $$;
+
+-- Files a record waiting to be dead-lettered into queen.log_dlq (the payload snapshot the broker decoded) and
+-- marks it done; the cursor moves over it once everything before it is done. A record no longer waiting (filed
+-- by a concurrent call, or passed by the cursor) is left alone: false.
+CREATE OR REPLACE FUNCTION queen.kafka_share_dead_letter_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
+                                                            p_group TEXT, p_off BIGINT, p_message_id UUID,
+                                                            p_txn TEXT, p_payload JSONB, p_error TEXT,
+                                                            p_trace UUID, p_producer_sub TEXT,
+                                                            p_created_at TIMESTAMPTZ, p_lock_ms INT, p_limit INT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid   UUID;
+    v_count INT;
+BEGIN
+    SELECT lp.id INTO v_pid
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue;
+    IF v_pid IS NULL OR queen.kafka_share_lock_v1(v_pid, p_group, 'earliest', NULL, p_limit) IS NULL THEN
+        RETURN FALSE;
+    END IF;
+    UPDATE queen.kafka_share_records r SET state = 2
+     WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = p_off AND r.state = 4
+    RETURNING r.delivery_count INTO v_count;
+    IF NOT FOUND THEN
+        RETURN FALSE;
+    END IF;
+    INSERT INTO queen.log_dlq (partition_id, consumer_group, "offset", message_id, transaction_id, payload, error,
+                               retry_count, trace_id, producer_sub, message_created_at)
+    VALUES (v_pid, p_group, p_off, p_message_id, p_txn, p_payload, p_error, GREATEST(v_count - 1, 0), p_trace,
+            p_producer_sub, p_created_at);
+    PERFORM queen.kafka_share_settle_v1(v_pid, p_group, p_lock_ms);
+    RETURN TRUE;
+END $$;
+
+-- The share invariant above, per (partition, group): the violations found (none = holds).
+CREATE OR REPLACE FUNCTION queen.kafka_share_check_v1()
+RETURNS TABLE (partition_id UUID, consumer_group TEXT, problem TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT r.partition_id, r.consumer_group, 'share record at or below the cursor (offset ' || r."offset" || ')'
+      FROM queen.kafka_share_records r
+      JOIN queen.log_consumers cc ON cc.partition_id = r.partition_id AND cc.consumer_group = r.consumer_group
+     WHERE r."offset" <= cc.committed
+    UNION ALL
+    SELECT r.partition_id, r.consumer_group, 'share record beyond the log (offset ' || r."offset" || ')'
+      FROM queen.kafka_share_records r JOIN queen.log_partitions lp ON lp.id = r.partition_id
+     WHERE r."offset" > lp.last_offset
+    UNION ALL
+    SELECT r.partition_id, r.consumer_group, 'acquired share record without member or lock (offset '
+           || r."offset" || ')'
+      FROM queen.kafka_share_records r
+     WHERE r.state = 1 AND (r.member_id IS NULL OR r.lock_expires_at IS NULL)
+    UNION ALL
+    SELECT DISTINCT r.partition_id, r.consumer_group, 'a live lock without the share lease'
+      FROM queen.kafka_share_records r
+      LEFT JOIN queen.log_consumers cc ON cc.partition_id = r.partition_id AND cc.consumer_group = r.consumer_group
+     WHERE r.state = 1 AND r.lock_expires_at > now()
+       AND (cc.worker_id IS DISTINCT FROM 'kafka-share' OR cc.lease_expires_at < r.lock_expires_at)
+$$;

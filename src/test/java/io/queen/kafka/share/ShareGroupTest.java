@@ -1,0 +1,346 @@
+package io.queen.kafka.share;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.queen.kafka.KafkaEnabled;
+import io.queen.kafka.KafkaListenerClients;
+import io.queen.testing.FreshDatabase;
+import io.queen.testing.StorageInvariants;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Share groups with the Java client's {@link KafkaShareConsumer} (explicit acknowledgement): the four acknowledge
+ * types, delivery counts, dead letters in Queen's table, locks that expire when their member stops, several members
+ * on one partition, group configs, and the cursor a share group moves.
+ */
+@QuarkusTest
+@TestProfile(ShareGroupTest.Profile.class)
+@WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class ShareGroupTest extends KafkaListenerClients {
+    /** Short heartbeats and sessions, so that members come and go in a test's time. */
+    public static class Profile extends KafkaEnabled {
+        public Profile() {
+            super("queen.kafka.share.heartbeat-interval-ms", "300", "queen.kafka.share.session-timeout-ms", "5000");
+        }
+    }
+
+    @Inject
+    AgroalDataSource ds;
+
+    private void produce(String topic, int count) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Creates the topic and configures the group: from the earliest record, locks of {@code lockMs}. */
+    private void prepare(String topic, int partitions, String group, int lockMs, int deliveryLimit)
+            throws Exception {
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, group);
+            a.incrementalAlterConfigs(Map.of(r, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms", Integer.toString(lockMs)),
+                            AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.delivery.count.limit", Integer.toString(deliveryLimit)),
+                            AlterConfigOp.OpType.SET)))).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private KafkaShareConsumer<String, String> consumer(String group, int maxPollRecords) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        p.put("group.id", group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put("max.poll.records", Integer.toString(maxPollRecords));
+        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    }
+
+    /** Polls until at least {@code n} records came (or a minute passed): what came, in order. */
+    private static List<ConsumerRecord<String, String>> pollFor(KafkaShareConsumer<String, String> c, int n) {
+        List<ConsumerRecord<String, String>> got = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (got.size() < n && System.nanoTime() < deadline) {
+            ConsumerRecords<String, String> rs = c.poll(Duration.ofMillis(500));
+            rs.forEach(got::add);
+        }
+        return got;
+    }
+
+    private long committed(String topic, int partition, String group) throws Exception {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT cc.committed FROM queen.log_consumers cc JOIN queen.log_partitions lp ON lp.id = cc.partition_id"
+                        + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = ? AND lp.name = ?"
+                        + " AND cc.consumer_group = ?")) {
+            ps.setString(1, topic);
+            ps.setString(2, Integer.toString(partition));
+            ps.setString(3, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : Long.MIN_VALUE;
+            }
+        }
+    }
+
+    private static JsonPath deadLetters(String queue, String group) {
+        return given().get("/api/v1/dlq?queue=" + queue + "&consumerGroup=" + group).then().statusCode(200)
+                .extract().jsonPath();
+    }
+
+    @Test
+    void acceptReleaseRejectAndRenewWithDeliveryCountsAndDeadLetters() throws Exception {
+        prepare("share-acks", 1, "sg-acks", 30_000, 3);
+        produce("share-acks", 10);
+        try (KafkaShareConsumer<String, String> c = consumer("sg-acks", 100)) {
+            c.subscribe(List.of("share-acks"));
+            List<ConsumerRecord<String, String>> first = pollFor(c, 10);
+            assertEquals(10, first.size(), "every record delivered once");
+            for (ConsumerRecord<String, String> r : first) {
+                assertEquals((short) 1, r.deliveryCount().orElseThrow(), "first delivery");
+                AcknowledgeType type = switch ((int) r.offset()) {
+                    case 6 -> AcknowledgeType.RELEASE;
+                    case 7 -> AcknowledgeType.REJECT;
+                    case 8 -> AcknowledgeType.RENEW;
+                    default -> AcknowledgeType.ACCEPT;
+                };
+                c.acknowledge(r, type);
+            }
+            c.commitSync(Duration.ofSeconds(30));
+            assertEquals(5, committed("share-acks", 0, "sg-acks"), "the cursor stops before the released record");
+
+            // the renewed record comes back to this member as it was (its lock extended), the released one as a
+            // second delivery
+            // (each poll's records accepted before the next poll, as explicit acknowledgement requires)
+            Map<Long, ConsumerRecord<String, String>> again = new HashMap<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (again.size() < 2 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+                    again.put(r.offset(), r);
+                    c.acknowledge(r, AcknowledgeType.ACCEPT);
+                }
+                c.commitSync(Duration.ofSeconds(30));
+            }
+            assertEquals(List.of(6L, 8L), again.keySet().stream().sorted().toList(), "released and renewed: " + again);
+            assertEquals("v6", again.get(6L).value());
+            assertEquals((short) 2, again.get(6L).deliveryCount().orElseThrow(), "the released record's second delivery");
+            assertEquals((short) 1, again.get(8L).deliveryCount().orElseThrow(), "the renewed record's first");
+        }
+        assertEquals(9, committed("share-acks", 0, "sg-acks"), "accepted and dead-lettered records are behind it");
+        JsonPath dlq = deadLetters("share-acks", "sg-acks");
+        assertEquals(1, dlq.getInt("total"), "the rejected record is a dead letter");
+        assertTrue(dlq.getString("messages[0].errorMessage").contains("rejected"), dlq.prettify());
+        assertTrue(dlq.prettify().contains("v7"), "its payload snapshot: " + dlq.prettify());
+        StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void aRecordReleasedUpToTheDeliveryLimitBecomesADeadLetter() throws Exception {
+        prepare("share-limit", 1, "sg-limit", 30_000, 2);
+        produce("share-limit", 1);
+        try (KafkaShareConsumer<String, String> c = consumer("sg-limit", 10)) {
+            c.subscribe(List.of("share-limit"));
+            for (int delivery = 1; delivery <= 2; delivery++) {
+                List<ConsumerRecord<String, String>> got = pollFor(c, 1);
+                assertEquals(1, got.size(), "delivery " + delivery);
+                assertEquals((short) delivery, got.get(0).deliveryCount().orElseThrow());
+                c.acknowledge(got.get(0), AcknowledgeType.RELEASE);
+                c.commitSync(Duration.ofSeconds(30));
+            }
+            assertTrue(c.poll(Duration.ofSeconds(2)).isEmpty(), "no third delivery");
+        }
+        JsonPath dlq = deadLetters("share-limit", "sg-limit");
+        assertEquals(1, dlq.getInt("total"));
+        assertTrue(dlq.getString("messages[0].errorMessage").contains("delivery count limit 2"), dlq.prettify());
+        assertEquals(0, committed("share-limit", 0, "sg-limit"));
+    }
+
+    @Test
+    void recordsLockedByAMemberThatStoppedComeBackAfterTheLockDuration() throws Exception {
+        prepare("share-lock", 1, "sg-lock", 2_000, 5);
+        produce("share-lock", 5);
+        try (KafkaShareConsumer<String, String> stuck = consumer("sg-lock", 100);
+                KafkaShareConsumer<String, String> other = consumer("sg-lock", 100)) {
+            stuck.subscribe(List.of("share-lock"));
+            assertEquals(5, pollFor(stuck, 5).size(), "the first member holds all five");
+            // it never acknowledges them (and polls no more): the other member gets them once the locks expire
+            other.subscribe(List.of("share-lock"));
+            long start = System.nanoTime();
+            List<ConsumerRecord<String, String>> got = pollFor(other, 5);
+            assertEquals(5, got.size());
+            for (ConsumerRecord<String, String> r : got) {
+                assertEquals((short) 2, r.deliveryCount().orElseThrow(), "a second delivery");
+                other.acknowledge(r, AcknowledgeType.ACCEPT);
+            }
+            other.commitSync(Duration.ofSeconds(30));
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(1_000),
+                    "not before the lock could expire");
+        }
+        assertEquals(4, committed("share-lock", 0, "sg-lock"));
+    }
+
+    @Test
+    void moreMembersThanPartitionsConsumeEveryRecordExactlyOnce() throws Exception {
+        prepare("share-many", 2, "sg-many", 30_000, 5);
+        produce("share-many", 400);
+        Map<String, Integer> seen = new ConcurrentHashMap<>();
+        AtomicInteger total = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        List<KafkaShareConsumer<String, String>> consumers = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (int m = 0; m < 3; m++) {
+                runs.add(pool.submit(() -> {
+                    try (KafkaShareConsumer<String, String> c = consumer("sg-many", 20)) {
+                        consumers.add(c);
+                        c.subscribe(List.of("share-many"));
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                        while (total.get() < 400 && System.nanoTime() < deadline) {
+                            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(300))) {
+                                seen.merge(r.partition() + "/" + r.offset(), 1, Integer::sum);
+                                total.incrementAndGet();
+                                c.acknowledge(r, AcknowledgeType.ACCEPT);
+                            }
+                            c.commitSync(Duration.ofSeconds(30));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            try (Admin a = admin()) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                ShareGroupDescription d;
+                do {
+                    d = describe(a, "sg-many");
+                } while ((d == null || d.members().size() < 3) && System.nanoTime() < deadline);
+                assertEquals(3, d.members().size(), "three members");
+                Map<Integer, Integer> owners = new HashMap<>();
+                d.members().forEach(m -> m.assignment().topicPartitions()
+                        .forEach(tp -> owners.merge(tp.partition(), 1, Integer::sum)));
+                assertEquals(2, owners.size(), "both partitions assigned");
+                assertEquals(3, owners.values().stream().mapToInt(Integer::intValue).sum(),
+                        "every member has a partition, one partition has two members");
+            }
+            for (Future<?> f : runs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(400, seen.size(), "every record");
+        assertFalse(seen.values().stream().anyMatch(n -> n > 1), "none twice");
+        assertEquals(398, committed("share-many", 0, "sg-many") + committed("share-many", 1, "sg-many"),
+                "both cursors at their partition's last offset (400 records over two partitions)");
+        StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void httpPopsOfTheGroupNameAndTheShareGroupShareOneLeasePerPartition() throws Exception {
+        prepare("share-http", 1, "sg-http", 30_000, 5);
+        produce("share-http", 3);
+        String pop = "/api/v1/pop/queue/share-http?consumerGroup=sg-http&batch=10&wait=false";
+        try (KafkaShareConsumer<String, String> c = consumer("sg-http", 100)) {
+            c.subscribe(List.of("share-http"));
+            List<ConsumerRecord<String, String>> held = pollFor(c, 3);
+            assertEquals(3, held.size());
+            given().get(pop).then().statusCode(204); // the share group holds the partition's lease
+            held.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync(Duration.ofSeconds(30));
+        }
+        produce("share-http", 2);
+        // nothing in flight: the lease is free, and an HTTP consumer of the group goes on after what was accepted
+        JsonPath popped = given().get(pop).then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(3, 4), popped.getList("messages.offset", Integer.class));
+        try (KafkaShareConsumer<String, String> c = consumer("sg-http", 100)) {
+            c.subscribe(List.of("share-http"));
+            assertTrue(c.poll(Duration.ofSeconds(3)).isEmpty(), "the HTTP consumer's lease holds the partition");
+        }
+        assertEquals(2, committed("share-http", 0, "sg-http"));
+        StorageInvariants.assertHold(ds);
+    }
+
+    /** The group's description; null while it does not exist yet (its first member has not joined). */
+    private static ShareGroupDescription describe(Admin a, String group) throws Exception {
+        try {
+            return a.describeShareGroups(List.of(group)).describedGroups().get(group).get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    @Test
+    void groupConfigsAreDescribedAndAnUnservedOneIsRefusedByName() throws Exception {
+        try (Admin a = admin()) {
+            ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, "sg-configs");
+            a.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.record.lock.duration.ms", "15000"), AlterConfigOp.OpType.SET))))
+                    .all().get(30, TimeUnit.SECONDS);
+            var described = a.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r);
+            assertEquals("15000", described.get("share.record.lock.duration.ms").value());
+            assertEquals("latest", described.get("share.auto.offset.reset").value(), "the broker's default");
+            assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG,
+                    described.get("share.auto.offset.reset").source());
+            var refused = a.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.isolation.level", "read_committed"), AlterConfigOp.OpType.SET)))).all();
+            var e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> refused.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof InvalidConfigurationException, e.toString());
+            assertTrue(e.getCause().getMessage().contains("share.isolation.level"), e.getCause().getMessage());
+            var outOfRange = a.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.delivery.count.limit", "50"), AlterConfigOp.OpType.SET)))).all();
+            e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> outOfRange.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("between 2 and 10"), e.getCause().getMessage());
+        }
+    }
+}
