@@ -379,3 +379,71 @@ LANGUAGE sql STABLE AS $$
      WHERE r.state = 1 AND r.lock_expires_at > now()
        AND (cc.worker_id IS DISTINCT FROM 'kafka-share' OR cc.lease_expires_at < r.lock_expires_at)
 $$;
+
+-- DescribeShareGroupOffsets: per partition of the named topics (all topics the group has a cursor on when
+-- p_topics is NULL), the share-partition start offset (cursor + 1; -1 where the group has no cursor) and the lag
+-- (records from there to the high watermark; -1 without a cursor). Only a share group (it began) has offsets here.
+CREATE OR REPLACE FUNCTION queen.kafka_share_offsets_v1(p_tenant UUID, p_group TEXT, p_topics TEXT[])
+RETURNS TABLE (topic TEXT, topic_id UUID, partition_index INT, start_offset BIGINT, lag BIGINT)
+LANGUAGE sql STABLE AS $$
+    SELECT q.name, q.id, lp.name::int,
+           CASE WHEN cc.partition_id IS NULL THEN -1 ELSE cc.committed + 1 END,
+           CASE WHEN cc.partition_id IS NULL THEN -1 ELSE GREATEST(lp.last_offset - cc.committed, 0) END
+      FROM queen.queues q
+      JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name ~ '^[0-9]{1,6}$'
+      LEFT JOIN queen.log_consumers cc ON cc.partition_id = lp.id AND cc.consumer_group = p_group
+     WHERE q.tenant_id = p_tenant
+       AND EXISTS (SELECT 1 FROM queen.kafka_share_groups g WHERE g.tenant_id = p_tenant AND g.group_id = p_group)
+       AND (q.name = ANY (p_topics) OR (p_topics IS NULL AND cc.partition_id IS NOT NULL))
+     ORDER BY q.name, lp.name::int
+$$;
+
+-- AlterShareGroupOffsets on one partition (the group has no members): the cursor moves so that p_start is the next
+-- record delivered (clamped to the log), the records in flight are forgotten and the share lease ends. False for
+-- an unknown topic or partition.
+CREATE OR REPLACE FUNCTION queen.kafka_share_set_start_v1(p_tenant UUID, p_group TEXT, p_queue TEXT,
+                                                          p_partition TEXT, p_start BIGINT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid   UUID;
+    v_first BIGINT;
+    v_next  BIGINT;
+BEGIN
+    SELECT lp.id, lp.log_start, lp.last_offset + 1 INTO v_pid, v_first, v_next
+      FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
+     WHERE q.tenant_id = p_tenant AND q.name = p_queue;
+    IF v_pid IS NULL THEN
+        RETURN FALSE;
+    END IF;
+    INSERT INTO queen.kafka_share_groups (tenant_id, group_id) VALUES (p_tenant, p_group)
+    ON CONFLICT (tenant_id, group_id) DO NOTHING;
+    INSERT INTO queen.log_consumers AS cc (partition_id, consumer_group, committed)
+    VALUES (v_pid, p_group, LEAST(GREATEST(p_start, v_first), v_next) - 1)
+    ON CONFLICT (partition_id, consumer_group) DO UPDATE
+       SET committed = EXCLUDED.committed, batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,
+           lease_acquired_at = NULL, batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL;
+    DELETE FROM queen.kafka_share_records r WHERE r.partition_id = v_pid AND r.consumer_group = p_group;
+    RETURN TRUE;
+END $$;
+
+-- DeleteShareGroupOffsets of one topic (the group has no members): the group's cursors and records in flight on
+-- the topic's partitions go; a later fetch starts it again at share.auto.offset.reset, 'latest' counting from now
+-- (the group's beginning moves to now, as Kafka initializes a share partition again). False for an unknown topic.
+CREATE OR REPLACE FUNCTION queen.kafka_share_delete_offsets_v1(p_tenant UUID, p_group TEXT, p_queue TEXT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_queue UUID;
+BEGIN
+    SELECT q.id INTO v_queue FROM queen.queues q WHERE q.tenant_id = p_tenant AND q.name = p_queue;
+    IF v_queue IS NULL THEN
+        RETURN FALSE;
+    END IF;
+    DELETE FROM queen.kafka_share_records r USING queen.log_partitions lp
+     WHERE lp.queue_id = v_queue AND r.partition_id = lp.id AND r.consumer_group = p_group;
+    DELETE FROM queen.log_consumers cc USING queen.log_partitions lp
+     WHERE lp.queue_id = v_queue AND cc.partition_id = lp.id AND cc.consumer_group = p_group;
+    UPDATE queen.kafka_share_groups g SET created_at = now() WHERE g.tenant_id = p_tenant AND g.group_id = p_group;
+    RETURN TRUE;
+END $$;

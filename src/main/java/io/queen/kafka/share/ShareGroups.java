@@ -106,7 +106,8 @@ public class ShareGroups {
         timer.shutdownNow();
     }
 
-    private boolean here(String group) {
+    /** Whether this broker coordinates the group now. */
+    boolean coordinates(String group) {
         return cluster.view().coordinates(ClusterView.KeyType.GROUP, group);
     }
 
@@ -128,7 +129,7 @@ public class ShareGroups {
         if (!GroupCoordinator.validGroupId(groupId)) {
             return out.setErrorCode(Errors.INVALID_GROUP_ID.code()).setErrorMessage("invalid group id");
         }
-        if (!here(groupId)) {
+        if (!coordinates(groupId)) {
             return out.setErrorCode(Errors.NOT_COORDINATOR.code());
         }
         if (request.memberEpoch() == 0 && request.subscribedTopicNames() == null) {
@@ -282,7 +283,7 @@ public class ShareGroups {
                 d.setErrorCode(Errors.INVALID_GROUP_ID.code()).setGroupState("Dead");
                 continue;
             }
-            if (!here(id)) {
+            if (!coordinates(id)) {
                 d.setErrorCode(Errors.NOT_COORDINATOR.code());
                 continue;
             }
@@ -319,7 +320,7 @@ public class ShareGroups {
             for (Map.Entry<Key, Group> e : groups.entrySet()) {
                 Key k = e.getKey();
                 Group g = e.getValue();
-                if (!here(k.group())) {
+                if (!coordinates(k.group())) {
                     groups.remove(k, g);
                     continue;
                 }

@@ -81,6 +81,27 @@ class ShareStore {
                 s.deliveryLimit());
     }
 
+    /** One partition's share-group offset: start offset (-1 = none) and lag (-1 = none). */
+    record Offset(String topic, UUID topicId, int partition, long startOffset, long lag) {
+    }
+
+    List<Offset> offsets(UUID tenant, String group, List<String> topics) throws SQLException {
+        return sql.list("SELECT topic, topic_id, partition_index, start_offset, lag"
+                        + " FROM queen.kafka_share_offsets_v1(?, ?, ?::text[])",
+                rs -> new Offset(rs.getString(1), rs.getObject(2, UUID.class), rs.getInt(3), rs.getLong(4),
+                        rs.getLong(5)),
+                tenant, group, topics == null ? null : topics.toArray(new String[0]));
+    }
+
+    boolean setStart(UUID tenant, String group, String topic, int partition, long start) throws SQLException {
+        return sql.flag("SELECT queen.kafka_share_set_start_v1(?, ?, ?, ?, ?)", tenant, group, topic,
+                Integer.toString(partition), start);
+    }
+
+    boolean deleteOffsets(UUID tenant, String group, String topic) throws SQLException {
+        return sql.flag("SELECT queen.kafka_share_delete_offsets_v1(?, ?, ?)", tenant, group, topic);
+    }
+
     private static Held held(java.sql.ResultSet rs) throws SQLException {
         return new Held(rs.getString(1), rs.getLong(2), rs.getInt(3));
     }

@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -44,6 +45,7 @@ import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -304,6 +306,47 @@ class ShareGroupTest extends KafkaListenerClients {
         }
         assertEquals(2, committed("share-http", 0, "sg-http"));
         StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void offsetsAreDescribedAlteredAndDeletedWhileTheGroupIsEmpty() throws Exception {
+        prepare("share-offsets", 1, "sg-offsets", 30_000, 5);
+        produce("share-offsets", 6);
+        TopicPartition tp = new TopicPartition("share-offsets", 0);
+        try (KafkaShareConsumer<String, String> c = consumer("sg-offsets", 100); Admin a = admin()) {
+            c.subscribe(List.of("share-offsets"));
+            List<ConsumerRecord<String, String>> got = pollFor(c, 6);
+            got.forEach(r -> c.acknowledge(r, r.offset() < 4 ? AcknowledgeType.ACCEPT : AcknowledgeType.RELEASE));
+            c.commitSync(Duration.ofSeconds(30));
+            var refused = a.alterShareGroupOffsets("sg-offsets", Map.of(tp, 0L)).all();
+            var e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> refused.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof org.apache.kafka.common.errors.GroupNotEmptyException, e.toString());
+        }
+        try (Admin a = admin()) {
+            var info = a.listShareGroupOffsets(Map.of("sg-offsets", new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo("sg-offsets").get(30, TimeUnit.SECONDS).get(tp);
+            assertEquals(4, info.startOffset(), "the first record not done");
+            assertEquals(2L, info.lag().orElseThrow());
+            a.alterShareGroupOffsets("sg-offsets", Map.of(tp, 1L)).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaShareConsumer<String, String> c = consumer("sg-offsets", 100)) {
+            c.subscribe(List.of("share-offsets"));
+            List<ConsumerRecord<String, String>> got = pollFor(c, 5);
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L), got.stream().map(ConsumerRecord::offset).toList(),
+                    "from the altered start offset");
+            got.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync(Duration.ofSeconds(30));
+        }
+        try (Admin a = admin()) {
+            a.deleteShareGroupOffsets("sg-offsets", java.util.Set.of("share-offsets")).all()
+                    .get(30, TimeUnit.SECONDS);
+            var after = a.listShareGroupOffsets(Map.of("sg-offsets", new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo("sg-offsets").get(30, TimeUnit.SECONDS);
+            assertFalse(after.containsKey(tp) && after.get(tp) != null && after.get(tp).startOffset() >= 0,
+                    "no offset left: " + after);
+        }
+        assertEquals(Long.MIN_VALUE, committed("share-offsets", 0, "sg-offsets"), "its cursor is gone");
     }
 
     /** The group's description; null while it does not exist yet (its first member has not joined). */
