@@ -25,6 +25,11 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,7 +53,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Run: java -cp 'bench/target/kafka-<v>/*:bench/target/queen-bench.jar' bench/scripts/KafkaSoak.java --bootstrap
  * host:port [--topic T] [--partitions 200] [--producers 8] [--consumers 8] [--value-bytes 256] [--seconds 30]
  * [--warmup 5] [--drain-timeout 60] [--outstanding 0] [--transactional 0] [--broker-pid PID] [--pg-port 5432 --pg-db DB]
- * [--label NAME]
+ * [--label NAME] [--share [--release-every N] [--reject-every N]]
+ *
+ * --share: the consumers are members of one share group (KafkaShareConsumer, explicit acknowledgement, the group
+ * configured to start at the earliest record) instead of a consumer group; each record is accepted, or (each N-th of
+ * a producer's sequence) released once on its first delivery then accepted, or rejected. A rejected record counts as
+ * delivered; order is not checked (a share group promises none).
  *
  * --cpu-probe (with --broker-pid and, for Queen, --pg-port/--pg-db; no load): the CPU counting of this report for a
  * load another client runs (bench/scripts/kafka_soak_rdkafka.py). Prints "ready", then for every line read from stdin
@@ -62,13 +72,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public class KafkaSoak {
     static String bootstrap, topic = "soak-" + System.currentTimeMillis(), label = "run";
     static int partitions = 200, producers = 8, consumers = 8, valueBytes = 256, seconds = 30, warmup = 5,
-            drainTimeout = 60, pgPort = 0, outstanding = 0, transactional = 0;
+            drainTimeout = 60, pgPort = 0, outstanding = 0, transactional = 0, releaseEvery = 0, rejectEvery = 0;
+    /** Share-group consumers (KafkaShareConsumer, explicit acknowledgement) instead of a consumer group. */
+    static boolean share;
     static Long brokerPid;
     static String pgDb;
     static boolean cpuProbe;
 
     static final LongAdder produced = new LongAdder(), consumed = new LongAdder(), duplicates = new LongAdder(),
-            outOfOrder = new LongAdder();
+            outOfOrder = new LongAdder(), released = new LongAdder(), rejected = new LongAdder();
     static final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
     static BitSet[] acked, seen;
     static final Recorder latency = new Recorder(3);
@@ -86,6 +98,10 @@ public class KafkaSoak {
                 cpuProbe = true;
                 continue;
             }
+            if (a.equals("--share")) {
+                share = true;
+                continue;
+            }
             if (i + 1 >= args.length) usage("missing value for " + a);
             String v = args[++i];
             switch (a) {
@@ -101,6 +117,8 @@ public class KafkaSoak {
                 case "--drain-timeout" -> drainTimeout = positive(a, v);
                 case "--outstanding" -> outstanding = nonNegative(a, v);
                 case "--transactional" -> transactional = nonNegative(a, v);
+                case "--release-every" -> releaseEvery = nonNegative(a, v);
+                case "--reject-every" -> rejectEvery = nonNegative(a, v);
                 case "--broker-pid" -> brokerPid = (long) positive(a, v);
                 case "--pg-port" -> pgPort = positive(a, v);
                 case "--pg-db" -> pgDb = v;
@@ -135,6 +153,13 @@ public class KafkaSoak {
             Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
             for (int p = 0; p < partitions; p++) ends.put(new TopicPartition(topic, p), OffsetSpec.latest());
             admin.listOffsets(ends).all().get();
+            if (share) {
+                // the share group reads from the earliest record (its default, latest, would race the producers)
+                ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, topic + "-group");
+                admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                        new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET))))
+                        .all().get();
+            }
         }
 
         // consumers first, so the group owns every partition before the first record is sent
@@ -142,16 +167,19 @@ public class KafkaSoak {
         java.util.Arrays.fill(lastSeq, -1);
         List<Thread> consumerThreads = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
-            Thread t = new Thread(() -> consume(lastSeq), "consumer-" + c);
+            Thread t = new Thread(() -> {
+                if (share) consumeShared();
+                else consume(lastSeq);
+            }, "consumer-" + c);
             t.start();
             consumerThreads.add(t);
         }
         long waitUntil = System.nanoTime() + 120_000_000_000L;
-        while (assigned.get() < partitions) {
+        while (!share && assigned.get() < partitions) {
             if (System.nanoTime() > waitUntil) fail("the group was not assigned all " + partitions + " partitions in 120 s (" + assigned.get() + ")");
             Thread.sleep(50);
         }
-        System.err.printf("kafka-soak: group owns %d partitions; producing%n", assigned.get());
+        System.err.printf("kafka-soak: group owns %d partitions; producing%n", share ? partitions : assigned.get());
 
         long t0 = System.nanoTime();
         long endNanos = t0 + (warmup + seconds) * 1_000_000_000L;
@@ -329,6 +357,57 @@ public class KafkaSoak {
         }
     }
 
+    /**
+     * A share-group member: explicit acknowledgement, every record accepted, except (--release-every N) each N-th
+     * record of a producer on its first delivery, released (accepted when it comes again) and (--reject-every N)
+     * each N-th, rejected (it counts as delivered: it is dead-lettered, not lost). A record counts as seen when
+     * accepted or rejected; accepted twice is a duplicate. No order check: share groups promise none.
+     */
+    static void consumeShared() {
+        Properties pr = new Properties();
+        pr.put("bootstrap.servers", bootstrap);
+        pr.put("group.id", topic + "-group");
+        pr.put("share.acknowledgement.mode", "explicit");
+        try (KafkaShareConsumer<byte[], byte[]> consumer =
+                     new KafkaShareConsumer<>(pr, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            while (consuming.get()) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+                if (records.isEmpty()) continue;
+                long now = System.nanoTime();
+                int done = 0;
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    byte[] v = r.value();
+                    int p = (int) field(v, 'p');
+                    int s = (int) field(v, 's');
+                    long t = field(v, 't');
+                    short delivery = r.deliveryCount().orElse((short) 1);
+                    if (releaseEvery > 0 && s % releaseEvery == 0 && delivery == 1) {
+                        consumer.acknowledge(r, AcknowledgeType.RELEASE);
+                        released.increment();
+                        continue;
+                    }
+                    boolean reject = rejectEvery > 0 && s % rejectEvery == 1 % rejectEvery;
+                    consumer.acknowledge(r, reject ? AcknowledgeType.REJECT : AcknowledgeType.ACCEPT);
+                    if (reject) rejected.increment();
+                    BitSet set = seen[p];
+                    synchronized (set) {
+                        if (set.get(s)) duplicates.increment();
+                        else set.set(s);
+                    }
+                    done++;
+                    if (t >= measureFromNanos && delivery == 1) latency.recordValue(Math.max(0, (now - t) / 1000));
+                }
+                consumed.add(done);
+                lastConsumeNanos.set(now);
+                consumer.commitAsync();
+            }
+            consumer.commitSync();
+        } catch (RuntimeException e) {
+            errors.computeIfAbsent("consumer: " + e, k -> new LongAdder()).increment();
+        }
+    }
+
     /** Finds the PostgreSQL pids first (a scan of /proc, slow on a busy machine), then reads counters and CPU together. */
     static Snap snap(Set<Long> pgRoots) {
         Set<Long> pids = pgRoots.isEmpty() ? Set.of()
@@ -377,10 +456,14 @@ public class KafkaSoak {
             unconfirmed += u.cardinality();
         }
         long errs = errors.values().stream().mapToLong(LongAdder::sum).sum();
-        System.out.printf("%s: topic %s, %d partitions, %d producers (%s), %d consumers in one group%s, %d B values%n",
+        System.out.printf("%s: topic %s, %d partitions, %d producers (%s), %d consumers in one %s%s, %d B values%n",
                 label, topic, partitions, producers, transactional > 0
                         ? "transactional, " + transactional + " records per transaction" : "idempotent, acks=all",
-                consumers, transactional > 0 ? " (read_committed)" : "", valueBytes);
+                consumers, share ? "share group" : "group", transactional > 0 ? " (read_committed)" : "", valueBytes);
+        if (share) {
+            System.out.printf("%s: share group: %d deliveries released (--release-every %d), %d records rejected"
+                    + " (--reject-every %d)%n", label, released.sum(), releaseEvery, rejected.sum(), rejectEvery);
+        }
         System.out.printf("%s: steady %.1f s (after %d s warm-up), drain %.1f s%n", label, steady, warmup, all - steady);
         System.out.printf("%s: produced/s %.0f  consumed/s %.0f  (steady); consumed A->C %d%n",
                 label, prodAB / steady, consAB / steady, consAC);

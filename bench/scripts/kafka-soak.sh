@@ -16,6 +16,9 @@
 #                   client's queue: java 32 MB buffer.memory, librdkafka 100,000 records; a closed loop)
 #   --transactional N  (java) transactional producers committing N records per transaction, read_committed consumers
 #                   (default 0 = idempotent producers); prints transactions/s
+#   --share         (java) the consumers are members of one share group (KafkaShareConsumer, explicit ACCEPT)
+#   --release-every N, --reject-every N  (with --share) release each N-th record of a producer once (then accept
+#                   it), reject each N-th (a dead letter): what RELEASE and REJECT cost
 #   --compare APP   Queen (APP) and Apache Kafka alternately in one invocation (odd rounds Queen first, even rounds
 #                   Kafka first), each as above, then every run, the medians and the ratios Queen/Kafka of records/s
 #                   and of CPU per record (Queen's broker + PostgreSQL against Kafka's broker)
@@ -38,7 +41,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 client=java seconds=30 warm=20 partitions=200 outstanding=0 producers="" consumers="" transactional=0 out=""
-compare="" rounds=1
+compare="" rounds=1 share=()
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,6 +53,8 @@ while [ $# -gt 0 ]; do
     --producers) producers=$2; shift 2 ;;
     --consumers) consumers=$2; shift 2 ;;
     --transactional) transactional=$2; shift 2 ;;
+    --share) share+=(--share); shift ;;
+    --release-every|--reject-every) share+=("$1" "$2"); shift 2 ;;
     --compare) compare=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -71,7 +76,8 @@ fi
 case $client in
   java) producers=${producers:-8} consumers=${consumers:-8} ;;
   librdkafka) producers=${producers:-2} consumers=${consumers:-2}
-    [ "$transactional" = 0 ] || { echo "kafka-soak: --transactional needs --client java" >&2; exit 2; } ;;
+    [ "$transactional" = 0 ] || { echo "kafka-soak: --transactional needs --client java" >&2; exit 2; }
+    [ ${#share[@]} -eq 0 ] || { echo "kafka-soak: --share needs --client java" >&2; exit 2; } ;;
   *) echo "kafka-soak: --client is java or librdkafka, not $client" >&2; exit 2 ;;
 esac
 for n in "$seconds" "$warm" "$partitions" "$outstanding" "$producers" "$consumers" "$transactional" "$rounds"; do
@@ -126,7 +132,7 @@ load() {  # <target> <label> <seconds> <warmup> [client flags]
     --seconds "$s" --warmup "$w" --label "$target")
   if [ "$client" = java ]; then
     "$java" -cp "$cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn "$root/bench/scripts/KafkaSoak.java" \
-      "${common[@]}" --transactional "$transactional" "$@"
+      "${common[@]}" --transactional "$transactional" ${share[@]+"${share[@]}"} "$@"
   else
     "$python" "$root/bench/scripts/kafka_soak_rdkafka.py" "${common[@]}" --java "$java" --classpath "$cp" "$@"
   fi

@@ -5,12 +5,14 @@
 -- share-partition start offset. The records above it that are in flight (acquired by a member under a lock,
 -- released for another delivery, accepted out of order, or waiting to be filed as dead letters) have a row each in
 -- queen.kafka_share_records, at most share.partition.max.record.locks of them per (partition, group): a bounded
--- window, not a row per message. While such rows exist the cursor row carries a lease held by the share group
+-- window, not a row per message; they are contiguous from the cursor (records are acquired in offset order and only
+-- the cursor's move removes them). While such rows exist the cursor row carries a lease held by the share group
 -- (worker_id 'kafka-share'), so an HTTP pop of the same group name skips the partition as it skips any leased one,
 -- and a share fetch skips a partition an HTTP consumer holds: one lease per (partition, group), shared by both.
 --
--- Invariant (checked by queen.kafka_share_check_v1): every share record of (partition, group) lies above the
--- cursor's committed offset and at or below the partition's last offset; an acquired record has a member and a
+-- Invariant (checked by queen.kafka_share_check_v1): the share records of (partition, group) above the cursor are
+-- contiguous from its committed offset + 1 and end at or below the partition's last offset (records at or below
+-- it are done: an HTTP consumer of the same name acknowledged them, and the next share operation deletes them); an acquired record has a member and a
 -- lock expiry; a live lock lies under the cursor's share lease (whose expiry is never before the lock's).
 
 -- states: 0 available (released or lock expired, to be delivered again), 1 acquired, 2 accepted,
@@ -157,15 +159,12 @@ DECLARE
 BEGIN
     SELECT cc.committed INTO v_committed FROM queen.log_consumers cc
      WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group;
-    -- the first offset above the cursor that is not accepted: a record not yet in flight (no row) or one in flight
-    SELECT min(g) INTO v_next
-      FROM generate_series(v_committed + 1,
-                           COALESCE((SELECT max(r."offset") FROM queen.kafka_share_records r
-                                      WHERE r.partition_id = p_pid AND r.consumer_group = p_group), v_committed) + 1
-           ) AS g
-     WHERE NOT EXISTS (SELECT 1 FROM queen.kafka_share_records r
-                        WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r."offset" = g
-                          AND r.state = 2);
+    -- the records in flight are contiguous from the cursor (acquired in offset order, dropped only below the
+    -- cursor): the first one not accepted, or the one after the last, is where the cursor's successor stands
+    SELECT COALESCE(min(r."offset") FILTER (WHERE r.state <> 2), max(r."offset") + 1, v_committed + 1)
+      INTO v_next
+      FROM queen.kafka_share_records r
+     WHERE r.partition_id = p_pid AND r.consumer_group = p_group;
     IF v_next - 1 > v_committed THEN
         DELETE FROM queen.kafka_share_records r
          WHERE r.partition_id = p_pid AND r.consumer_group = p_group AND r."offset" < v_next;
@@ -359,11 +358,6 @@ END $$;
 CREATE OR REPLACE FUNCTION queen.kafka_share_check_v1()
 RETURNS TABLE (partition_id UUID, consumer_group TEXT, problem TEXT)
 LANGUAGE sql STABLE AS $$
-    SELECT r.partition_id, r.consumer_group, 'share record at or below the cursor (offset ' || r."offset" || ')'
-      FROM queen.kafka_share_records r
-      JOIN queen.log_consumers cc ON cc.partition_id = r.partition_id AND cc.consumer_group = r.consumer_group
-     WHERE r."offset" <= cc.committed
-    UNION ALL
     SELECT r.partition_id, r.consumer_group, 'share record beyond the log (offset ' || r."offset" || ')'
       FROM queen.kafka_share_records r JOIN queen.log_partitions lp ON lp.id = r.partition_id
      WHERE r."offset" > lp.last_offset
@@ -372,6 +366,13 @@ LANGUAGE sql STABLE AS $$
            || r."offset" || ')'
       FROM queen.kafka_share_records r
      WHERE r.state = 1 AND (r.member_id IS NULL OR r.lock_expires_at IS NULL)
+    UNION ALL
+    SELECT r.partition_id, r.consumer_group, 'share records not contiguous from the cursor'
+      FROM queen.kafka_share_records r
+      JOIN queen.log_consumers cc ON cc.partition_id = r.partition_id AND cc.consumer_group = r.consumer_group
+     WHERE r."offset" > cc.committed
+     GROUP BY r.partition_id, r.consumer_group, cc.committed
+    HAVING min(r."offset") <> cc.committed + 1 OR max(r."offset") - min(r."offset") + 1 <> count(*)
     UNION ALL
     SELECT DISTINCT r.partition_id, r.consumer_group, 'a live lock without the share lease'
       FROM queen.kafka_share_records r

@@ -47,6 +47,8 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 class ShareApis implements KafkaApiProvider {
     private static final Logger LOG = Logger.getLogger(ShareApis.class);
+    /** How long a session uses the group's configs before reading them again (a change applies within this). */
+    static final long SETTINGS_NANOS = 2_000_000_000L;
 
     private final ShareGroups groups;
     private final ShareSessions sessions;
@@ -119,13 +121,20 @@ class ShareApis implements KafkaApiProvider {
         }
     }
 
-    /** The request's topics, resolved by id among the tenant's topics (null: unknown). */
-    private Map<Uuid, KafkaStore.Topic> topics(UUID tenant) throws SQLException {
-        Map<Uuid, KafkaStore.Topic> out = new HashMap<>();
-        for (KafkaStore.Topic t : kafka.topics(tenant, null)) {
-            out.put(new Uuid(t.id().getMostSignificantBits(), t.id().getLeastSignificantBits()), t);
+    /**
+     * The session's topics by id, the tenant's topics looked up again only when a request names an id the session
+     * does not know yet (its first request, a topic added); an id that stays unknown is not a topic.
+     */
+    private Map<Uuid, KafkaStore.Topic> topics(UUID tenant, ShareSessions.Session session, List<Uuid> named)
+            throws SQLException {
+        synchronized (session) {
+            if (!session.topics.keySet().containsAll(named)) {
+                for (KafkaStore.Topic t : kafka.topics(tenant, null)) {
+                    session.topics.put(new Uuid(t.id().getMostSignificantBits(), t.id().getLeastSignificantBits()), t);
+                }
+            }
+            return new HashMap<>(session.topics);
         }
-        return out;
     }
 
     ShareFetchResponseData fetch(KafkaCaller caller, short version, ShareFetchRequestData request) throws Exception {
@@ -143,9 +152,10 @@ class ShareApis implements KafkaApiProvider {
         } catch (ApiException e) {
             return out.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }
-        ShareGroupConfigs.Settings settings = configs.settings(tenant, group);
+        ShareGroupConfigs.Settings settings = settings(tenant, group, session);
         out.setAcquisitionLockTimeoutMs(settings.lockMs());
-        Map<Uuid, KafkaStore.Topic> known = topics(tenant);
+        Map<Uuid, KafkaStore.Topic> known = topics(tenant, session, request.topics().stream()
+                .map(ShareFetchRequestData.FetchTopic::topicId).toList());
         Map<ShareSessions.Partition, ShareFetchResponseData.PartitionData> answers = new LinkedHashMap<>();
         synchronized (session) {
             for (ShareFetchRequestData.ForgottenTopic f : request.forgottenTopicsData()) {
@@ -188,6 +198,19 @@ class ShareApis implements KafkaApiProvider {
         return out;
     }
 
+    /** The group's settings, read again once {@link #SETTINGS_NANOS} passed since the session last read them. */
+    private ShareGroupConfigs.Settings settings(UUID tenant, String group, ShareSessions.Session session)
+            throws SQLException {
+        synchronized (session) {
+            long now = System.nanoTime();
+            if (session.settings == null || now - session.settingsAt > SETTINGS_NANOS) {
+                session.settings = configs.settings(tenant, group);
+                session.settingsAt = now;
+            }
+            return session.settings;
+        }
+    }
+
     private static ShareFetchResponseData.PartitionData partition(int index) {
         return new ShareFetchResponseData.PartitionData().setPartitionIndex(index).setRecords(MemoryRecords.EMPTY)
                 .setCurrentLeader(new ShareFetchResponseData.LeaderIdAndEpoch().setLeaderId(-1).setLeaderEpoch(-1));
@@ -209,7 +232,13 @@ class ShareApis implements KafkaApiProvider {
         if (parts.isEmpty()) {
             return;
         }
-        OffsetDateTime since = store.begin(tenant, group);
+        OffsetDateTime since;
+        synchronized (session) {
+            if (session.since == null) {
+                session.since = store.begin(tenant, group);
+            }
+            since = session.since;
+        }
         int max = request.maxRecords() > 0 ? request.maxRecords() : 500;
         long deadline = System.nanoTime() + Math.min(Math.max(0, request.maxWaitMs()), maxWaitMs) * 1_000_000L;
         Set<String> queues = new HashSet<>();
@@ -326,16 +355,18 @@ class ShareApis implements KafkaApiProvider {
                     .setErrorMessage("a ShareAcknowledge cannot open a share session");
         }
         ShareSessions.Key key = new ShareSessions.Key(tenant, group, request.memberId());
+        ShareSessions.Session session;
         try {
-            sessions.enter(key, request.shareSessionEpoch());
+            session = sessions.enter(key, request.shareSessionEpoch());
         } catch (ApiException e) {
             return out.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }
-        ShareGroupConfigs.Settings settings = configs.settings(tenant, group);
+        ShareGroupConfigs.Settings settings = settings(tenant, group, session);
         if (version >= 2) {
             out.setAcquisitionLockTimeoutMs(settings.lockMs());
         }
-        Map<Uuid, KafkaStore.Topic> known = topics(tenant);
+        Map<Uuid, KafkaStore.Topic> known = topics(tenant, session, request.topics().stream()
+                .map(ShareAcknowledgeRequestData.AcknowledgeTopic::topicId).toList());
         for (ShareAcknowledgeRequestData.AcknowledgeTopic t : request.topics()) {
             ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse tr =
                     new ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse().setTopicId(t.topicId());

@@ -24,6 +24,13 @@ class ShareSessions {
     static final class Session {
         int epoch;
         final Map<Partition, String> partitions = new LinkedHashMap<>();
+        /** The topics the session's requests named, by id (a topic named again is not looked up again). */
+        final Map<Uuid, io.queen.kafka.KafkaStore.Topic> topics = new java.util.HashMap<>();
+        /** The group's settings as last read, and when (nanoTime): re-read every few seconds, a config change applies. */
+        ShareGroupConfigs.Settings settings;
+        long settingsAt;
+        /** When the group began (share.auto.offset.reset=latest), read once per session. */
+        java.time.OffsetDateTime since;
         /** Where the next fetch starts among the partitions, so that one busy partition cannot starve the rest. */
         int rotation;
 
