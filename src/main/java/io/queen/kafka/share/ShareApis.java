@@ -25,6 +25,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.InvalidShareSessionEpochException;
 import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
@@ -108,7 +110,7 @@ class ShareApis implements KafkaApiProvider {
                 }
                 if (last < first || last - first > 100_000 || types.isEmpty()
                         || (types.size() != 1 && types.size() != last - first + 1)) {
-                    throw new org.apache.kafka.common.errors.InvalidRequestException(
+                    throw new InvalidRequestException(
                             "acknowledgement batch " + first + "-" + last + " with " + types.size() + " types");
                 }
                 for (long off = first; off <= last; off++) {
@@ -141,14 +143,9 @@ class ShareApis implements KafkaApiProvider {
         UUID tenant = Tenants.of(caller.tenant());
         ShareFetchResponseData out = new ShareFetchResponseData();
         String group = request.groupId();
-        if (!GroupCoordinator.validGroupId(group) || request.memberId() == null || request.memberId().isEmpty()) {
-            return out.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("a group and a member id are"
-                    + " required");
-        }
-        ShareSessions.Key key = new ShareSessions.Key(tenant, group, request.memberId());
         ShareSessions.Session session;
         try {
-            session = sessions.enter(key, request.shareSessionEpoch());
+            session = session(tenant, group, request.memberId(), request.shareSessionEpoch());
         } catch (ApiException e) {
             return out.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }
@@ -196,6 +193,14 @@ class ShareApis implements KafkaApiProvider {
         });
         byTopic.values().forEach(tr -> out.responses().add(tr));
         return out;
+    }
+
+    /** The request's share session, its group and member checked first; throws the error to answer. */
+    private ShareSessions.Session session(UUID tenant, String group, String member, int epoch) {
+        if (!GroupCoordinator.validGroupId(group) || member == null || member.isEmpty()) {
+            throw new InvalidRequestException("a valid group id and a member id are required");
+        }
+        return sessions.enter(new ShareSessions.Key(tenant, group, member), epoch);
     }
 
     /** The group's settings, read again once {@link #SETTINGS_NANOS} passed since the session last read them. */
@@ -346,18 +351,12 @@ class ShareApis implements KafkaApiProvider {
         UUID tenant = Tenants.of(caller.tenant());
         ShareAcknowledgeResponseData out = new ShareAcknowledgeResponseData();
         String group = request.groupId();
-        if (!GroupCoordinator.validGroupId(group) || request.memberId() == null || request.memberId().isEmpty()) {
-            return out.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("a group and a member id are"
-                    + " required");
-        }
-        if (request.shareSessionEpoch() == 0) {
-            return out.setErrorCode(Errors.INVALID_SHARE_SESSION_EPOCH.code())
-                    .setErrorMessage("a ShareAcknowledge cannot open a share session");
-        }
-        ShareSessions.Key key = new ShareSessions.Key(tenant, group, request.memberId());
         ShareSessions.Session session;
         try {
-            session = sessions.enter(key, request.shareSessionEpoch());
+            if (request.shareSessionEpoch() == 0) {
+                throw new InvalidShareSessionEpochException("a ShareAcknowledge cannot open a share session");
+            }
+            session = session(tenant, group, request.memberId(), request.shareSessionEpoch());
         } catch (ApiException e) {
             return out.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }
