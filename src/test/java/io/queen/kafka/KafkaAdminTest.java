@@ -326,6 +326,11 @@ class KafkaAdminTest extends KafkaListenerClients {
             assertEquals(0, run.exit(), run.toString());
             assertTrue(run.out().contains("ProducerId"), run.toString());
             assertTrue(run.out().contains(Long.toString(s.producerId())), run.toString());
+            // an open transaction has no start offset in the log, so find-hanging finds none to report
+            KafkaTool.Run hanging = KafkaTool.run(TransactionsCommand::main, "--bootstrap-server", bootstrap(),
+                    "find-hanging", "--broker-id", Integer.toString(cluster.nodeId()));
+            assertEquals(0, hanging.exit(), hanging.toString());
+            assertFalse(hanging.out().contains(Long.toString(s.producerId())), hanging.toString());
 
             p.commitTransaction();
             assertTrue(a.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
