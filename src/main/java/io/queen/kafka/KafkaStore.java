@@ -8,7 +8,7 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 
-/** SQL calls of the Kafka listener (db/021_kafka.sql). Thread-safe (stateless). */
+/** SQL calls of the Kafka listener (db/021_kafka.sql, db/027_kafka_admin.sql). Thread-safe (stateless). */
 @ApplicationScoped
 public class KafkaStore {
     private final SqlCalls sql;
@@ -71,6 +71,42 @@ public class KafkaStore {
     /** Sets a topic's retention (0 = off); false for an unknown topic. */
     public boolean setRetention(UUID tenant, String name, int retentionSeconds) throws SQLException {
         return sql.flag("SELECT queen.kafka_set_retention_v1(?, ?, ?)", tenant, name, retentionSeconds);
+    }
+
+    /** What a CreatePartitions did to one topic: {@code ok}, {@code not_increase} or {@code unknown}. */
+    public record Grown(String status, int current) {
+    }
+
+    /** The stored bytes of one written Kafka partition (its segments, compressed). */
+    public record PartitionSize(String topic, int partition, long bytes) {
+    }
+
+    /** A producer with an open transaction that added a partition. */
+    public record PartitionProducer(long producerId, short epoch, int lastSequence, long lastTimestampMs) {
+    }
+
+    /** Grows a topic to {@code count} partitions (never shrinks it); with {@code validateOnly} changes nothing. */
+    public Grown createPartitions(UUID tenant, String name, int count, boolean validateOnly) throws SQLException {
+        return sql.one("SELECT status, current FROM queen.kafka_create_partitions_v1(?, ?, ?, ?)",
+                rs -> new Grown(rs.getString(1), rs.getInt(2)), tenant, name, count, validateOnly);
+    }
+
+    /** The sizes of the written Kafka partitions of the tenant's topics, all ({@code names} null) or the named. */
+    public List<PartitionSize> partitionSizes(UUID tenant, List<String> names) throws SQLException {
+        return sql.list("SELECT queue_name, partition_index, size_bytes"
+                        + " FROM queen.kafka_partition_sizes_v1(?, ?::text[])",
+                rs -> new PartitionSize(rs.getString(1), rs.getInt(2), rs.getLong(3)),
+                tenant, names == null ? null : names.toArray(new String[0]));
+    }
+
+    /** The producers whose open transaction added a partition, by producer id. */
+    public List<PartitionProducer> partitionProducers(UUID tenant, String queue, String partition)
+            throws SQLException {
+        return sql.list("SELECT producer_id, epoch, last_sequence, last_at"
+                        + " FROM queen.kafka_partition_producers_v1(?, ?, ?)",
+                rs -> new PartitionProducer(rs.getLong(1), rs.getShort(2), rs.getInt(3),
+                        rs.getObject(4, OffsetDateTime.class).toInstant().toEpochMilli()),
+                tenant, queue, partition);
     }
 
     /** A producer id no other InitProducerId got, on any broker. */

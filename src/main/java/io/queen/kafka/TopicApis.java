@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.admin.EndpointType;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
@@ -22,6 +23,8 @@ import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -32,10 +35,11 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Metadata, CreateTopics, DeleteTopics and FindCoordinator. The cluster clients see is the live brokers on this
- * database ({@link BrokerRegistry}): Metadata lists them and spreads partition leadership over them, FindCoordinator
- * names the broker the {@link ClusterView} picks for each key. Every broker can serve every partition (the log is in
- * PostgreSQL), so leadership only spreads the clients' connections. Stateless (reads the current view), thread-safe.
+ * Metadata, DescribeCluster, CreateTopics, DeleteTopics and FindCoordinator. The cluster clients see is the live
+ * brokers on this database ({@link BrokerRegistry}): Metadata and DescribeCluster list them (Metadata spreads
+ * partition leadership over them), FindCoordinator names the broker the {@link ClusterView} picks for each key.
+ * Every broker can serve every partition (the log is in PostgreSQL), so leadership only spreads the clients'
+ * connections. Stateless (reads the current view), thread-safe.
  */
 @ApplicationScoped
 class TopicApis implements KafkaApiProvider {
@@ -52,6 +56,8 @@ class TopicApis implements KafkaApiProvider {
     @Override
     public void register(KafkaApis apis) {
         apis.serve(ApiKeys.METADATA, 13, (KafkaHandler<MetadataRequestData>) (c, v, r) -> done(metadata(c, v, r)))
+                .serve(ApiKeys.DESCRIBE_CLUSTER, 2, (KafkaHandler<DescribeClusterRequestData>) (c, v, r) ->
+                        done(describeCluster(r)))
                 .serve(ApiKeys.CREATE_TOPICS, 7, (KafkaHandler<CreateTopicsRequestData>) (c, v, r) ->
                         done(createTopics(c, r)))
                 .serve(ApiKeys.DELETE_TOPICS, 6, (KafkaHandler<DeleteTopicsRequestData>) (c, v, r) ->
@@ -109,6 +115,31 @@ class TopicApis implements KafkaApiProvider {
                 Errors e = Topics.valid(rt.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.INVALID_TOPIC_EXCEPTION;
                 out.topics().add(new MetadataResponseTopic().setName(rt.name()).setErrorCode(e.code()));
             }
+        }
+        return out;
+    }
+
+    /**
+     * The live brokers as Metadata lists them, with the same controller. A broker is a broker endpoint only: a
+     * request for another endpoint type is answered as Apache Kafka's brokers answer it. No broker is listed as
+     * fenced (a broker out of the live set is not listed at all); cluster authorized operations are not reported.
+     */
+    DescribeClusterResponseData describeCluster(DescribeClusterRequestData request) {
+        DescribeClusterResponseData out = new DescribeClusterResponseData().setEndpointType(EndpointType.BROKER.id());
+        EndpointType asked = EndpointType.fromId(request.endpointType());
+        if (asked == EndpointType.UNKNOWN) {
+            return out.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("Unsupported endpoint type " + request.endpointType());
+        }
+        if (asked != EndpointType.BROKER) {
+            return out.setErrorCode(Errors.MISMATCHED_ENDPOINT_TYPE.code()).setErrorMessage(
+                    "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type " + asked);
+        }
+        ClusterView view = cluster.view();
+        out.setClusterId(CLUSTER_ID).setControllerId(view.controllerId());
+        for (KafkaNode n : view.nodes()) {
+            out.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(n.id())
+                    .setHost(n.host()).setPort(n.port()).setRack(n.rack()));
         }
         return out;
     }

@@ -61,7 +61,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -339,7 +339,7 @@ class KafkaClientTest extends KafkaListenerClients {
             p.flush();
         }
         MemoryRecords bounded = fetch("fetch-bounds", 0, 1000);
-        List<org.apache.kafka.common.record.Record> got = new ArrayList<>();
+        List<org.apache.kafka.common.record.internal.Record> got = new ArrayList<>();
         bounded.records().forEach(got::add);
         assertTrue(bounded.sizeInBytes() <= 1000, bounded.sizeInBytes() + " bytes");
         assertTrue(bounded.sizeInBytes() + 300 > 1000, "cut before the record that would pass the bound");
@@ -348,7 +348,7 @@ class KafkaClientTest extends KafkaListenerClients {
             assertEquals(i, got.get(i).value().get(0));
         }
         MemoryRecords one = fetch("fetch-bounds", 2, 10);
-        List<org.apache.kafka.common.record.Record> first = new ArrayList<>();
+        List<org.apache.kafka.common.record.internal.Record> first = new ArrayList<>();
         one.records().forEach(first::add);
         assertEquals(1, first.size(), "a bound below one record still gives one");
         assertEquals(2, first.get(0).offset());

@@ -2,6 +2,7 @@ package io.queen.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +27,7 @@ import javax.security.auth.callback.Callback;
 import javax.security.auth.login.AppConfigurationEntry;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -37,7 +39,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
@@ -198,6 +202,29 @@ class KafkaSaslTest {
             Exception e = assertThrows(Exception.class,
                     () -> p.send(new ProducerRecord<>("sasl-ro", 0, null, new byte[] {1})).get());
             assertTrue(authorizationFailure(e), e.toString());
+        }
+    }
+
+    @Test
+    void theAdminCallsNeedTheRolesApacheKafkasAclsWouldAsk() throws Exception {
+        try (Admin a = Admin.create(plain(Tokens.token("root", "admin", "tenant-l")))) {
+            a.createTopics(List.of(new NewTopic("sasl-admin", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            int node = a.describeCluster().nodes().get(30, TimeUnit.SECONDS).iterator().next().id();
+            assertTrue(a.describeLogDirs(List.of(node)).allDescriptions().get(30, TimeUnit.SECONDS).containsKey(node));
+        }
+        TopicPartition tp = new TopicPartition("sasl-admin", 0);
+        try (Admin reader = Admin.create(plain(Tokens.token("reader", "read-only", "tenant-l")))) {
+            // DescribeCluster as Metadata, DescribeProducers as reading the topic
+            int node = reader.describeCluster().nodes().get(30, TimeUnit.SECONDS).iterator().next().id();
+            assertTrue(reader.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                    .activeProducers().isEmpty());
+            // DescribeLogDirs (DESCRIBE on the cluster) and CreatePartitions (ALTER on the topic): admin
+            ExecutionException dirs = assertThrows(ExecutionException.class,
+                    () -> reader.describeLogDirs(List.of(node)).allDescriptions().get(30, TimeUnit.SECONDS));
+            assertInstanceOf(ClusterAuthorizationException.class, dirs.getCause());
+            ExecutionException grow = assertThrows(ExecutionException.class, () -> reader.createPartitions(
+                    Map.of("sasl-admin", NewPartitions.increaseTo(2))).all().get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, grow.getCause());
         }
     }
 

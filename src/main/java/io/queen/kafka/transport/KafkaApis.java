@@ -66,17 +66,20 @@ public final class KafkaApis {
      * {@code PUBLIC} = any authenticated caller. Reads by offset and group membership are reads; committing a
      * group's offset moves its cursor as an HTTP ack does (so do a transaction's offsets, TxnOffsetCommit and
      * AddOffsetsToTxn; and a share group's ShareFetch and ShareAcknowledge, which acquire and acknowledge
-     * records as an HTTP pop and ack do); a transaction's partitions and its end are produce; topic and group administration is
-     * admin; anything not listed is admin.
+     * records as an HTTP pop and ack do); a transaction's partitions and its end are produce; topic and group
+     * administration is admin; anything not listed is admin. The describe calls follow Apache Kafka's ACLs:
+     * DescribeCluster tells what Metadata tells (Kafka checks no ACL for it), DescribeProducers needs READ on the
+     * topic (read here), DescribeLogDirs DESCRIBE on the cluster (admin here, with the broker's other cluster-wide
+     * calls); CreatePartitions, ALTER on the topic, is topic administration.
      */
     public static Access.Level level(ApiKeys key) {
         return switch (key) {
-            case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR -> Access.Level.PUBLIC;
+            case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR, DESCRIBE_CLUSTER ->
+                    Access.Level.PUBLIC;
             case PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, END_TXN -> Access.Level.PRODUCE;
             case FETCH, LIST_OFFSETS, DESCRIBE_CONFIGS, OFFSET_FETCH, JOIN_GROUP, SYNC_GROUP, HEARTBEAT,
-                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS, SHARE_GROUP_HEARTBEAT, SHARE_GROUP_DESCRIBE,
-                    DESCRIBE_SHARE_GROUP_OFFSETS ->
-                    Access.Level.READ;
+                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS, DESCRIBE_PRODUCERS, SHARE_GROUP_HEARTBEAT,
+                    SHARE_GROUP_DESCRIBE, DESCRIBE_SHARE_GROUP_OFFSETS -> Access.Level.READ;
             case OFFSET_COMMIT, TXN_OFFSET_COMMIT, ADD_OFFSETS_TO_TXN, SHARE_FETCH, SHARE_ACKNOWLEDGE ->
                     Access.Level.WRITE;
             default -> Access.Level.ADMIN;

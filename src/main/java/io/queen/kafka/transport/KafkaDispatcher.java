@@ -192,7 +192,8 @@ final class KafkaDispatcher {
                 || key == ApiKeys.TXN_OFFSET_COMMIT) {
             return new TransactionalIdAuthorizationException("Insufficient permissions");
         }
-        return level == Access.Level.ADMIN || key == ApiKeys.INIT_PRODUCER_ID
+        // CreatePartitions is ALTER on the topic for Apache Kafka, so it answers for the topic
+        return (level == Access.Level.ADMIN && key != ApiKeys.CREATE_PARTITIONS) || key == ApiKeys.INIT_PRODUCER_ID
                 ? new ClusterAuthorizationException("Insufficient permissions")
                 : new TopicAuthorizationException("Insufficient permissions");
     }

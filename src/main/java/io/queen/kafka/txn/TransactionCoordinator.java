@@ -224,7 +224,7 @@ public class TransactionCoordinator {
             groupError = Errors.INVALID_GROUP_ID;
         } else {
             groupError = groups.validateTxnCommit(caller, request.groupId(), request.memberId(),
-                    request.groupInstanceId(), request.generationId());
+                    request.groupInstanceId(), request.generationIdOrMemberEpoch());
         }
         List<String> queues = new ArrayList<>();
         List<String> partitions = new ArrayList<>();

@@ -33,8 +33,8 @@ import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -210,7 +210,7 @@ class KafkaTransactionProtocolTest {
 
             // offsets for a group not added to the transaction
             TxnOffsetCommitRequestData commit = new TxnOffsetCommitRequestData().setTransactionalId("t-add")
-                    .setGroupId("proto-group").setProducerId(pid).setProducerEpoch(e).setGenerationId(-1)
+                    .setGroupId("proto-group").setProducerId(pid).setProducerEpoch(e).setGenerationIdOrMemberEpoch(-1)
                     .setMemberId("").setTopics(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic()
                             .setName("proto-add").setPartitions(List.of(
                                     new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
@@ -221,7 +221,7 @@ class KafkaTransactionProtocolTest {
                             .setProducerEpoch(e).setGroupId("proto-group"))).errorCode());
             // a member and generation the group does not know (zombie fencing)
             assertEquals(Errors.ILLEGAL_GENERATION.code(), offsetError(call(s, ApiKeys.TXN_OFFSET_COMMIT, 3,
-                    commit.duplicate().setGenerationId(4).setMemberId("gone-member"))));
+                    commit.duplicate().setGenerationIdOrMemberEpoch(4).setMemberId("gone-member"))));
             assertEquals(Errors.NONE.code(), offsetError(call(s, ApiKeys.TXN_OFFSET_COMMIT, 3, commit)));
 
             // commit, a retried commit, then an abort that contradicts it
