@@ -68,6 +68,13 @@ BEGIN
     RETURN v_at;
 END $$;
 
+-- Whether the share group began (a member joined once, or its offsets were set).
+CREATE OR REPLACE FUNCTION queen.kafka_share_group_exists_v1(p_tenant UUID, p_group TEXT)
+RETURNS BOOLEAN
+LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM queen.kafka_share_groups g WHERE g.tenant_id = p_tenant AND g.group_id = p_group)
+$$;
+
 -- A group's configs (all of them; the broker fills in defaults).
 CREATE OR REPLACE FUNCTION queen.kafka_group_configs_v1(p_tenant UUID, p_group TEXT)
 RETURNS TABLE (name TEXT, value TEXT)

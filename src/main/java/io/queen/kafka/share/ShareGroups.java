@@ -289,8 +289,13 @@ public class ShareGroups {
             }
             Group g = groups.get(new Key(tenant, id));
             if (g == null) {
-                d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + id + " not found.")
-                        .setGroupState("Dead");
+                // no member since this broker took the group over: a group that began is Empty, as in Kafka
+                if (CoordinatorSql.retriable("share group", () -> store.exists(tenant, id))) {
+                    d.setGroupState("Empty").setGroupEpoch(0).setAssignmentEpoch(0).setAssignorName(ASSIGNOR);
+                } else {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + id + " not found.")
+                            .setGroupState("Dead");
+                }
                 continue;
             }
             synchronized (g) {

@@ -44,6 +44,11 @@ class ShareStore {
                 value == null ? SqlCalls.NULL_TEXT : value);
     }
 
+    /** Whether the share group began (it had a member once, or its offsets were set), though it has none now. */
+    boolean exists(UUID tenant, String group) throws SQLException {
+        return sql.flag("SELECT queen.kafka_share_group_exists_v1(?, ?)", tenant, group);
+    }
+
     /** Registers the share group where new; answers when it began. */
     OffsetDateTime begin(UUID tenant, String group) throws SQLException {
         return sql.one("SELECT queen.kafka_share_group_v1(?, ?)", rs -> rs.getObject(1, OffsetDateTime.class),

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.agroal.api.AgroalDataSource;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListenerClients;
+import io.queen.kafka.KafkaTool;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.StorageInvariants;
 import io.quarkus.test.common.TestResourceScope;
@@ -46,6 +47,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.tools.consumer.group.ShareGroupCommand;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -347,6 +349,48 @@ class ShareGroupTest extends KafkaListenerClients {
                     "no offset left: " + after);
         }
         assertEquals(Long.MIN_VALUE, committed("share-offsets", 0, "sg-offsets"), "its cursor is gone");
+    }
+
+    @Test
+    void kafkaShareGroupsDescribesTheGroupAndResetsItsOffsets() throws Exception {
+        prepare("share-cli", 2, "sg-cli", 30_000, 5);
+        produce("share-cli", 10);
+        String[] base = {"--bootstrap-server", bootstrap(), "--group", "sg-cli"};
+        try (KafkaShareConsumer<String, String> c = consumer("sg-cli", 100)) {
+            c.subscribe(List.of("share-cli"));
+            int done = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (done < 10 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+                    c.acknowledge(r, AcknowledgeType.ACCEPT);
+                    done++;
+                }
+                c.commitSync(Duration.ofSeconds(30));
+            }
+            assertEquals(10, done);
+            KafkaTool.Run members = KafkaTool.run(ShareGroupCommand::main, concat(base, "--describe", "--members"));
+            assertEquals(0, members.exit(), members.toString());
+            assertTrue(members.out().contains("share-cli:0,1") || members.out().contains("share-cli:0"),
+                    members.toString());
+        }
+        KafkaTool.Run offsets = KafkaTool.run(ShareGroupCommand::main, concat(base, "--describe"));
+        assertEquals(0, offsets.exit(), offsets.toString());
+        assertTrue(offsets.out().contains("share-cli"), offsets.toString());
+        KafkaTool.Run reset = KafkaTool.run(ShareGroupCommand::main, concat(base, "--reset-offsets", "--topic",
+                "share-cli", "--to-earliest", "--execute"));
+        assertEquals(0, reset.exit(), reset.toString());
+        try (Admin a = admin()) {
+            var info = a.listShareGroupOffsets(Map.of("sg-cli", new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo("sg-cli").get(30, TimeUnit.SECONDS);
+            assertEquals(0, info.get(new TopicPartition("share-cli", 0)).startOffset(), info.toString());
+            assertEquals(0, info.get(new TopicPartition("share-cli", 1)).startOffset(), info.toString());
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     /** The group's description; null while it does not exist yet (its first member has not joined). */
