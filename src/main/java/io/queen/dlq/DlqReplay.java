@@ -2,6 +2,7 @@ package io.queen.dlq;
 
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.push.LogWriter;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
@@ -34,8 +35,10 @@ public class DlqReplay {
     private final DlqStore store;
     private final int zstdLevel;
     private final LogWriter writer;
+    private final PayloadCipher cipher;
 
-    DlqReplay(DlqStore store, QueenConfig config, LogWriter writer) {
+    DlqReplay(DlqStore store, QueenConfig config, LogWriter writer, PayloadCipher cipher) {
+        this.cipher = cipher;
         this.store = store;
         this.zstdLevel = config.zstdLevel();
         this.writer = writer;
@@ -55,7 +58,9 @@ public class DlqReplay {
         SegmentBuilder b = new SegmentBuilder(payload.length + 128);
         // a snapshot of an encrypted queue's message is still its envelope: it goes back with frame flag 4
         boolean encrypted = PayloadCipher.isEnvelope(DlqJson.payload(row.payload()));
-        b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), encrypted, payload));
+        byte[] record = kafkaRecord(row, payload, encrypted);
+        b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), encrypted, record == null ? payload : record,
+                record != null));
         DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
         switch (m.verdict()) {
             case "moved" -> {
@@ -70,6 +75,23 @@ public class DlqReplay {
             default -> {
                 return new Result(Verdict.GONE, row, q, p, null, null, txn, -1);
             }
+        }
+    }
+
+    /**
+     * A dead Kafka record goes back as a Kafka record (frame flag 8, encrypted again where it was), so Kafka
+     * consumers read its key, headers and value rather than its JSON snapshot; null for any other dead letter, or
+     * a snapshot this broker cannot read (encrypted without the key here): that one goes back as JSON.
+     */
+    private byte[] kafkaRecord(DlqStore.DeadLetter row, byte[] payload, boolean encrypted) {
+        if (row.transactionId() == null || !row.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)) {
+            return null;
+        }
+        try {
+            byte[] binary = RecordEnvelope.fromDeadLetter(encrypted ? cipher.decrypt(payload) : payload);
+            return binary == null || !encrypted ? binary : cipher.encrypt(binary);
+        } catch (RuntimeException noKey) {
+            return null;
         }
     }
 

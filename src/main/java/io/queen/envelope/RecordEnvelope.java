@@ -171,6 +171,34 @@ public final class RecordEnvelope {
         return p.readValueAsTree() instanceof ObjectNode o ? o : null;
     }
 
+    /**
+     * The record in binary form (frame flag 8) that a dead letter's JSON snapshot of a Kafka record describes, or
+     * null when the snapshot is no such envelope. The snapshot went through PostgreSQL's jsonb, which keeps a JSON
+     * value's document but not its spacing or key order: such a value comes back as the same document, written
+     * compactly; every other value, the key and the headers come back byte for byte.
+     */
+    public static byte[] fromDeadLetter(byte[] snapshot) {
+        try {
+            JsonNode root = Json.MAPPER.readTree(snapshot);
+            JsonNode meta = root == null ? null : root.get("kafka");
+            if (meta == null || !meta.isObject() || !root.has("value") || root.size() != 2) {
+                return null;
+            }
+            JsonNode v = root.get("value");
+            byte[] value = meta.path("json").asBoolean(false) ? Json.MAPPER.writeValueAsBytes(v) : readBytes(v);
+            JsonNode hs = meta.path("headers");
+            List<Header> headers = new ArrayList<>(hs.size());
+            for (JsonNode h : hs) {
+                headers.add(new RecordHeader(h.path("key").asText(), readBytes(h.get("value"))));
+            }
+            byte[] key = readBytes(meta.get("key"));
+            return KafkaRecordFormat.encode(meta.path("timestamp").asLong(-1), key == null ? null : ByteBuffer.wrap(key),
+                    value == null ? null : ByteBuffer.wrap(value), headers.toArray(new Header[0]));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     private static Kafka envelope(byte[] payload) {
         try (JsonParser p = JSON.createParser(payload)) {
             ObjectNode meta = head(p);

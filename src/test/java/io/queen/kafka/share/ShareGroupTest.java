@@ -204,6 +204,22 @@ class ShareGroupTest extends KafkaListenerClients {
         assertEquals(1, dlq.getInt("total"));
         assertTrue(dlq.getString("messages[0].errorMessage").contains("delivery count limit 2"), dlq.prettify());
         assertEquals(0, committed("share-limit", 0, "sg-limit"));
+
+        // replayed over HTTP, the dead letter is a record again: the share group gets it with its key and value
+        given().post("/api/v1/dlq/" + dlq.getString("messages[0].id") + "/replay").then().statusCode(200);
+        try (KafkaShareConsumer<String, String> c = consumer("sg-limit", 10)) {
+            c.subscribe(List.of("share-limit"));
+            List<ConsumerRecord<String, String>> again = pollFor(c, 1);
+            assertEquals(1, again.size());
+            assertEquals(1, again.get(0).offset(), "appended at the tail");
+            assertEquals("k0", again.get(0).key());
+            assertEquals("v0", again.get(0).value());
+            assertEquals((short) 1, again.get(0).deliveryCount().orElseThrow(), "a new record's first delivery");
+            c.acknowledge(again.get(0), AcknowledgeType.ACCEPT);
+            c.commitSync(Duration.ofSeconds(30));
+        }
+        assertEquals(1, committed("share-limit", 0, "sg-limit"));
+        assertEquals(0, deadLetters("share-limit", "sg-limit").getInt("total"), "the replay took it out");
     }
 
     @Test
