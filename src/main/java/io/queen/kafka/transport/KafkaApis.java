@@ -73,7 +73,8 @@ public final class KafkaApis {
             case API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, FIND_COORDINATOR -> Access.Level.PUBLIC;
             case PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, END_TXN -> Access.Level.PRODUCE;
             case FETCH, LIST_OFFSETS, DESCRIBE_CONFIGS, OFFSET_FETCH, JOIN_GROUP, SYNC_GROUP, HEARTBEAT,
-                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS -> Access.Level.READ;
+                    LEAVE_GROUP, LIST_GROUPS, DESCRIBE_GROUPS, CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE ->
+                    Access.Level.READ;
             case OFFSET_COMMIT, TXN_OFFSET_COMMIT, ADD_OFFSETS_TO_TXN -> Access.Level.WRITE;
             default -> Access.Level.ADMIN;
         };
