@@ -310,7 +310,8 @@ public class GroupCoordinator {
             }
         }
         UUID tenant = Tenants.of(caller.tenant());
-        Map<String, ConsumerGroup.TopicInfo> topics = sql(() -> catalog.topics(tenant));
+        Map<String, ConsumerGroup.TopicInfo> topics = sql(() -> catalog.topics(tenant,
+                request.subscribedTopicNames()));
         ConsumerGroup.HeartbeatResult r = consumerGroups.heartbeat(key(caller, request.groupId()),
                 new ConsumerGroup.Heartbeat(request.memberId(), request.memberEpoch(), request.instanceId(),
                         request.rackId(), request.rebalanceTimeoutMs(), request.subscribedTopicNames(),
@@ -467,14 +468,14 @@ public class GroupCoordinator {
     }
 
     /**
-     * A read-only snapshot of a group this broker coordinates with the classic protocol (what the console's members
-     * view shows), or null when it holds no membership for it. Takes the group's monitor once, as DescribeGroups.
+     * A read-only snapshot of a group this broker coordinates, with the classic or the consumer protocol (what the
+     * console's members view shows), or null when it holds no membership for it. Takes the group's monitor once, as DescribeGroups.
      */
     public GroupSnapshot snapshot(UUID tenant, String groupId) {
         ClassicGroups.GroupView v = validGroupId(groupId) ? groups.describe(new ClassicGroups.Key(tenant, groupId))
                 : null;
         if (v == null || v.state() == ClassicGroupState.DEAD) {
-            return null;
+            return validGroupId(groupId) ? consumerSnapshot(tenant, groupId) : null;
         }
         List<MemberSnapshot> members = new ArrayList<>();
         for (ClassicGroups.MemberView m : v.members()) {
@@ -483,6 +484,27 @@ public class GroupCoordinator {
         }
         members.sort(java.util.Comparator.comparing(MemberSnapshot::memberId));
         return new GroupSnapshot(v.state().wire, v.protocolType(), v.protocolName(), members);
+    }
+
+    /** A consumer-protocol group held here, as {@link #snapshot} shows it (its members' current partitions). */
+    private GroupSnapshot consumerSnapshot(UUID tenant, String groupId) {
+        ClassicGroups.Key key = new ClassicGroups.Key(tenant, groupId);
+        if (!consumerGroups.held(key)) {
+            return null;
+        }
+        Map<Uuid, String> names = sql(() -> catalog.names(tenant));
+        return consumerGroups.read(key, g -> {
+            List<MemberSnapshot> members = new ArrayList<>();
+            for (ConsumerMember m : g.members().values()) {
+                List<TopicPartition> assigned = new ArrayList<>();
+                m.assigned.forEach((t, ps) -> ps.forEach(p -> assigned.add(
+                        new TopicPartition(names.getOrDefault(t, t.toString()), p))));
+                members.add(new MemberSnapshot(m.memberId, m.instanceId, m.clientId, m.clientHost, assigned,
+                        m.joinedAt));
+            }
+            members.sort(java.util.Comparator.comparing(MemberSnapshot::memberId));
+            return new GroupSnapshot(g.state().wire, CONSUMER, g.assignorName(), members);
+        }, () -> null);
     }
 
     /**
@@ -675,7 +697,11 @@ public class GroupCoordinator {
         if (!here(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
-        return groups.validateCommit(key(caller, groupId), memberId, instanceId, generationId, true);
+        ClassicGroups.Key key = key(caller, groupId);
+        // a commit naming no member and no generation (older TxnOffsetCommit versions) is taken as Kafka takes it
+        boolean named = generationId >= 0 || (memberId != null && !memberId.isEmpty());
+        Errors consumer = named ? consumerCheck(key, memberId, generationId, true) : null;
+        return consumer != null ? consumer : groups.validateCommit(key, memberId, instanceId, generationId, true);
     }
 
     public CompletionStage<OffsetFetchResponseData> offsetFetch(KafkaCaller caller, short apiVersion,

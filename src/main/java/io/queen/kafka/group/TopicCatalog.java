@@ -50,9 +50,18 @@ final class TopicCatalog {
     }
 
     Map<String, ConsumerGroup.TopicInfo> topics(UUID tenant) throws SQLException {
+        return topics(tenant, null);
+    }
+
+    /**
+     * The tenant's topics; read again when a name of {@code wanted} (a subscription being set) is missing, so a
+     * member subscribing to a topic created a moment ago is assigned it at once.
+     */
+    Map<String, ConsumerGroup.TopicInfo> topics(UUID tenant, java.util.List<String> wanted) throws SQLException {
         long now = clockMs.getAsLong();
         Read r = cache.get(tenant);
-        if (r == null || now - r.atMs() >= REFRESH_MS) {
+        if (r == null || now - r.atMs() >= REFRESH_MS
+                || (wanted != null && !r.topics().keySet().containsAll(wanted))) {
             r = new Read(now, source.topics(tenant));
             cache.put(tenant, r);
         }

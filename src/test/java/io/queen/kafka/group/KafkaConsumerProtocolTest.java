@@ -239,7 +239,7 @@ class KafkaConsumerProtocolTest extends KafkaListenerClients {
             RawMember k = new RawMember(s, group, List.of(topic));
             k.heartbeat();
             assertEquals(1, k.epoch);
-            assertEquals(PARTITIONS, k.owned.get(0).partitions().size());
+            assertEquals(PARTITIONS, k.owned.get(0).partitions().size(), "alone, k is given every partition");
             GroupConsumer a = member("a", group, null, topic, new ConcurrentLinkedQueue<>(), null);
             a.start();
             // k heartbeats as a client does (confirming its revocation with its owned partitions) until settled
