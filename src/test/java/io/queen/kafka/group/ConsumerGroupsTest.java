@@ -136,19 +136,36 @@ class ConsumerGroupsTest {
 
     @Test
     void anotherCoordinatorContinuesTheGroupWithoutMovingPartitions() {
-        hb(groups, join("a", null));
-        hb(groups, join("b", null));
-        Set<Integer> ofA = of(hb(groups, beat("a", 1, Set.of(0, 1, 2, 3, 4, 5))));
-        hb(groups, beat("a", 1, ofA));
-        Set<Integer> ofB = of(hb(groups, beat("b", 2, Set.of())));
+        handover(log, now);
+    }
+
+    /**
+     * Two coordinators over one log, as two brokers over PostgreSQL: a group formed on the first goes on on the
+     * second with its members' epochs and partitions; the first's copy, stale once the second saved, is refused.
+     */
+    static void handover(ConsumerGroupLog log, AtomicLong now) {
+        ConsumerGroups first = new ConsumerGroups(SETTINGS, now::get, log);
+        first.heartbeat(KEY, join("a", null), TOPICS);
+        first.heartbeat(KEY, join("b", null), TOPICS);
+        Set<Integer> ofA = of(first.heartbeat(KEY, beat("a", 1, Set.of(0, 1, 2, 3, 4, 5)), TOPICS));
+        first.heartbeat(KEY, beat("a", 1, ofA), TOPICS);
+        Set<Integer> ofB = of(first.heartbeat(KEY, beat("b", 2, Set.of()), TOPICS));
 
         ConsumerGroups next = new ConsumerGroups(SETTINGS, now::get, log);
-        assertEquals(Errors.NONE, hb(next, beat("a", 2, ofA)).error());
-        assertEquals(Errors.NONE, hb(next, beat("b", 2, ofB)).error());
+        assertEquals(Errors.NONE, next.heartbeat(KEY, beat("a", 2, ofA), TOPICS).error());
+        assertEquals(Errors.NONE, next.heartbeat(KEY, beat("b", 2, ofB), TOPICS).error());
         assertEquals(ofA, next.read(KEY, g -> g.members().get("a").assigned.get(T), () -> null));
         assertEquals(ofB, next.read(KEY, g -> g.members().get("b").assigned.get(T), () -> null));
-        assertEquals(Errors.NONE, hb(next, join("c", null)).error());
+        assertEquals(Errors.NONE, next.heartbeat(KEY, join("c", null), TOPICS).error());
         // the first coordinator's copy is stale: its next change is refused and it lets go of the group
-        assertEquals(Errors.NOT_COORDINATOR, hb(groups, join("d", null)).error());
+        assertEquals(Errors.NOT_COORDINATOR, first.heartbeat(KEY, join("d", null), TOPICS).error());
+
+        // the last member gone, the group is forgotten: its next member starts it at epoch 1
+        for (String m : List.of("a", "b", "c")) {
+            assertEquals(Errors.NONE, next.heartbeat(KEY, new ConsumerGroup.Heartbeat(m, ConsumerGroup.LEAVE, null,
+                    null, -1, null, null, null, null, "client", "host"), TOPICS).error());
+        }
+        assertNull(log.load(KEY));
+        assertEquals(1, next.heartbeat(KEY, join("e", null), TOPICS).memberEpoch());
     }
 }
