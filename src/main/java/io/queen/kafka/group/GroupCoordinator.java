@@ -350,10 +350,8 @@ public class GroupCoordinator {
             if (r.topicPartitions() == null || !r.topicPartitions().isEmpty()) {
                 return "TopicPartitions must be empty when (re-)joining.";
             }
-            boolean names = r.subscribedTopicNames() != null && !r.subscribedTopicNames().isEmpty();
-            boolean regex = apiVersion >= 1 && r.subscribedTopicRegex() != null
-                    && !r.subscribedTopicRegex().isEmpty();
-            if (!names && !regex) {
+            // an empty list is a subscription (a client-side pattern matching no topic yet)
+            if (r.subscribedTopicNames() == null && (apiVersion < 1 || r.subscribedTopicRegex() == null)) {
                 return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.";
             }
         } else if (epoch == ConsumerGroup.STATIC_LEAVE && r.instanceId() == null) {

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -44,7 +45,8 @@ public final class GroupConsumer extends Thread {
     final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
     final AtomicInteger rounds = new AtomicInteger();
     final String topic;
-    final SubscriptionPattern pattern;
+    /** What it subscribes to instead of {@link #topic}: a {@link SubscriptionPattern}, a {@link Pattern}, or null. */
+    final Object pattern;
     public volatile CloseOptions.GroupMembershipOperation closeWith;
     public volatile Throwable failure;
 
@@ -54,21 +56,25 @@ public final class GroupConsumer extends Thread {
     }
 
     /**
-     * A consumer of the consumer group protocol (KIP-848) subscribed to {@code topic}, or to the topics matching
-     * {@code pattern} (resolved by the broker) when not null, with the broker-side {@code assignor} (null: the
-     * broker's default). Session and heartbeat timings are the broker's.
+     * A consumer of the consumer group protocol (KIP-848) subscribed to {@code topic}, or when not null to the topics
+     * matching {@code pattern}: a {@link SubscriptionPattern} (resolved by the broker) or a {@link Pattern}
+     * (resolved by the client from metadata it refreshes every half second). With the broker-side
+     * {@code assignor} (null: the broker's default); session and heartbeat timings are the broker's.
      */
     static GroupConsumer consumerProtocol(String bootstrap, String name, String group, String assignor, String topic,
-            SubscriptionPattern pattern, Collection<Delivery> deliveries, String instanceId) {
+            Object pattern, Collection<Delivery> deliveries, String instanceId) {
         Properties p = common(bootstrap, name, group, instanceId);
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        if (pattern instanceof Pattern) {
+            p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
+        }
         if (assignor != null) {
             p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
         }
         return new GroupConsumer(name, p, topic, pattern, deliveries);
     }
 
-    private GroupConsumer(String name, Properties p, String topic, SubscriptionPattern pattern,
+    private GroupConsumer(String name, Properties p, String topic, Object pattern,
             Collection<Delivery> deliveries) {
         super(name);
         this.topic = topic;
@@ -124,8 +130,10 @@ public final class GroupConsumer extends Thread {
                     onPartitionsRevoked(partitions);
                 }
             };
-            if (pattern != null) {
-                consumer.subscribe(pattern, listener);
+            if (pattern instanceof SubscriptionPattern broker) {
+                consumer.subscribe(broker, listener);
+            } else if (pattern instanceof Pattern client) {
+                consumer.subscribe(client, listener);
             } else {
                 consumer.subscribe(List.of(topic), listener);
             }

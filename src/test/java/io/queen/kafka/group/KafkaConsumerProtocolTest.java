@@ -40,6 +40,8 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The real Java client with {@code group.protocol=consumer} (KIP-848) against the listener: the broker assigns the
@@ -292,22 +294,28 @@ class KafkaConsumerProtocolTest extends KafkaListenerClients {
         }
     }
 
-    /** A regex subscription (resolved by the broker) picks up a topic created after the member joined. */
-    @Test
-    void aRegexSubscriptionPicksUpANewTopic() throws Exception {
-        String group = "kc-regex";
+    /**
+     * A pattern subscription picks up a topic created after the member joined: a {@link SubscriptionPattern} the
+     * broker resolves, and a {@link java.util.regex.Pattern} the client resolves from its metadata.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"broker", "client"})
+    void aPatternSubscriptionPicksUpANewTopic(String resolvedBy) throws Exception {
+        String group = "kc-regex-" + resolvedBy;
+        String prefix = "kx" + resolvedBy.charAt(0) + "-";
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("kx-1", 2, (short) 1))).all().get();
-            Collection<GroupConsumer.Delivery> deliveries = new ConcurrentLinkedQueue<>();
-            GroupConsumer m = GroupConsumer.consumerProtocol(bootstrap(), "m", group, null, null,
-                    new SubscriptionPattern("kx-.*"), deliveries, null);
+            admin.createTopics(List.of(new NewTopic(prefix + "1", 2, (short) 1))).all().get();
+            Object pattern = resolvedBy.equals("broker") ? new SubscriptionPattern(prefix + ".*")
+                    : java.util.regex.Pattern.compile(prefix + ".*");
+            GroupConsumer m = GroupConsumer.consumerProtocol(bootstrap(), "m", group, null, null, pattern,
+                    new ConcurrentLinkedQueue<>(), null);
             m.start();
-            await("kx-1 assigned", () -> settled(describe(admin, group), 1, 2));
-            admin.createTopics(List.of(new NewTopic("kx-2", 3, (short) 1))).all().get();
-            await("kx-2 assigned too", () -> settled(describe(admin, group), 1, 5));
+            await(prefix + "1 assigned", () -> settled(describe(admin, group), 1, 2));
+            admin.createTopics(List.of(new NewTopic(prefix + "2", 3, (short) 1))).all().get();
+            await(prefix + "2 assigned too", () -> settled(describe(admin, group), 1, 5));
             Set<String> topics = assignments(describe(admin, group)).get("m").stream().map(TopicPartition::topic)
                     .collect(Collectors.toSet());
-            assertEquals(Set.of("kx-1", "kx-2"), topics);
+            assertEquals(Set.of(prefix + "1", prefix + "2"), topics);
             m.stopAndJoin(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
             assertEquals(null, m.failure);
         }

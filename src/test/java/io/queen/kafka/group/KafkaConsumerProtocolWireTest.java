@@ -76,7 +76,7 @@ class KafkaConsumerProtocolWireTest extends KafkaListenerClients {
             assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(s, join("w-e", "", "w-errors")).errorCode(),
                     "version 1: the client names its member id");
             assertEquals(Errors.INVALID_REQUEST.code(),
-                    heartbeat(s, join("w-e", "m1", "w-errors").setSubscribedTopicNames(List.of())).errorCode());
+                    heartbeat(s, join("w-e", "m1", "w-errors").setSubscribedTopicNames(null)).errorCode());
             assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(s, join("w-e", "m1", "w-errors")
                     .setSubscribedTopicNames(null).setSubscribedTopicRegex("w-(")).errorCode());
             ConsumerGroupHeartbeatResponseData ok = heartbeat(s, join("w-e", "m1", "w-errors").setServerAssignor(
