@@ -10,7 +10,10 @@ import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaFrames;
 import io.queen.kafka.KafkaListenerClients;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.queen.testing.Api;
 import io.queen.testing.Await;
+import io.queen.testing.Http;
 import io.queen.testing.FreshDatabase;
 import java.net.Socket;
 import java.time.Duration;
@@ -121,6 +124,11 @@ class KafkaConsumerProtocolTest extends KafkaListenerClients {
                     .findFirst().orElseThrow();
             assertEquals(GroupType.CONSUMER, listed.type().orElseThrow());
             assertEquals("consumer", listed.protocol());
+            // the console's members view: the consumer-protocol group with each member's partitions
+            JsonNode kafka = Api.json(Http.get("/api/v1/consumer-groups/" + group + "/members").body()).get("kafka");
+            assertEquals("consumer", kafka.get("protocolType").asText(), kafka.toString());
+            assertEquals(3, kafka.get("members").size(), kafka.toString());
+            kafka.get("members").forEach(m -> assertEquals(2, m.get("assignments").size(), m.toString()));
 
             GroupConsumer.produce(bootstrap(), topic, PARTITIONS, 0, 50);
             await("c consuming", () -> deliveries.stream().anyMatch(x -> x.consumer().equals("c")));
