@@ -52,7 +52,7 @@ final class ConsumerGroups {
             Map<String, ConsumerGroup.TopicInfo> topics) {
         return onGroup(key, r.memberEpoch() == 0, g -> g.heartbeat(r, topics, clockMs.getAsLong()),
                 () -> ConsumerGroup.HeartbeatResult.error(r.memberEpoch() < 0 ? Errors.UNKNOWN_MEMBER_ID
-                        : Errors.GROUP_ID_NOT_FOUND, "Group " + key.groupId() + " not found."),
+                        : Errors.GROUP_ID_NOT_FOUND, "Consumer group " + key.groupId() + " not found."),
                 () -> ConsumerGroup.HeartbeatResult.error(Errors.COORDINATOR_NOT_AVAILABLE, null));
     }
 
