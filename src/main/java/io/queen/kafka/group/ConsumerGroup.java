@@ -3,6 +3,7 @@ package io.queen.kafka.group;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
 import io.queen.api.Json;
 import io.queen.kafka.group.ClassicGroups.Key;
 import io.queen.kafka.group.ConsumerMember.Reconciliation;
@@ -17,7 +18,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 

@@ -367,9 +367,9 @@ public class GroupCoordinator {
             return true;
         }
         try {
-            java.util.regex.Pattern.compile(regex);
+            com.google.re2j.Pattern.compile(regex);
             return true;
-        } catch (java.util.regex.PatternSyntaxException e) {
+        } catch (com.google.re2j.PatternSyntaxException e) {
             return false;
         }
     }

@@ -79,6 +79,9 @@ class KafkaConsumerProtocolWireTest extends KafkaListenerClients {
                     heartbeat(s, join("w-e", "m1", "w-errors").setSubscribedTopicNames(null)).errorCode());
             assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(s, join("w-e", "m1", "w-errors")
                     .setSubscribedTopicNames(null).setSubscribedTopicRegex("w-(")).errorCode());
+            assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(s, join("w-e", "m1", "w-errors")
+                    .setSubscribedTopicNames(null).setSubscribedTopicRegex("(w)\\1")).errorCode(),
+                    "RE2 has no back-references");
             ConsumerGroupHeartbeatResponseData ok = heartbeat(s, join("w-e", "m1", "w-errors").setServerAssignor(
                     "range"));
             assertEquals(Errors.NONE.code(), ok.errorCode());
