@@ -304,8 +304,9 @@ final class ConsumerGroup {
         if (r.rebalanceTimeoutMs() != -1) {
             m.rebalanceTimeoutMs = r.rebalanceTimeoutMs();
         }
-        m.clientId = r.clientId();
-        m.clientHost = r.clientHost();
+        // a request header may carry no client id; ConsumerGroupDescribe answers one that is never null
+        m.clientId = Objects.requireNonNullElse(r.clientId(), "");
+        m.clientHost = Objects.requireNonNullElse(r.clientHost(), "");
         if (r.subscribedNames() != null && !r.subscribedNames().equals(m.subscribedNames)) {
             m.subscribedNames = List.copyOf(r.subscribedNames());
             changed = true;

@@ -97,6 +97,18 @@ class ConsumerGroupsTest {
                 groups.read(KEY, g -> g.validateOffsets(null, -1, true), () -> null), "no admin commit while live");
     }
 
+    /** A request header without client id (nullable on the wire) still describes as a valid answer. */
+    @Test
+    void aMemberWithoutClientIdIsDescribedWithAnEmptyOne() {
+        hb(groups, new ConsumerGroup.Heartbeat("a", 0, null, null, 30_000, List.of("t"), null, null, Map.of(), null,
+                null));
+        var d = groups.read(KEY, g -> ConsumerGroupAnswers.described(g, Map.of(T, "t")), () -> null);
+        assertEquals("", d.members().get(0).clientId());
+        org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(
+                new org.apache.kafka.common.message.ConsumerGroupDescribeResponseData().setGroups(List.of(d)),
+                (short) 1);
+    }
+
     @Test
     void aSilentMemberIsEvictedAtItsSessionTimeoutAndItsPartitionsMove() {
         hb(groups, join("a", null));
