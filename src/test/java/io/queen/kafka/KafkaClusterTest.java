@@ -38,6 +38,10 @@ import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -197,6 +201,84 @@ class KafkaClusterTest {
             assertEquals(Errors.NONE, commit(elsewhere));
             assertEquals(Map.of(self, 6), leadersOf(admin, "spread"));
         }
+    }
+
+    /** One ConsumerGroupHeartbeat (v1) of {@code member} at {@code epoch}, owning {@code owned} (null: unchanged). */
+    ConsumerGroupHeartbeatResponseData consumerHeartbeat(String group, String member, int epoch,
+            List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
+        ConsumerGroupHeartbeatRequestData r = new ConsumerGroupHeartbeatRequestData().setGroupId(group)
+                .setMemberId(member).setMemberEpoch(epoch).setTopicPartitions(owned);
+        if (epoch == 0) {
+            r.setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("handover"));
+        }
+        return coordinator.consumerGroupHeartbeat(CALLER, (short) 1, r).toCompletableFuture().join();
+    }
+
+    /** The partitions an answer assigned, as the next heartbeat reports them owned. */
+    static List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned(ConsumerGroupHeartbeatResponseData r) {
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> out = new ArrayList<>();
+        r.assignment().topicPartitions().forEach(t -> out.add(new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                .setTopicId(t.topicId()).setPartitions(t.partitions())));
+        return out;
+    }
+
+    /**
+     * A consumer-protocol group whose coordinator changes: the broker that no longer coordinates it answers
+     * NOT_COORDINATOR and drops it; when the group comes back, its members go on at their epochs with their
+     * partitions, loaded from PostgreSQL.
+     */
+    @Test
+    void aConsumerGroupComesBackWithItsEpochsAndPartitions() throws Exception {
+        int self = registry.nodeId();
+        UUID other = UUID.randomUUID();
+        int id2 = join(null, other, "127.0.0.2", 19093, null, 60_000);
+        registry.beat();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            keys.add("moving-" + i);
+        }
+        Map<String, Integer> owners = findCoordinators(CoordinatorType.GROUP, keys);
+        String group = keys.stream().filter(k -> owners.get(k) == id2).findFirst().orElseThrow();
+        leave(id2, other);
+        registry.beat();
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("handover", 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        assertEquals(1, consumerHeartbeat(group, "m1", 0, List.of()).memberEpoch());
+        assertEquals(2, consumerHeartbeat(group, "m2", 0, List.of()).memberEpoch());
+        ConsumerGroupHeartbeatResponseData m1 = consumerHeartbeat(group, "m1", 1, null);
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> kept = owned(m1);
+        assertEquals(2, consumerHeartbeat(group, "m1", 1, kept).memberEpoch());
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> taken = owned(consumerHeartbeat(group, "m2", 2,
+                List.of()));
+        assertEquals(2, taken.get(0).partitions().size());
+
+        UUID tenant = io.queen.auth.Tenants.of(CALLER.tenant());
+        assertEquals(2, coordinator.snapshot(tenant, group).members().size(), "held here");
+
+        // the other broker comes back under its id: the group is its own, this broker lets go of it
+        assertEquals(id2, join(id2, other, "127.0.0.2", 19093, null, 60_000));
+        registry.beat();
+        assertEquals(Errors.NOT_COORDINATOR.code(), consumerHeartbeat(group, "m1", 2, kept).errorCode());
+        Await.until("the group dropped from memory", () -> coordinator.snapshot(tenant, group) == null,
+                Duration.ofSeconds(30));
+        leave(id2, other);
+        registry.beat();
+        ConsumerGroupHeartbeatResponseData back = consumerHeartbeat(group, "m1", 2, kept);
+        assertEquals(Errors.NONE.code(), back.errorCode());
+        assertEquals(2, back.memberEpoch(), "the same epoch");
+        assertEquals(Errors.NONE.code(), consumerHeartbeat(group, "m2", 2, taken).errorCode());
+        ConsumerGroupDescribeResponseData.DescribedGroup d = coordinator.consumerGroupDescribe(CALLER, (short) 1,
+                new ConsumerGroupDescribeRequestData().setGroupIds(List.of(group))).toCompletableFuture().join()
+                .groups().get(0);
+        assertEquals("Stable", d.groupState());
+        assertEquals(2, d.groupEpoch());
+        for (ConsumerGroupDescribeResponseData.Member m : d.members()) {
+            List<ConsumerGroupHeartbeatRequestData.TopicPartitions> had = m.memberId().equals("m1") ? kept : taken;
+            assertEquals(had.get(0).partitions(), m.assignment().topicPartitions().get(0).partitions(),
+                    m.memberId() + " kept its partitions");
+        }
+        assertEquals(self, registry.nodeId());
     }
 
     static Map<Integer, Integer> leadersOf(Admin admin, String topic) throws Exception {

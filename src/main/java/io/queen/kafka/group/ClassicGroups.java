@@ -165,6 +165,17 @@ final class ClassicGroups {
                 () -> Errors.COORDINATOR_NOT_AVAILABLE);
     }
 
+    /** Whether the group is held in memory here with members (no database look-up). */
+    boolean held(Key key) {
+        ClassicGroup g = groups.get(key);
+        if (g == null) {
+            return false;
+        }
+        synchronized (g) {
+            return g.loaded() && g.state() != ClassicGroupState.DEAD && !g.vacant();
+        }
+    }
+
     /** The group, or null when this broker holds no membership for it. */
     GroupView describe(Key key) {
         return onGroup(key, false, ClassicGroup::view, () -> null,

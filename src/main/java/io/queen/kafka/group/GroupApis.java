@@ -4,6 +4,8 @@ import io.queen.kafka.transport.KafkaApiProvider;
 import io.queen.kafka.transport.KafkaApis;
 import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -17,7 +19,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The group APIs in the Kafka listener's dispatch table, served by {@link GroupCoordinator}. OffsetCommit and
- * OffsetFetch stop at version 9: version 10 names topics by id only. Stateless, thread-safe.
+ * OffsetFetch stop at version 9: version 10 names topics by id only. ConsumerGroupHeartbeat and ConsumerGroupDescribe
+ * serve the consumer protocol (KIP-848) up to version 1, which the 4.x clients send. Stateless, thread-safe.
  */
 @ApplicationScoped
 class GroupApis implements KafkaApiProvider {
@@ -41,6 +44,10 @@ class GroupApis implements KafkaApiProvider {
                 .serve(ApiKeys.LIST_GROUPS, 5, (KafkaHandler<ListGroupsRequestData>) coordinator::listGroups)
                 .serve(ApiKeys.DESCRIBE_GROUPS, 6,
                         (KafkaHandler<DescribeGroupsRequestData>) coordinator::describeGroups)
-                .serve(ApiKeys.DELETE_GROUPS, 2, (KafkaHandler<DeleteGroupsRequestData>) coordinator::deleteGroups);
+                .serve(ApiKeys.DELETE_GROUPS, 2, (KafkaHandler<DeleteGroupsRequestData>) coordinator::deleteGroups)
+                .serve(ApiKeys.CONSUMER_GROUP_HEARTBEAT, 1,
+                        (KafkaHandler<ConsumerGroupHeartbeatRequestData>) coordinator::consumerGroupHeartbeat)
+                .serve(ApiKeys.CONSUMER_GROUP_DESCRIBE, 1,
+                        (KafkaHandler<ConsumerGroupDescribeRequestData>) coordinator::consumerGroupDescribe);
     }
 }

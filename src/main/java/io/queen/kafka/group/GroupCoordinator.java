@@ -4,6 +4,7 @@ import io.queen.groups.ConsumerGroupStore;
 import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.CoordinatorSql;
+import io.queen.kafka.KafkaStore;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.cluster.BrokerRegistry;
 import io.queen.kafka.cluster.ClusterView;
@@ -27,6 +28,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
@@ -98,8 +103,12 @@ public class GroupCoordinator {
     /** Queue mode's cursors: never a Kafka group. */
     static final String QUEUE_MODE = "__QUEUE_MODE__";
     private static final String CLASSIC = "classic";
+    /** The consumer protocol's group type, and its groups' protocol type. */
+    private static final String CONSUMER = "consumer";
 
     private final ClassicGroups groups;
+    private final ConsumerGroups consumerGroups;
+    private final TopicCatalog catalog;
     private final GroupOffsetStore offsets;
     private final ConsumerGroupStore cursors;
     private final ScheduledExecutorService timer;
@@ -108,17 +117,23 @@ public class GroupCoordinator {
 
     @Inject
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
-            DrainState drain, GroupStateStore log, BrokerRegistry registry) {
-        this(config, offsets, cursors, drain, log, registry::view);
+            DrainState drain, GroupStateStore log, BrokerRegistry registry, ConsumerGroupStateStore consumerLog,
+            KafkaStore topics) {
+        this(config, offsets, cursors, drain, log, registry::view, consumerLog, TopicCatalog.of(topics));
     }
 
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
-            DrainState drain, GroupLog log, Supplier<ClusterView> cluster) {
+            DrainState drain, GroupLog log, Supplier<ClusterView> cluster, ConsumerGroupLog consumerLog,
+            TopicCatalog.Source topics) {
         this.drain = drain;
         this.cluster = cluster;
         this.groups = new ClassicGroups(new ClassicGroups.Settings(config.initialRebalanceDelayMs(),
                 config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize()),
                 () -> System.nanoTime() / 1_000_000, log);
+        this.consumerGroups = new ConsumerGroups(new ConsumerGroups.Settings(config.consumerSessionTimeoutMs(),
+                config.consumerHeartbeatIntervalMs(), config.maxSize(), PartitionAssignor.all()),
+                () -> System.nanoTime() / 1_000_000, consumerLog);
+        this.catalog = new TopicCatalog(topics, () -> System.nanoTime() / 1_000_000);
         this.offsets = offsets;
         this.cursors = cursors;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -138,6 +153,8 @@ public class GroupCoordinator {
         try {
             groups.dropUnless(k -> here(k.groupId()));
             groups.expire();
+            consumerGroups.dropUnless(k -> here(k.groupId()));
+            consumerGroups.expire();
             if (drain.draining()) {
                 // a stopping broker holds no rebalance open: waiting members look for their coordinator again
                 groups.releaseWaiters(Errors.NOT_COORDINATOR);
@@ -156,6 +173,11 @@ public class GroupCoordinator {
             Errors e = validGroupId(request.groupId()) ? Errors.NOT_COORDINATOR : Errors.INVALID_GROUP_ID;
             return CompletableFuture.completedFuture(
                     joinResponse(apiVersion, ClassicGroups.JoinResult.error(e, request.memberId())));
+        }
+        if (consumerGroups.live(key(caller, request.groupId()))) {
+            // one namespace: a live consumer-protocol group takes no classic member (Queen migrates no group)
+            return CompletableFuture.completedFuture(joinResponse(apiVersion,
+                    ClassicGroups.JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, request.memberId())));
         }
         List<ClassicGroups.Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestProtocol p : request.protocols()) {
@@ -251,6 +273,143 @@ public class GroupCoordinator {
         return CompletableFuture.completedFuture(out.setMembers(members));
     }
 
+    // ---- consumer protocol (KIP-848) ----
+
+    public CompletionStage<ConsumerGroupHeartbeatResponseData> consumerGroupHeartbeat(KafkaCaller caller,
+            short apiVersion, ConsumerGroupHeartbeatRequestData request) {
+        ConsumerGroupHeartbeatResponseData out = new ConsumerGroupHeartbeatResponseData()
+                .setHeartbeatIntervalMs(consumerGroups.settings().heartbeatIntervalMs());
+        String invalid = invalidHeartbeat(apiVersion, request);
+        Errors e = !validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
+                : !here(request.groupId()) ? Errors.NOT_COORDINATOR
+                : invalid != null ? Errors.INVALID_REQUEST
+                : request.serverAssignor() != null
+                        && !consumerGroups.settings().assignors().containsKey(request.serverAssignor())
+                        ? Errors.UNSUPPORTED_ASSIGNOR
+                : !validRegex(request.subscribedTopicRegex()) ? Errors.INVALID_REGULAR_EXPRESSION
+                : request.memberEpoch() == 0 && classicLive(key(caller, request.groupId()))
+                        ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
+        if (e != Errors.NONE) {
+            String message = switch (e) {
+                case INVALID_REQUEST -> invalid;
+                case UNSUPPORTED_ASSIGNOR -> "ServerAssignor " + request.serverAssignor() + " is not supported."
+                        + " Supported assignors: " + String.join(", ", consumerGroups.settings().assignors().keySet())
+                        + ".";
+                case INVALID_REGULAR_EXPRESSION -> "SubscribedTopicRegex " + request.subscribedTopicRegex()
+                        + " is not a valid regular expression.";
+                case GROUP_ID_NOT_FOUND -> "Group " + request.groupId() + " is not a consumer group.";
+                default -> null;
+            };
+            return CompletableFuture.completedFuture(out.setErrorCode(e.code()).setErrorMessage(message));
+        }
+        Map<Uuid, Set<Integer>> owned = null;
+        if (request.topicPartitions() != null) {
+            owned = new HashMap<>();
+            for (ConsumerGroupHeartbeatRequestData.TopicPartitions t : request.topicPartitions()) {
+                owned.computeIfAbsent(t.topicId(), k -> new java.util.TreeSet<>()).addAll(t.partitions());
+            }
+        }
+        UUID tenant = Tenants.of(caller.tenant());
+        Map<String, ConsumerGroup.TopicInfo> topics = sql(() -> catalog.topics(tenant,
+                request.subscribedTopicNames()));
+        ConsumerGroup.HeartbeatResult r = consumerGroups.heartbeat(key(caller, request.groupId()),
+                new ConsumerGroup.Heartbeat(request.memberId(), request.memberEpoch(), request.instanceId(),
+                        request.rackId(), request.rebalanceTimeoutMs(), request.subscribedTopicNames(),
+                        apiVersion >= 1 ? request.subscribedTopicRegex() : null, request.serverAssignor(), owned,
+                        caller.clientId(), caller.clientHost()), topics);
+        out.setErrorCode(r.error().code()).setErrorMessage(r.message());
+        if (r.error() == Errors.NONE) {
+            out.setMemberId(r.memberId()).setMemberEpoch(r.memberEpoch());
+            if (r.assignment() != null) {
+                ConsumerGroupHeartbeatResponseData.Assignment a = new ConsumerGroupHeartbeatResponseData.Assignment();
+                r.assignment().forEach((t, ps) -> a.topicPartitions().add(
+                        new ConsumerGroupHeartbeatResponseData.TopicPartitions().setTopicId(t)
+                                .setPartitions(new ArrayList<>(ps))));
+                out.setAssignment(a);
+            }
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    /** Why a heartbeat is malformed (Apache Kafka's checks, its messages), or null when it is not. */
+    private static String invalidHeartbeat(short apiVersion, ConsumerGroupHeartbeatRequestData r) {
+        int epoch = r.memberEpoch();
+        if ("".equals(r.instanceId())) {
+            return "InstanceId can't be empty.";
+        }
+        if ("".equals(r.rackId())) {
+            return "RackId can't be empty.";
+        }
+        if ((apiVersion >= 1 || epoch != 0) && r.memberId().isEmpty()) {
+            return "MemberId can't be empty.";
+        }
+        if (epoch == 0) {
+            if (r.rebalanceTimeoutMs() == -1) {
+                return "RebalanceTimeoutMs must be provided in first request.";
+            }
+            if (r.topicPartitions() == null || !r.topicPartitions().isEmpty()) {
+                return "TopicPartitions must be empty when (re-)joining.";
+            }
+            // an empty list is a subscription (a client-side pattern matching no topic yet)
+            if (r.subscribedTopicNames() == null && (apiVersion < 1 || r.subscribedTopicRegex() == null)) {
+                return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.";
+            }
+        } else if (epoch == ConsumerGroup.STATIC_LEAVE && r.instanceId() == null) {
+            return "InstanceId can't be null.";
+        } else if (epoch < ConsumerGroup.STATIC_LEAVE) {
+            return "MemberEpoch is invalid.";
+        }
+        return null;
+    }
+
+    private static boolean validRegex(String regex) {
+        if (regex == null || regex.isEmpty()) {
+            return true;
+        }
+        try {
+            com.google.re2j.Pattern.compile(regex);
+            return true;
+        } catch (com.google.re2j.PatternSyntaxException e) {
+            return false;
+        }
+    }
+
+    /** Whether the id names a classic group with members (so the consumer protocol cannot use it). */
+    private boolean classicLive(ClassicGroups.Key key) {
+        ClassicGroups.GroupView v = groups.describe(key);
+        return v != null && !v.members().isEmpty();
+    }
+
+    public CompletionStage<ConsumerGroupDescribeResponseData> consumerGroupDescribe(KafkaCaller caller,
+            short apiVersion, ConsumerGroupDescribeRequestData request) {
+        UUID tenant = Tenants.of(caller.tenant());
+        ConsumerGroupDescribeResponseData out = new ConsumerGroupDescribeResponseData();
+        Map<Uuid, String> names = null;
+        for (String id : request.groupIds()) {
+            ConsumerGroupDescribeResponseData.DescribedGroup d = null;
+            if (validGroupId(id) && here(id)) {
+                if (names == null) {
+                    UUID t = tenant;
+                    names = sql(() -> catalog.names(t));
+                }
+                Map<Uuid, String> topicNames = names;
+                d = consumerGroups.read(new ClassicGroups.Key(tenant, id),
+                        g -> g.members().isEmpty() ? null : ConsumerGroupAnswers.described(g, topicNames),
+                        () -> null);
+            }
+            if (d == null) {
+                Errors e = !validGroupId(id) ? Errors.INVALID_GROUP_ID
+                        : !here(id) ? Errors.NOT_COORDINATOR : Errors.GROUP_ID_NOT_FOUND;
+                d = new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(id)
+                        .setGroupState(ConsumerGroupState.DEAD.wire).setErrorCode(e.code())
+                        .setErrorMessage(e == Errors.GROUP_ID_NOT_FOUND
+                                ? "Group " + id + " is not a consumer group." : null);
+            }
+            out.groups().add(d.setAuthorizedOperations(Integer.MIN_VALUE));
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
     // ---- administration ----
 
     public CompletionStage<ListGroupsResponseData> listGroups(KafkaCaller caller, short apiVersion,
@@ -261,30 +420,36 @@ public class GroupCoordinator {
             request.statesFilter().forEach(s -> states.add(s.toLowerCase(Locale.ROOT)));
         }
         ListGroupsResponseData out = new ListGroupsResponseData().setGroups(new ArrayList<>());
-        if (apiVersion >= 5 && !request.typesFilter().isEmpty()
-                && request.typesFilter().stream().noneMatch(CLASSIC::equalsIgnoreCase)) {
-            return CompletableFuture.completedFuture(out);
+        Set<String> types = new java.util.HashSet<>();
+        if (apiVersion >= 5) {
+            request.typesFilter().forEach(t -> types.add(t.toLowerCase(Locale.ROOT)));
         }
-        Map<String, ClassicGroups.GroupView> shown = new LinkedHashMap<>();
+        // each group as {type, protocol type, state}
+        Map<String, String[]> shown = new LinkedHashMap<>();
         for (ClassicGroups.GroupView g : groups.list(tenant)) {
-            shown.put(g.groupId(), g);
+            shown.put(g.groupId(), new String[] {CLASSIC, g.protocolType(), g.state().wire});
         }
         // groups known only by their offsets (Kafka lists them as Empty groups without a protocol type)
         for (String name : sql(() -> offsets.groupsWithOffsets(tenant, null))) {
-            shown.putIfAbsent(name, new ClassicGroups.GroupView(name, ClassicGroupState.EMPTY, "", "", List.of()));
+            shown.putIfAbsent(name, new String[] {CLASSIC, "", ClassicGroupState.EMPTY.wire});
+        }
+        for (String[] g : consumerGroups.list(tenant, g -> new String[] {g.key().groupId(), g.state().wire})) {
+            shown.put(g[0], new String[] {CONSUMER, CONSUMER, g[1]});
         }
         // each broker lists the groups it coordinates: an admin client asking every broker sees each group once
         shown.keySet().removeIf(name -> !here(name));
-        for (ClassicGroups.GroupView g : shown.values()) {
-            if (!states.isEmpty() && !states.contains(g.state().wire.toLowerCase(Locale.ROOT))) {
+        for (Map.Entry<String, String[]> g : shown.entrySet()) {
+            String[] v = g.getValue();
+            if ((!states.isEmpty() && !states.contains(v[2].toLowerCase(Locale.ROOT)))
+                    || (!types.isEmpty() && !types.contains(v[0]))) {
                 continue;
             }
-            ListedGroup l = new ListedGroup().setGroupId(g.groupId()).setProtocolType(g.protocolType());
+            ListedGroup l = new ListedGroup().setGroupId(g.getKey()).setProtocolType(v[1]);
             if (apiVersion >= 4) {
-                l.setGroupState(g.state().wire);
+                l.setGroupState(v[2]);
             }
             if (apiVersion >= 5) {
-                l.setGroupType(CLASSIC);
+                l.setGroupType(v[0]);
             }
             out.groups().add(l);
         }
@@ -301,14 +466,14 @@ public class GroupCoordinator {
     }
 
     /**
-     * A read-only snapshot of a group this broker coordinates with the classic protocol (what the console's members
-     * view shows), or null when it holds no membership for it. Takes the group's monitor once, as DescribeGroups.
+     * A read-only snapshot of a group this broker coordinates, with the classic or the consumer protocol (what the
+     * console's members view shows), or null when it holds no membership for it. Takes the group's monitor once, as DescribeGroups.
      */
     public GroupSnapshot snapshot(UUID tenant, String groupId) {
         ClassicGroups.GroupView v = validGroupId(groupId) ? groups.describe(new ClassicGroups.Key(tenant, groupId))
                 : null;
         if (v == null || v.state() == ClassicGroupState.DEAD) {
-            return null;
+            return validGroupId(groupId) ? consumerSnapshot(tenant, groupId) : null;
         }
         List<MemberSnapshot> members = new ArrayList<>();
         for (ClassicGroups.MemberView m : v.members()) {
@@ -317,6 +482,27 @@ public class GroupCoordinator {
         }
         members.sort(java.util.Comparator.comparing(MemberSnapshot::memberId));
         return new GroupSnapshot(v.state().wire, v.protocolType(), v.protocolName(), members);
+    }
+
+    /** A consumer-protocol group held here, as {@link #snapshot} shows it (its members' current partitions). */
+    private GroupSnapshot consumerSnapshot(UUID tenant, String groupId) {
+        ClassicGroups.Key key = new ClassicGroups.Key(tenant, groupId);
+        if (!consumerGroups.held(key)) {
+            return null;
+        }
+        Map<Uuid, String> names = sql(() -> catalog.names(tenant));
+        return consumerGroups.read(key, g -> {
+            List<MemberSnapshot> members = new ArrayList<>();
+            for (ConsumerMember m : g.members().values()) {
+                List<TopicPartition> assigned = new ArrayList<>();
+                m.assigned.forEach((t, ps) -> ps.forEach(p -> assigned.add(
+                        new TopicPartition(names.getOrDefault(t, t.toString()), p))));
+                members.add(new MemberSnapshot(m.memberId, m.instanceId, m.clientId, m.clientHost, assigned,
+                        m.joinedAt));
+            }
+            members.sort(java.util.Comparator.comparing(MemberSnapshot::memberId));
+            return new GroupSnapshot(g.state().wire, CONSUMER, g.assignorName(), members);
+        }, () -> null);
     }
 
     /**
@@ -339,12 +525,15 @@ public class GroupCoordinator {
             DescribeGroupsRequestData request) {
         UUID tenant = Tenants.of(caller.tenant());
         List<String> unknown = new ArrayList<>();
+        Set<String> consumerIds = new java.util.HashSet<>();
         Map<String, ClassicGroups.GroupView> views = new HashMap<>();
         for (String id : request.groups()) {
             boolean mine = validGroupId(id) && here(id);
             ClassicGroups.GroupView v = mine ? groups.describe(new ClassicGroups.Key(tenant, id)) : null;
             if (v != null) {
                 views.put(id, v);
+            } else if (mine && consumerGroups.live(new ClassicGroups.Key(tenant, id))) {
+                consumerIds.add(id);
             } else if (mine) {
                 unknown.add(id);
             }
@@ -371,6 +560,13 @@ public class GroupCoordinator {
                         dm.setGroupInstanceId(m.instanceId());
                     }
                     d.members().add(dm);
+                }
+            } else if (consumerIds.contains(id)) {
+                // as Apache Kafka: the classic API does not describe a consumer-protocol group
+                d.setGroupState(ClassicGroupState.DEAD.wire);
+                if (apiVersion >= 6) {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                            .setErrorMessage("Group " + id + " is not a classic group.");
                 }
             } else if (withOffsets.contains(id)) {
                 d.setGroupState(ClassicGroupState.EMPTY.wire);
@@ -405,7 +601,7 @@ public class GroupCoordinator {
                 continue;
             }
             ClassicGroups.Key key = new ClassicGroups.Key(tenant, id);
-            Errors e = groups.beginDelete(key);
+            Errors e = consumerGroups.live(key) ? Errors.NON_EMPTY_GROUP : groups.beginDelete(key);
             if (e != Errors.NONE) {
                 r.setErrorCode(e.code());
                 continue;
@@ -433,7 +629,9 @@ public class GroupCoordinator {
         } else if (!here(request.groupId())) {
             groupError = Errors.NOT_COORDINATOR;
         } else {
-            groupError = groups.validateCommit(key(caller, request.groupId()), request.memberId(),
+            ClassicGroups.Key key = key(caller, request.groupId());
+            Errors consumer = consumerCheck(key, request.memberId(), request.generationIdOrMemberEpoch(), true);
+            groupError = consumer != null ? consumer : groups.validateCommit(key, request.memberId(),
                     request.groupInstanceId(), request.generationIdOrMemberEpoch());
         }
         List<GroupOffsetStore.PartitionOffset> wanted = new ArrayList<>();
@@ -476,6 +674,18 @@ public class GroupCoordinator {
     }
 
     /**
+     * A consumer-protocol group's check of an OffsetCommit or OffsetFetch (its member and member epoch), or null when
+     * the group is not one (a classic group, or one that only holds offsets).
+     */
+    private Errors consumerCheck(ClassicGroups.Key key, String memberId, int memberEpoch, boolean commit) {
+        if (!consumerGroups.held(key) && groups.held(key)) {
+            return null;
+        }
+        return consumerGroups.read(key, g -> g.members().isEmpty() ? null
+                : g.validateOffsets(memberId, memberEpoch, commit), () -> null);
+    }
+
+    /**
      * Whether a TxnOffsetCommit of this member may stage offsets for {@code groupId} (Apache Kafka's zombie fencing:
      * ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID; NOT_COORDINATOR on a broker that does not
      * coordinate the group); a valid commit counts as the member's heartbeat.
@@ -485,7 +695,11 @@ public class GroupCoordinator {
         if (!here(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
-        return groups.validateCommit(key(caller, groupId), memberId, instanceId, generationId, true);
+        ClassicGroups.Key key = key(caller, groupId);
+        // a commit naming no member and no generation (older TxnOffsetCommit versions) is taken as Kafka takes it
+        boolean named = generationId >= 0 || (memberId != null && !memberId.isEmpty());
+        Errors consumer = named ? consumerCheck(key, memberId, generationId, true) : null;
+        return consumer != null ? consumer : groups.validateCommit(key, memberId, instanceId, generationId, true);
     }
 
     public CompletionStage<OffsetFetchResponseData> offsetFetch(KafkaCaller caller, short apiVersion,
@@ -526,6 +740,14 @@ public class GroupCoordinator {
         OffsetFetchResponseGroup rg = new OffsetFetchResponseGroup().setGroupId(g.groupId());
         if (!validGroupId(g.groupId())) {
             return rg.setErrorCode(Errors.INVALID_GROUP_ID.code());
+        }
+        if (apiVersion >= 9 && g.memberId() != null) {
+            // a consumer-protocol member names itself: its coordinator checks it is in the group at that epoch
+            Errors e = !here(g.groupId()) ? Errors.NOT_COORDINATOR
+                    : consumerCheck(new ClassicGroups.Key(tenant, g.groupId()), g.memberId(), g.memberEpoch(), false);
+            if (e != null && e != Errors.NONE) {
+                return rg.setErrorCode(e.code());
+            }
         }
         Map<String, List<Integer>> asked = null;
         Map<String, Uuid> ids = new HashMap<>();

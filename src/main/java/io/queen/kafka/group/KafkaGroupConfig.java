@@ -22,4 +22,13 @@ public interface KafkaGroupConfig {
 
     /** Most members (joined or awaiting their second join) in one group ({@code group.max.size}). */
     int maxSize();
+
+    /**
+     * How long a consumer-protocol member may go without a heartbeat before it is evicted
+     * ({@code group.consumer.session.timeout.ms}).
+     */
+    int consumerSessionTimeoutMs();
+
+    /** How often consumer-protocol members are told to heartbeat ({@code group.consumer.heartbeat.interval.ms}). */
+    int consumerHeartbeatIntervalMs();
 }

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -43,38 +45,75 @@ public final class GroupConsumer extends Thread {
     final Map<Integer, Integer> roundOf = new ConcurrentHashMap<>();
     final AtomicInteger rounds = new AtomicInteger();
     final String topic;
+    /** What it subscribes to instead of {@link #topic}: a {@link SubscriptionPattern}, a {@link Pattern}, or null. */
+    final Object pattern;
     public volatile CloseOptions.GroupMembershipOperation closeWith;
     public volatile Throwable failure;
 
     public GroupConsumer(String bootstrap, String name, String group, String assignor, String topic,
             Collection<Delivery> deliveries, String instanceId) {
+        this(name, classic(bootstrap, name, group, assignor, instanceId), topic, null, deliveries);
+    }
+
+    /**
+     * A consumer of the consumer group protocol (KIP-848) subscribed to {@code topic}, or when not null to the topics
+     * matching {@code pattern}: a {@link SubscriptionPattern} (resolved by the broker) or a {@link Pattern}
+     * (resolved by the client from metadata it refreshes every half second). With the broker-side
+     * {@code assignor} (null: the broker's default); session and heartbeat timings are the broker's.
+     */
+    static GroupConsumer consumerProtocol(String bootstrap, String name, String group, String assignor, String topic,
+            Object pattern, Collection<Delivery> deliveries, String instanceId) {
+        Properties p = common(bootstrap, name, group, instanceId);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        if (pattern instanceof Pattern) {
+            p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
+        }
+        if (assignor != null) {
+            p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
+        }
+        return new GroupConsumer(name, p, topic, pattern, deliveries);
+    }
+
+    private GroupConsumer(String name, Properties p, String topic, Object pattern,
+            Collection<Delivery> deliveries) {
         super(name);
         this.topic = topic;
+        this.pattern = pattern;
         this.deliveries = deliveries;
+        consumer = new KafkaConsumer<>(p);
+    }
+
+    private static Properties classic(String bootstrap, String name, String group, String assignor,
+            String instanceId) {
+        Properties p = common(bootstrap, name, group, instanceId);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
+        return p;
+    }
+
+    private static Properties common(String bootstrap, String name, String group, String instanceId) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         if (instanceId != null) {
             p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
         }
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
-        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_MS);
-        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
         p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20_000);
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 7);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        consumer = new KafkaConsumer<>(p);
+        return p;
     }
 
     @Override
     public void run() {
         try {
-            consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+            ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                     partitions.forEach(tp -> roundOf.remove(tp.partition()));
@@ -90,7 +129,14 @@ public final class GroupConsumer extends Thread {
                 public void onPartitionsLost(Collection<TopicPartition> partitions) {
                     onPartitionsRevoked(partitions);
                 }
-            });
+            };
+            if (pattern instanceof SubscriptionPattern broker) {
+                consumer.subscribe(broker, listener);
+            } else if (pattern instanceof Pattern client) {
+                consumer.subscribe(client, listener);
+            } else {
+                consumer.subscribe(List.of(topic), listener);
+            }
             while (closeWith == null) {
                 ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<String, String> r : records) {

@@ -58,12 +58,23 @@ class GroupCoordinatorFailureTest {
         public int maxSize() {
             return 10;
         }
+
+        @Override
+        public int consumerSessionTimeoutMs() {
+            return 3000;
+        }
+
+        @Override
+        public int consumerHeartbeatIntervalMs() {
+            return 300;
+        }
     };
 
     @Test
     void aDatabaseFailureAnswersARetriableCoordinatorNotAvailable() {
         GroupCoordinator coordinator = new GroupCoordinator(CONFIG, new FailingStore(), null, new DrainState(),
-                new InMemoryGroupLog(), () -> ClusterView.alone(new KafkaNode(1, "localhost", 9092, null)));
+                new InMemoryGroupLog(), () -> ClusterView.alone(new KafkaNode(1, "localhost", 9092, null)),
+                new InMemoryConsumerGroupLog(), tenant -> java.util.Map.of());
         try {
             assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetCommit(CALLER, (short) 8,
                     GroupCoordinatorTest.commit("g", -1, "", "t", 3)));

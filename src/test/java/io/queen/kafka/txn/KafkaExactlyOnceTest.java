@@ -36,22 +36,27 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A consume-transform-produce loop with the Java clients: read_committed consumers in one group, each with its own
  * transactional producer that commits its output with the consumed offsets (sendOffsetsToTransaction with the
  * consumer's group metadata). A second worker joins midway and the first leaves later (two rebalances); the output
- * holds every input record exactly once and the group's cursors stand at the end of the input.
+ * holds every input record exactly once and the group's cursors stand at the end of the input. With each group
+ * protocol: classic, and the consumer protocol of KIP-848 (the transaction's offsets checked against the member
+ * epoch).
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class KafkaExactlyOnceTest extends KafkaListenerClients {
     static final int PER_PARTITION = 40;
-    static final String IN = "eos-in";
-    static final String OUT = "eos-out";
-    static final String GROUP = "eos-copier";
+    /** The group protocol of the run under way ({@code classic} or {@code consumer}), and its names. */
+    String protocol;
+    String in;
+    String out;
+    String group;
 
 
 
@@ -68,20 +73,24 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
 
         @Override
         public void run() {
-            Properties cp = consumerProperties(bootstrap(), GROUP);
+            Properties cp = consumerProperties(bootstrap(), group);
             cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 4);
-            cp.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 3000);
-            cp.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+            cp.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+            if (protocol.equals("classic")) {
+                // the consumer protocol takes its timings from the broker
+                cp.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 3000);
+                cp.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+            }
             Properties pp = new Properties();
             pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-            pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "eos-" + id);
+            pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "eos-" + protocol + "-" + id);
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),
                     new StringDeserializer());
                     KafkaProducer<String, String> p = new KafkaProducer<>(pp, new StringSerializer(),
                             new StringSerializer())) {
                 p.initTransactions();
-                c.subscribe(List.of(IN));
+                c.subscribe(List.of(in));
                 while (!stop) {
                     ConsumerRecords<String, String> records = c.poll(Duration.ofMillis(100));
                     if (records.isEmpty()) {
@@ -91,7 +100,7 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
                         p.beginTransaction();
                         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
                         for (ConsumerRecord<String, String> r : records) {
-                            p.send(new ProducerRecord<>(OUT, r.partition(), r.key(), "copy-" + r.value()));
+                            p.send(new ProducerRecord<>(out, r.partition(), r.key(), "copy-" + r.value()));
                             offsets.put(new TopicPartition(r.topic(), r.partition()),
                                     new OffsetAndMetadata(r.offset() + 1));
                         }
@@ -121,7 +130,7 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
 
     /** The output's values as a read_committed consumer reads them to the end offsets. */
     List<String> output() {
-        return ReadToEnd.values(bootstrap(), "read_committed", ReadToEnd.partitions(3, OUT));
+        return ReadToEnd.values(bootstrap(), "read_committed", ReadToEnd.partitions(3, out));
     }
 
     static void await(String what, IntSupplier count, int atLeast, Worker... workers) throws Exception {
@@ -133,12 +142,17 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
         }, Duration.ofSeconds(90));
     }
 
-    @Test
-    void everyInputRecordIsCopiedExactlyOnceAcrossRebalances() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"classic", "consumer"})
+    void everyInputRecordIsCopiedExactlyOnceAcrossRebalances(String groupProtocol) throws Exception {
+        protocol = groupProtocol;
+        in = "eos-in-" + protocol;
+        out = "eos-out-" + protocol;
+        group = "eos-copier-" + protocol;
         Properties ap = new Properties();
         ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         try (Admin a = Admin.create(ap)) {
-            a.createTopics(List.of(new NewTopic(IN, 3, (short) 1), new NewTopic(OUT, 3, (short) 1)))
+            a.createTopics(List.of(new NewTopic(in, 3, (short) 1), new NewTopic(out, 3, (short) 1)))
                     .all().get(30, TimeUnit.SECONDS);
         }
         Properties pp = new Properties();
@@ -147,7 +161,7 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
                 new StringSerializer())) {
             for (int part = 0; part < 3; part++) {
                 for (int i = 0; i < PER_PARTITION; i++) {
-                    p.send(new ProducerRecord<>(IN, part, "k", part + "-" + i));
+                    p.send(new ProducerRecord<>(in, part, "k", part + "-" + i));
                 }
             }
             p.flush();
@@ -175,7 +189,7 @@ class KafkaExactlyOnceTest extends KafkaListenerClients {
         got.sort(null);
         want.sort(null);
         assertEquals(want, got, "each input record exactly once");
-        Map<String, Long> cursors = KafkaTransactionTest.cursors(GROUP, IN);
+        Map<String, Long> cursors = KafkaTransactionTest.cursors(group, in);
         assertEquals(Map.of("0", PER_PARTITION - 1L, "1", PER_PARTITION - 1L, "2", PER_PARTITION - 1L), cursors);
     }
 }
