@@ -9,6 +9,7 @@ import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -102,9 +103,18 @@ class TopicApis implements KafkaApiProvider {
             }
         }
         Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, version < 4 || request.allowAutoTopicCreation());
+        // topics named by id only (v10+): a KIP-848 consumer learns the names of what the broker assigned it so
+        Map<Uuid, KafkaStore.Topic> byId = null;
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
             if (rt.name() == null) {
-                out.topics().add(new MetadataResponseTopic().setTopicId(rt.topicId())
+                if (byId == null) {
+                    byId = new HashMap<>();
+                    for (KafkaStore.Topic t : topics.all(tenant).values()) {
+                        byId.put(topicId(t), t);
+                    }
+                }
+                KafkaStore.Topic t = byId.get(rt.topicId());
+                out.topics().add(t != null ? topic(view, t) : new MetadataResponseTopic().setTopicId(rt.topicId())
                         .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
                 continue;
             }
