@@ -455,3 +455,26 @@ BEGIN
     UPDATE queen.kafka_share_groups g SET created_at = now() WHERE g.tenant_id = p_tenant AND g.group_id = p_group;
     RETURN TRUE;
 END $$;
+
+-- The tenant's share groups (those that began), by name.
+CREATE OR REPLACE FUNCTION queen.kafka_share_groups_v1(p_tenant UUID)
+RETURNS TABLE (group_id TEXT)
+LANGUAGE sql STABLE AS $$
+    SELECT g.group_id FROM queen.kafka_share_groups g WHERE g.tenant_id = p_tenant ORDER BY g.group_id
+$$;
+
+-- DeleteGroups of a share group without members: its records in flight, configs and beginning go (its cursors go
+-- with every group's, through the consumer-group delete). False when no such share group was.
+CREATE OR REPLACE FUNCTION queen.kafka_share_delete_group_v1(p_tenant UUID, p_group TEXT)
+RETURNS BOOLEAN
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n INT;
+BEGIN
+    DELETE FROM queen.kafka_share_records r USING queen.log_partitions lp, queen.queues q
+     WHERE r.consumer_group = p_group AND lp.id = r.partition_id AND q.id = lp.queue_id AND q.tenant_id = p_tenant;
+    DELETE FROM queen.kafka_group_configs c WHERE c.tenant_id = p_tenant AND c.group_id = p_group;
+    DELETE FROM queen.kafka_share_groups g WHERE g.tenant_id = p_tenant AND g.group_id = p_group;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n > 0;
+END $$;

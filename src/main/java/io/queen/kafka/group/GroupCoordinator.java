@@ -105,6 +105,7 @@ public class GroupCoordinator {
     private static final String CLASSIC = "classic";
     /** The consumer protocol's group type, and its groups' protocol type. */
     private static final String CONSUMER = "consumer";
+    private static final String SHARE = "share";
 
     private final ClassicGroups groups;
     private final ConsumerGroups consumerGroups;
@@ -114,12 +115,15 @@ public class GroupCoordinator {
     private final ScheduledExecutorService timer;
     private final DrainState drain;
     private final Supplier<ClusterView> cluster;
+    /** The share groups, for one namespace of group ids (none in a coordinator built by a unit test). */
+    private ShareGroupCatalog shares = ShareGroupCatalog.NONE;
 
     @Inject
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
             DrainState drain, GroupStateStore log, BrokerRegistry registry, ConsumerGroupStateStore consumerLog,
-            KafkaStore topics) {
+            KafkaStore topics, ShareGroupCatalog shares) {
         this(config, offsets, cursors, drain, log, registry::view, consumerLog, TopicCatalog.of(topics));
+        this.shares = shares;
     }
 
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
@@ -174,8 +178,10 @@ public class GroupCoordinator {
             return CompletableFuture.completedFuture(
                     joinResponse(apiVersion, ClassicGroups.JoinResult.error(e, request.memberId())));
         }
-        if (consumerGroups.live(key(caller, request.groupId()))) {
-            // one namespace: a live consumer-protocol group takes no classic member (Queen migrates no group)
+        if (consumerGroups.live(key(caller, request.groupId()))
+                || shares.live(Tenants.of(caller.tenant()), request.groupId())) {
+            // one namespace: a live consumer-protocol or share group takes no classic member (Queen migrates no
+            // group)
             return CompletableFuture.completedFuture(joinResponse(apiVersion,
                     ClassicGroups.JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, request.memberId())));
         }
@@ -287,7 +293,8 @@ public class GroupCoordinator {
                         && !consumerGroups.settings().assignors().containsKey(request.serverAssignor())
                         ? Errors.UNSUPPORTED_ASSIGNOR
                 : !validRegex(request.subscribedTopicRegex()) ? Errors.INVALID_REGULAR_EXPRESSION
-                : request.memberEpoch() == 0 && classicLive(key(caller, request.groupId()))
+                : request.memberEpoch() == 0 && (classicLive(key(caller, request.groupId()))
+                        || shares.live(Tenants.of(caller.tenant()), request.groupId()))
                         ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
         if (e != Errors.NONE) {
             String message = switch (e) {
@@ -374,6 +381,12 @@ public class GroupCoordinator {
         }
     }
 
+    /** Whether the id names a classic or consumer-protocol group with members here (a share group cannot take it). */
+    public boolean liveGroup(UUID tenant, String groupId) {
+        ClassicGroups.Key key = new ClassicGroups.Key(tenant, groupId);
+        return classicLive(key) || consumerGroups.live(key);
+    }
+
     /** Whether the id names a classic group with members (so the consumer protocol cannot use it). */
     private boolean classicLive(ClassicGroups.Key key) {
         ClassicGroups.GroupView v = groups.describe(key);
@@ -436,6 +449,7 @@ public class GroupCoordinator {
         for (String[] g : consumerGroups.list(tenant, g -> new String[] {g.key().groupId(), g.state().wire})) {
             shown.put(g[0], new String[] {CONSUMER, CONSUMER, g[1]});
         }
+        sql(() -> shares.list(tenant)).forEach((name, state) -> shown.put(name, new String[] {SHARE, SHARE, state}));
         // each broker lists the groups it coordinates: an admin client asking every broker sees each group once
         shown.keySet().removeIf(name -> !here(name));
         for (Map.Entry<String, String[]> g : shown.entrySet()) {
@@ -532,7 +546,7 @@ public class GroupCoordinator {
             ClassicGroups.GroupView v = mine ? groups.describe(new ClassicGroups.Key(tenant, id)) : null;
             if (v != null) {
                 views.put(id, v);
-            } else if (mine && consumerGroups.live(new ClassicGroups.Key(tenant, id))) {
+            } else if (mine && (consumerGroups.live(new ClassicGroups.Key(tenant, id)) || shares.live(tenant, id))) {
                 consumerIds.add(id);
             } else if (mine) {
                 unknown.add(id);
@@ -562,7 +576,7 @@ public class GroupCoordinator {
                     d.members().add(dm);
                 }
             } else if (consumerIds.contains(id)) {
-                // as Apache Kafka: the classic API does not describe a consumer-protocol group
+                // as Apache Kafka: the classic API does not describe a consumer-protocol or share group
                 d.setGroupState(ClassicGroupState.DEAD.wire);
                 if (apiVersion >= 6) {
                     d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
@@ -601,14 +615,16 @@ public class GroupCoordinator {
                 continue;
             }
             ClassicGroups.Key key = new ClassicGroups.Key(tenant, id);
-            Errors e = consumerGroups.live(key) ? Errors.NON_EMPTY_GROUP : groups.beginDelete(key);
+            Errors e = consumerGroups.live(key) || shares.live(tenant, id) ? Errors.NON_EMPTY_GROUP
+                    : groups.beginDelete(key);
             if (e != Errors.NONE) {
                 r.setErrorCode(e.code());
                 continue;
             }
             try {
                 ConsumerGroupStore.Deleted d = sql(() -> cursors.delete(tenant, id, null, true));
-                if (d.partitions() == 0 && d.metadata() == 0) {
+                boolean share = sql(() -> shares.delete(tenant, id));
+                if (d.partitions() == 0 && d.metadata() == 0 && !share) {
                     r.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
                 }
             } finally {

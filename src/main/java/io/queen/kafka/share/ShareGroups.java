@@ -6,6 +6,7 @@ import io.queen.kafka.KafkaStore;
 import io.queen.kafka.cluster.BrokerRegistry;
 import io.queen.kafka.cluster.ClusterView;
 import io.queen.kafka.group.GroupCoordinator;
+import io.queen.kafka.group.ShareGroupCatalog;
 import io.queen.kafka.transport.KafkaCaller;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -44,7 +45,7 @@ import org.jboss.logging.Logger;
  * evicts members past the session timeout and releases their records.
  */
 @ApplicationScoped
-public class ShareGroups {
+public class ShareGroups implements ShareGroupCatalog {
     private static final Logger LOG = Logger.getLogger(ShareGroups.class);
     static final String ASSIGNOR = "simple";
 
@@ -83,11 +84,13 @@ public class ShareGroups {
     private final ShareStore store;
     private final ShareGroupConfigs configs;
     private final BrokerRegistry cluster;
+    private final GroupCoordinator coordinator;
     private final LongSupplier clock = () -> System.nanoTime() / 1_000_000;
     private final ScheduledExecutorService timer;
 
     ShareGroups(KafkaShareConfig config, KafkaStore kafka, ShareStore store, ShareGroupConfigs configs,
-            BrokerRegistry cluster) {
+            BrokerRegistry cluster, GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
         this.config = config;
         this.kafka = kafka;
         this.store = store;
@@ -109,6 +112,34 @@ public class ShareGroups {
     /** Whether this broker coordinates the group now. */
     boolean coordinates(String group) {
         return cluster.view().coordinates(ClusterView.KeyType.GROUP, group);
+    }
+
+    @Override
+    public boolean live(UUID tenant, String group) {
+        return isShareGroup(tenant, group);
+    }
+
+    @Override
+    public Map<String, String> list(UUID tenant) throws java.sql.SQLException {
+        Map<String, String> out = new TreeMap<>();
+        for (String group : store.groups(tenant)) {
+            out.put(group, isShareGroup(tenant, group) ? "Stable" : "Empty");
+        }
+        return out;
+    }
+
+    @Override
+    public boolean delete(UUID tenant, String group) throws java.sql.SQLException {
+        Group g = groups.get(new Key(tenant, group));
+        if (g != null) {
+            synchronized (g) {
+                if (!g.members.isEmpty()) {
+                    return false;
+                }
+                groups.remove(new Key(tenant, group), g);
+            }
+        }
+        return store.deleteGroup(tenant, group);
     }
 
     /** Whether this broker holds a live share group of that name (a classic or consumer group may not take it). */
@@ -137,6 +168,11 @@ public class ShareGroups {
                     .setErrorMessage("SubscribedTopicNames must be set when joining");
         }
         UUID tenant = Tenants.of(caller.tenant());
+        if (request.memberEpoch() == 0 && coordinator.liveGroup(tenant, groupId)) {
+            // one namespace: a live classic or consumer group takes no share member
+            return out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + groupId + " is not a share group.");
+        }
         Key key = new Key(tenant, groupId);
         Group g = groups.computeIfAbsent(key, k -> new Group());
         if (request.memberEpoch() == 0) {

@@ -49,6 +49,15 @@ class ShareStore {
         return sql.flag("SELECT queen.kafka_share_group_exists_v1(?, ?)", tenant, group);
     }
 
+    /** The tenant's share groups (those that began). */
+    List<String> groups(UUID tenant) throws SQLException {
+        return sql.list("SELECT group_id FROM queen.kafka_share_groups_v1(?)", rs -> rs.getString(1), tenant);
+    }
+
+    boolean deleteGroup(UUID tenant, String group) throws SQLException {
+        return sql.flag("SELECT queen.kafka_share_delete_group_v1(?, ?)", tenant, group);
+    }
+
     /** Registers the share group where new; answers when it began. */
     OffsetDateTime begin(UUID tenant, String group) throws SQLException {
         return sql.one("SELECT queen.kafka_share_group_v1(?, ?)", rs -> rs.getObject(1, OffsetDateTime.class),

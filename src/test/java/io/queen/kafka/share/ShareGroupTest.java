@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
@@ -407,6 +408,45 @@ class ShareGroupTest extends KafkaListenerClients {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
+    }
+
+    @Test
+    void shareGroupsAreListedByTypeAndDeletedOnceEmptyAndTheirNameIsNoOtherGroupsWhileLive() throws Exception {
+        prepare("share-list", 1, "sg-list", 30_000, 5);
+        produce("share-list", 2);
+        try (KafkaShareConsumer<String, String> c = consumer("sg-list", 100); Admin a = admin()) {
+            c.subscribe(List.of("share-list"));
+            List<ConsumerRecord<String, String>> got = pollFor(c, 2);
+            got.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync(Duration.ofSeconds(30));
+            var listed = a.listGroups(ListGroupsOptions.forShareGroups()).all().get(30, TimeUnit.SECONDS);
+            var mine = listed.stream().filter(g -> g.groupId().equals("sg-list")).findFirst().orElseThrow();
+            assertEquals(org.apache.kafka.common.GroupType.SHARE, mine.type().orElseThrow());
+            assertEquals(org.apache.kafka.common.GroupState.STABLE, mine.groupState().orElseThrow());
+            var refused = a.deleteShareGroups(List.of("sg-list")).all();
+            var e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> refused.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof org.apache.kafka.common.errors.GroupNotEmptyException, e.toString());
+            // a classic consumer may not take the live share group's name
+            Properties p = consumerProperties(bootstrap(), "sg-list");
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> classic =
+                    new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new StringDeserializer(),
+                            new StringDeserializer())) {
+                classic.subscribe(List.of("share-list"));
+                var thrown = org.junit.jupiter.api.Assertions.assertThrows(org.apache.kafka.common.KafkaException.class,
+                        () -> classic.poll(Duration.ofSeconds(10)));
+                assertTrue(thrown.toString().contains("InconsistentGroupProtocol"), thrown.toString());
+            }
+        }
+        try (Admin a = admin()) {
+            var listed = a.listGroups(ListGroupsOptions.forShareGroups()).all().get(30, TimeUnit.SECONDS);
+            assertEquals(org.apache.kafka.common.GroupState.EMPTY, listed.stream()
+                    .filter(g -> g.groupId().equals("sg-list")).findFirst().orElseThrow().groupState().orElseThrow());
+            a.deleteShareGroups(List.of("sg-list")).all().get(30, TimeUnit.SECONDS);
+            assertTrue(a.listGroups(ListGroupsOptions.forShareGroups()).all().get(30, TimeUnit.SECONDS).stream()
+                    .noneMatch(g -> g.groupId().equals("sg-list")), "deleted");
+        }
+        assertEquals(Long.MIN_VALUE, committed("share-list", 0, "sg-list"), "its cursor is gone");
     }
 
     /** The group's description; null while it does not exist yet (its first member has not joined). */
