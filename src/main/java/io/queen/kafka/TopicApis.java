@@ -98,22 +98,22 @@ class TopicApis implements KafkaApiProvider {
         }
         List<String> names = new ArrayList<>();
         for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
-            if (t.name() != null) {
+            if (!byId(t)) {
                 names.add(t.name());
             }
         }
         Map<String, KafkaStore.Topic> found = topics.lookup(tenant, names, version < 4 || request.allowAutoTopicCreation());
         // topics named by id only (v10+): a KIP-848 consumer learns the names of what the broker assigned it so
-        Map<Uuid, KafkaStore.Topic> byId = null;
+        Map<Uuid, KafkaStore.Topic> ids = null;
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
-            if (rt.name() == null) {
-                if (byId == null) {
-                    byId = new HashMap<>();
+            if (byId(rt)) {
+                if (ids == null) {
+                    ids = new HashMap<>();
                     for (KafkaStore.Topic t : topics.all(tenant).values()) {
-                        byId.put(topicId(t), t);
+                        ids.put(topicId(t), t);
                     }
                 }
-                KafkaStore.Topic t = byId.get(rt.topicId());
+                KafkaStore.Topic t = ids.get(rt.topicId());
                 out.topics().add(t != null ? topic(view, t) : new MetadataResponseTopic().setTopicId(rt.topicId())
                         .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
                 continue;
@@ -152,6 +152,11 @@ class TopicApis implements KafkaApiProvider {
                     .setHost(n.host()).setPort(n.port()).setRack(n.rack()));
         }
         return out;
+    }
+
+    /** A topic asked for by id: no name (the Java client sends an empty one) and an id. */
+    private static boolean byId(MetadataRequestData.MetadataRequestTopic t) {
+        return (t.name() == null || t.name().isEmpty()) && t.topicId() != null && !Uuid.ZERO_UUID.equals(t.topicId());
     }
 
     private static MetadataResponseTopic topic(ClusterView view, KafkaStore.Topic t) {
