@@ -221,13 +221,12 @@ BEGIN
         RETURN;
     END IF;
     -- released records first
-    WITH picked AS (
-        SELECT r."offset" FROM queen.kafka_share_records r
-         WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r.state = 0
-         ORDER BY r."offset" LIMIT v_left)
     UPDATE queen.kafka_share_records r
        SET state = 1, delivery_count = r.delivery_count + 1, member_id = p_member, lock_expires_at = v_lock
-      FROM picked WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = picked."offset";
+     WHERE r.partition_id = v_pid AND r.consumer_group = p_group
+       AND r."offset" = ANY (ARRAY(SELECT p."offset" FROM queen.kafka_share_records p
+                                    WHERE p.partition_id = v_pid AND p.consumer_group = p_group AND p.state = 0
+                                    ORDER BY p."offset" LIMIT v_left));
     GET DIAGNOSTICS v_n = ROW_COUNT;
     v_left := v_left - v_n;
     -- then records never delivered, after the highest one in flight
@@ -262,6 +261,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_pid       UUID;
     v_committed BIGINT;
+    v_type      INT;
     v_lock      TIMESTAMPTZ := clock_timestamp() + make_interval(secs => p_lock_ms / 1000.0);
 BEGIN
     SELECT lp.id INTO v_pid
@@ -285,14 +285,17 @@ BEGIN
                             WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = a.o
                               AND r.state = 1 AND r.member_id = p_member)
             OR a.t NOT IN (0, 1, 2, 3, 4);
-    UPDATE queen.kafka_share_records r
-       SET state = CASE a.t WHEN 0 THEN 2 WHEN 1 THEN 2 WHEN 3 THEN 4 WHEN 4 THEN 1
-                            ELSE CASE WHEN r.delivery_count >= p_limit THEN 4 ELSE 0 END END,
-           member_id = CASE WHEN a.t = 4 THEN r.member_id END,
-           lock_expires_at = CASE WHEN a.t = 4 THEN v_lock END
-      FROM unnest(p_offsets, p_types) AS a (o, t)
-     WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = a.o AND r.state = 1
-       AND r.member_id = p_member AND a.t IN (0, 1, 2, 3, 4);
+    -- one UPDATE per acknowledge type, its offsets matched through the primary key (= ANY): joined to the unnested
+    -- arrays instead, the planner loops over every record for every acknowledged offset
+    FOR v_type IN SELECT DISTINCT a.t FROM unnest(p_types) AS a (t) WHERE a.t IN (0, 1, 2, 3, 4) LOOP
+        UPDATE queen.kafka_share_records r
+           SET state = CASE v_type WHEN 0 THEN 2 WHEN 1 THEN 2 WHEN 3 THEN 4 WHEN 4 THEN 1
+                                   ELSE CASE WHEN r.delivery_count >= p_limit THEN 4 ELSE 0 END END,
+               member_id = CASE WHEN v_type = 4 THEN r.member_id END,
+               lock_expires_at = CASE WHEN v_type = 4 THEN v_lock END
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r.state = 1 AND r.member_id = p_member
+           AND r."offset" = ANY (ARRAY(SELECT a.o FROM unnest(p_offsets, p_types) AS a (o, t) WHERE a.t = v_type));
+    END LOOP;
     PERFORM queen.kafka_share_settle_v1(v_pid, p_group, p_lock_ms);
     RETURN QUERY
         SELECT 'dead_letter'::text, r."offset", r.delivery_count::int FROM queen.kafka_share_records r
