@@ -330,38 +330,43 @@ BEGIN
     RETURN v_n;
 END $$;
 
--- Files a record waiting to be dead-lettered into queen.log_dlq (the payload snapshot the broker decoded) and
--- marks it done; the cursor moves over it once everything before it is done. A record no longer waiting (filed
--- by a concurrent call, or passed by the cursor) is left alone: false.
-CREATE OR REPLACE FUNCTION queen.kafka_share_dead_letter_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
-                                                            p_group TEXT, p_off BIGINT, p_message_id UUID,
-                                                            p_txn TEXT, p_payload JSONB, p_error TEXT,
-                                                            p_trace UUID, p_producer_sub TEXT,
-                                                            p_created_at TIMESTAMPTZ, p_lock_ms INT, p_limit INT)
-RETURNS BOOLEAN
+-- Files records waiting to be dead-lettered into queen.log_dlq (the payload snapshots the broker decoded, one
+-- array element per offset) and marks them done; the cursor moves over them once everything before is done. A
+-- record no longer waiting (filed by a concurrent call, or passed by the cursor) is left alone. Answers how many
+-- were filed.
+DROP FUNCTION IF EXISTS queen.kafka_share_dead_letter_v1(UUID, TEXT, TEXT, TEXT, BIGINT, UUID, TEXT, JSONB, TEXT,
+                                                         UUID, TEXT, TIMESTAMPTZ, INT, INT);
+CREATE OR REPLACE FUNCTION queen.kafka_share_dead_letters_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT,
+                                                             p_group TEXT, p_offsets BIGINT[], p_message_ids UUID[],
+                                                             p_txns TEXT[], p_payloads TEXT[], p_errors TEXT[],
+                                                             p_traces UUID[], p_subs TEXT[], p_created TEXT[],
+                                                             p_lock_ms INT, p_limit INT)
+RETURNS INT
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_pid   UUID;
-    v_count INT;
+    v_pid UUID;
+    v_n   INT;
 BEGIN
     SELECT lp.id INTO v_pid
       FROM queen.queues q JOIN queen.log_partitions lp ON lp.queue_id = q.id AND lp.name = p_partition
      WHERE q.tenant_id = p_tenant AND q.name = p_queue;
     IF v_pid IS NULL OR queen.kafka_share_lock_v1(v_pid, p_group, 'earliest', NULL, p_limit) IS NULL THEN
-        RETURN FALSE;
+        RETURN 0;
     END IF;
-    UPDATE queen.kafka_share_records r SET state = 2
-     WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r."offset" = p_off AND r.state = 4
-    RETURNING r.delivery_count INTO v_count;
-    IF NOT FOUND THEN
-        RETURN FALSE;
-    END IF;
+    WITH filed AS (
+        UPDATE queen.kafka_share_records r SET state = 2
+         WHERE r.partition_id = v_pid AND r.consumer_group = p_group AND r.state = 4 AND r."offset" = ANY (p_offsets)
+        RETURNING r."offset", r.delivery_count)
     INSERT INTO queen.log_dlq (partition_id, consumer_group, "offset", message_id, transaction_id, payload, error,
                                retry_count, trace_id, producer_sub, message_created_at)
-    VALUES (v_pid, p_group, p_off, p_message_id, p_txn, p_payload, p_error, GREATEST(v_count - 1, 0), p_trace,
-            p_producer_sub, p_created_at);
+    SELECT v_pid, p_group, f."offset", a.mid, a.txn, a.payload::jsonb, a.err, GREATEST(f.delivery_count - 1, 0),
+           a.trace, a.sub, a.created::timestamptz
+      FROM filed f
+      JOIN unnest(p_offsets, p_message_ids, p_txns, p_payloads, p_errors, p_traces, p_subs, p_created)
+           AS a (o, mid, txn, payload, err, trace, sub, created) ON a.o = f."offset";
+    GET DIAGNOSTICS v_n = ROW_COUNT;
     PERFORM queen.kafka_share_settle_v1(v_pid, p_group, p_lock_ms);
-    RETURN TRUE;
+    RETURN v_n;
 END $$;
 
 -- The share invariant above, per (partition, group): the violations found (none = holds).

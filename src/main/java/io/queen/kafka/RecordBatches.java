@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.LongPredicate;
 import org.apache.kafka.common.compress.Compression;
@@ -64,17 +65,30 @@ public class RecordBatches {
                 Long.MAX_VALUE, wanted::contains);
     }
 
-    /** The dead-letter snapshot of the record at {@code offset}; null when it is no longer stored. */
-    public Snapshot snapshot(UUID tenant, String queue, String partition, long offset) throws SQLException {
-        for (ReadStore.Segment s : segments(tenant, queue, partition, offset, 1)) {
-            if (offset >= s.baseOffset() && offset <= s.endOffset()) {
-                Frame f = SegmentCodec.decode(s.blob(), (int) (offset - s.baseOffset()), 1).get(0);
-                return new Snapshot(f.messageId(), f.transactionId(),
-                        new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8), f.traceId(), f.producerSub(),
-                        s.createdAt());
+    /** The dead-letter snapshots of the records at {@code offsets} (ascending) still stored, by offset. */
+    public Map<Long, Snapshot> snapshots(UUID tenant, String queue, String partition, List<Long> offsets)
+            throws SQLException {
+        long first = offsets.get(0);
+        long last = offsets.get(offsets.size() - 1);
+        java.util.Set<Long> wanted = new java.util.HashSet<>(offsets);
+        Map<Long, Snapshot> out = new java.util.HashMap<>();
+        for (ReadStore.Segment s : segments(tenant, queue, partition, first, (int) (last - first + 1))) {
+            long from = Math.max(first, s.baseOffset());
+            long to = Math.min(last, s.endOffset());
+            if (from > to) {
+                continue;
+            }
+            List<Frame> frames = SegmentCodec.decode(s.blob(), (int) (from - s.baseOffset()), (int) (to - from + 1));
+            for (int i = 0; i < frames.size(); i++) {
+                Frame f = frames.get(i);
+                if (wanted.contains(from + i)) {
+                    out.put(from + i, new Snapshot(f.messageId(), f.transactionId(),
+                            new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8), f.traceId(),
+                            f.producerSub(), s.createdAt()));
+                }
             }
         }
-        return null;
+        return out;
     }
 
     /**

@@ -259,13 +259,11 @@ class ShareApis implements KafkaApiProvider {
                 List<ShareStore.Held> held = store.acquire(tenant, e.getValue(), partition, group,
                         request.memberId(), left, config.maxRecordLocks(), settings, since);
                 List<ShareStore.Held> acquired = new ArrayList<>();
+                List<ShareStore.Held> dead = new ArrayList<>();
                 for (ShareStore.Held h : held) {
-                    if ("acquired".equals(h.kind())) {
-                        acquired.add(h);
-                    } else {
-                        deadLetter(tenant, e.getValue(), partition, group, h, settings);
-                    }
+                    ("acquired".equals(h.kind()) ? acquired : dead).add(h);
                 }
+                deadLetters(tenant, e.getValue(), partition, group, dead, settings);
                 if (!acquired.isEmpty()) {
                     left -= acquired.size();
                     ShareFetchResponseData.PartitionData pd = answers.computeIfAbsent(e.getKey(),
@@ -317,33 +315,36 @@ class ShareApis implements KafkaApiProvider {
         List<ShareStore.Held> result = store.acknowledge(tenant, queue, partition, group, member,
                 acks.offsets().toArray(new Long[0]), acks.types().toArray(new Integer[0]), settings);
         boolean invalid = false;
+        List<ShareStore.Held> dead = new ArrayList<>();
         for (ShareStore.Held h : result) {
             if ("invalid".equals(h.kind())) {
                 invalid = true;
             } else {
-                deadLetter(tenant, queue, partition, group, h, settings);
+                dead.add(h);
             }
         }
+        deadLetters(tenant, queue, partition, group, dead, settings);
         if (acks.types().stream().anyMatch(t -> t == 2)) {
             waiters.freed(tenant, queue); // released records: members waiting for work may take them
         }
         return invalid ? Errors.INVALID_RECORD_STATE : Errors.NONE;
     }
 
-    /** Files a rejected or exhausted record in the dead-letter table with a snapshot of its payload. */
-    private void deadLetter(UUID tenant, String queue, String partition, String group, ShareStore.Held h,
+    /** Files rejected or exhausted records of a partition in the dead-letter table with snapshots of them. */
+    private void deadLetters(UUID tenant, String queue, String partition, String group, List<ShareStore.Held> dead,
             ShareGroupConfigs.Settings settings) throws SQLException {
-        RecordBatches.Snapshot f = batches.snapshot(tenant, queue, partition, h.offset());
-        String error = h.deliveryCount() >= settings.deliveryLimit()
-                ? "Kafka share group: delivery count limit " + settings.deliveryLimit() + " reached"
-                : "Kafka share group: rejected";
-        boolean filed = store.deadLetter(tenant, new ShareStore.DeadLetter(queue, partition, group, h.offset(),
-                f == null ? null : f.messageId(), f == null ? null : f.transactionId(),
-                f == null ? null : f.payload(), error, f == null ? null : f.traceId(),
-                f == null ? null : f.producerSub(), f == null ? null : f.committedAt()), settings);
-        if (filed) {
-            LOG.debugf("kafka share group %s: offset %d of %s/%s dead-lettered", group, h.offset(), queue, partition);
+        if (dead.isEmpty()) {
+            return;
         }
+        List<String> errors = new ArrayList<>(dead.size());
+        for (ShareStore.Held h : dead) {
+            errors.add(h.deliveryCount() >= settings.deliveryLimit()
+                    ? "Kafka share group: delivery count limit " + settings.deliveryLimit() + " reached"
+                    : "Kafka share group: rejected");
+        }
+        int filed = store.deadLetters(tenant, queue, partition, group, dead, batches.snapshots(tenant, queue,
+                partition, dead.stream().map(ShareStore.Held::offset).toList()), errors, settings);
+        LOG.debugf("kafka share group %s: %d records of %s/%s dead-lettered", group, filed, queue, partition);
     }
 
     ShareAcknowledgeResponseData acknowledge(KafkaCaller caller, short version, ShareAcknowledgeRequestData request)

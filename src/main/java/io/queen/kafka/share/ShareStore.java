@@ -1,5 +1,6 @@
 package io.queen.kafka.share;
 
+import io.queen.kafka.RecordBatches;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -14,12 +15,6 @@ import java.util.UUID;
 class ShareStore {
     /** A record a share operation answered: {@code acquired}, {@code dead_letter} or {@code invalid}. */
     record Held(String kind, long offset, int deliveryCount) {
-    }
-
-    /** A record to file as a dead letter, with what its frame says. */
-    record DeadLetter(String queue, String partition, String group, long offset, UUID messageId,
-            String transactionId, String payload, String error, UUID traceId, String producerSub,
-            OffsetDateTime createdAt) {
     }
 
     private final SqlCalls sql;
@@ -85,14 +80,36 @@ class ShareStore {
         sql.execute("SELECT queen.kafka_share_release_member_v1(?, ?, ?, ?)", tenant, group, member, deliveryLimit);
     }
 
-    boolean deadLetter(UUID tenant, DeadLetter d, ShareGroupConfigs.Settings s) throws SQLException {
-        return sql.flag("SELECT queen.kafka_share_dead_letter_v1(?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)",
-                tenant, d.queue(), d.partition(), d.group(), d.offset(), d.messageId(),
-                d.transactionId() == null ? SqlCalls.NULL_TEXT : d.transactionId(),
-                d.payload() == null ? SqlCalls.NULL_TEXT : d.payload(), d.error(),
-                d.traceId(),
-                d.producerSub() == null ? SqlCalls.NULL_TEXT : d.producerSub(), d.createdAt(), s.lockMs(),
-                s.deliveryLimit());
+    /**
+     * Files the records of a partition waiting to be dead-lettered, with their snapshots (absent: no longer
+     * stored); answers how many were filed.
+     */
+    int deadLetters(UUID tenant, String queue, String partition, String group, List<ShareStore.Held> pending,
+            Map<Long, RecordBatches.Snapshot> snapshots, List<String> errors, ShareGroupConfigs.Settings s)
+            throws SQLException {
+        int n = pending.size();
+        Long[] offsets = new Long[n];
+        UUID[] ids = new UUID[n];
+        UUID[] traces = new UUID[n];
+        String[] txns = new String[n];
+        String[] payloads = new String[n];
+        String[] subs = new String[n];
+        String[] created = new String[n];
+        for (int i = 0; i < n; i++) {
+            offsets[i] = pending.get(i).offset();
+            RecordBatches.Snapshot f = snapshots.get(offsets[i]);
+            if (f != null) {
+                ids[i] = f.messageId();
+                traces[i] = f.traceId();
+                txns[i] = f.transactionId();
+                payloads[i] = f.payload();
+                subs[i] = f.producerSub();
+                created[i] = f.committedAt() == null ? null : f.committedAt().toString();
+            }
+        }
+        return (int) sql.number("SELECT queen.kafka_share_dead_letters_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                tenant, queue, partition, group, offsets, ids, txns, payloads, errors.toArray(new String[0]), traces,
+                subs, created, s.lockMs(), s.deliveryLimit());
     }
 
     /** One partition's share-group offset: start offset (-1 = none) and lag (-1 = none). */
