@@ -3,9 +3,8 @@ package io.queen.kafka.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.queen.kafka.KafkaBrokerProcess;
 import io.queen.kafka.KafkaListenerClients;
-import io.queen.testing.BrokerProcess;
-import io.queen.testing.TestPostgres;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,23 +29,11 @@ class KafkaGroupRestartIT {
     static final String TOPIC = "restart";
     static final String GROUP = "restart";
 
-    static TestPostgres.Server pg;
-    static String db;
-    static BrokerProcess broker;
-    static int kafkaPort;
-
-    static Map<String, String> env() {
-        return Map.of("QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
-                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1", "QUEEN_KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS", "1000",
-                "QUEEN_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0");
-    }
+    static KafkaBrokerProcess broker;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("kafkagroups");
-        kafkaPort = BrokerProcess.freePort();
-        broker = BrokerProcess.start("kafka-groups", pg, db, env());
+        broker = new KafkaBrokerProcess("kafka-groups");
     }
 
     @AfterAll
@@ -54,11 +41,10 @@ class KafkaGroupRestartIT {
         if (broker != null) {
             broker.close();
         }
-        TestPostgres.dropDatabase(db);
     }
 
     String bootstrap() {
-        return "127.0.0.1:" + kafkaPort;
+        return broker.bootstrap();
     }
 
     @Test
@@ -77,8 +63,7 @@ class KafkaGroupRestartIT {
             Thread.sleep(5);
         }
         int atKill = deliveries.size();
-        broker.kill();
-        broker = BrokerProcess.start("kafka-groups", pg, db, env());
+        broker.killAndRestart();
 
         Map<Integer, Long> end = new HashMap<>();
         for (int p = 0; p < PARTITIONS; p++) {

@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.queen.kafka.KafkaBrokerProcess;
 import io.queen.kafka.KafkaListenerClients;
-import io.queen.testing.BrokerProcess;
 import io.queen.testing.StorageInvariants;
-import io.queen.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -54,24 +53,12 @@ class ShareGroupRestartIT {
     static final String SHARE_GROUP = "share-restart";
     static final String GROUP = "classic-restart";
 
-    static TestPostgres.Server pg;
-    static String db;
-    static BrokerProcess broker;
-    static int kafkaPort;
-
-    static Map<String, String> env() {
-        return Map.of("QUEEN_KAFKA_ENABLED", "true", "QUEEN_KAFKA_PORT", String.valueOf(kafkaPort),
-                "QUEEN_KAFKA_ADVERTISED_HOST", "127.0.0.1", "QUEEN_KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS", "1000",
-                "QUEEN_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0", "QUEEN_KAFKA_SHARE_HEARTBEAT_INTERVAL_MS", "500",
-                "QUEEN_KAFKA_SHARE_SESSION_TIMEOUT_MS", "5000");
-    }
+    static KafkaBrokerProcess broker;
 
     @BeforeAll
     static void start() throws Exception {
-        pg = TestPostgres.server();
-        db = TestPostgres.createDatabase("kafkashare");
-        kafkaPort = BrokerProcess.freePort();
-        broker = BrokerProcess.start("kafka-share", pg, db, env());
+        broker = new KafkaBrokerProcess("kafka-share", "QUEEN_KAFKA_SHARE_HEARTBEAT_INTERVAL_MS", "500",
+                "QUEEN_KAFKA_SHARE_SESSION_TIMEOUT_MS", "5000");
     }
 
     @AfterAll
@@ -79,11 +66,10 @@ class ShareGroupRestartIT {
         if (broker != null) {
             broker.close();
         }
-        TestPostgres.dropDatabase(db);
     }
 
     String bootstrap() {
-        return "127.0.0.1:" + kafkaPort;
+        return broker.bootstrap();
     }
 
     /** Each record's value is "partition:offset"; every tenth of a partition is rejected by the share group. */
@@ -128,10 +114,9 @@ class ShareGroupRestartIT {
             Thread.sleep(5);
         }
         int atKill = handled.get();
-        broker.kill();
-        broker = BrokerProcess.start("kafka-share", pg, db, env());
+        broker.killAndRestart();
 
-        String url = pg.jdbcUrl(db);
+        String url = broker.jdbcUrl();
         deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while ((cursorsAtEnd(url, SHARE_GROUP) < PARTITIONS || classicSeen.size() < PARTITIONS * RECORDS)
                 && System.nanoTime() < deadline) {
@@ -158,7 +143,7 @@ class ShareGroupRestartIT {
         }
         assertEquals(expected, deadLetters(url, SHARE_GROUP), "each rejected record a dead letter, once");
         assertEquals(PARTITIONS, cursorsAtEnd(url, GROUP), "the consumer group committed to every partition's end");
-        StorageInvariants.assertHold(url, pg.user(), pg.password());
+        StorageInvariants.assertHold(url, broker.server().user(), broker.server().password());
     }
 
     private void shareMember(AtomicBoolean running, AtomicInteger handled, List<Throwable> failures) {
@@ -213,7 +198,7 @@ class ShareGroupRestartIT {
 
     /** How many of the topic's partitions the group's cursor has reached the end of. */
     static int cursorsAtEnd(String url, String group) throws Exception {
-        try (Connection c = DriverManager.getConnection(url, pg.user(), pg.password());
+        try (Connection c = DriverManager.getConnection(url, broker.server().user(), broker.server().password());
                 PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM queen.log_consumers cc"
                         + " JOIN queen.log_partitions lp ON lp.id = cc.partition_id"
                         + " JOIN queen.queues q ON q.id = lp.queue_id"
@@ -231,7 +216,7 @@ class ShareGroupRestartIT {
     /** The group's dead letters as "partition:offset", each once (a letter filed twice would collapse: counted). */
     static Set<String> deadLetters(String url, String group) throws Exception {
         Set<String> out = new TreeSet<>();
-        try (Connection c = DriverManager.getConnection(url, pg.user(), pg.password());
+        try (Connection c = DriverManager.getConnection(url, broker.server().user(), broker.server().password());
                 PreparedStatement ps = c.prepareStatement("SELECT lp.name || ':' || d.\"offset\", count(*)"
                         + " FROM queen.log_dlq d JOIN queen.log_partitions lp ON lp.id = d.partition_id"
                         + " WHERE d.consumer_group = ? GROUP BY 1")) {
