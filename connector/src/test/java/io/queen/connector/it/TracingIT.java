@@ -153,6 +153,18 @@ class TracingIT extends BrokerTest {
                 "only the application's own span");
     }
 
+    @Test
+    void withoutTheTracingLibraryMessagesStillFlow() {
+        broker.push("tr-none", "p0", List.of(Map.of("id", 3)), null);
+        Map<String, String> config = merge(
+                channel("mp.messaging.incoming.in", "queue", "tr-none", "consumer-group", "relay", "wait-timeout", "500"),
+                channel("mp.messaging.outgoing.onward", "queue", "tr-none-onward"));
+        try (AppProcess relay = AppProcess.start("tr-none", config,
+                List.of("smallrye-reactive-messaging-otel", "opentelemetry-instrumentation-api"), TracedRelay.class)) {
+            assertEquals(3, awaitOne("tr-none-onward").path("data").path("id").asInt(), relay.log());
+        }
+    }
+
     private SpanData awaitSpan(SpanKind kind, String name) {
         await().atMost(Duration.ofSeconds(15)).until(() -> spans.getFinishedSpanItems().stream()
                 .anyMatch(s -> s.getKind() == kind && s.getName().equals(name)));
