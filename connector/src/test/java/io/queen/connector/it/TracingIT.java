@@ -28,6 +28,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.queen.connector.app.Producer;
 import io.queen.connector.app.Recorder;
+import io.queen.connector.app.TracedBlockingConsumer;
 import io.queen.connector.app.TracedRelay;
 import io.queen.connector.app.Transformer;
 import io.queen.connector.app.WeldApp;
@@ -47,6 +48,7 @@ class TracingIT extends BrokerTest {
     @BeforeEach
     void openTelemetry() {
         TracedRelay.CURRENT.clear();
+        TracedBlockingConsumer.IN_METADATA.clear();
         GlobalOpenTelemetry.resetForTest();
         GlobalOpenTelemetry.set(OpenTelemetrySdk.builder()
                 .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
@@ -122,6 +124,17 @@ class TracingIT extends BrokerTest {
         JsonNode relayed = awaitOne("tr-relay-onward");
         assertEquals(TraceIds.ofTraceparent("00-" + onward.getTraceId() + "-" + onward.getSpanId() + "-01"),
                 relayed.path("traceId").asText(), "the traceId stored with the onward message: its trace");
+    }
+
+    @Test
+    void aBlockingMethodFindsTheConsumerSpanInItsMessage() {
+        broker.push("tr-blocking", "p0", List.of(Map.of("id", 5)), null);
+        app = WeldApp.start(channel("mp.messaging.incoming.in", "queue", "tr-blocking", "consumer-group", "worker",
+                "wait-timeout", "500"), TracedBlockingConsumer.class);
+        SpanData received = awaitSpan(SpanKind.CONSUMER, "tr-blocking receive");
+        await().atMost(Duration.ofSeconds(10)).until(() -> TracedBlockingConsumer.IN_METADATA.size() >= 1);
+        assertEquals(received.getSpanId(), TracedBlockingConsumer.IN_METADATA.get(0).getSpanId(),
+                "the message's TracingMetadata holds the consumer span on the worker thread");
     }
 
     @Test
