@@ -148,8 +148,9 @@ public class QueenTransactions {
             }
             String txn = input.metadata().transactionId() + ":" + items.size();
             String traceparent = tracing.traceOutput(received, QueenTrace.outgoing(metadata.queue(), metadata.partition()));
+            String spanTrace = TraceIds.ofTraceparent(traceparent);
             String trace = metadata.traceId() != null ? metadata.traceId()
-                    : TraceIds.ofTraceparent(traceparent) != null ? TraceIds.ofTraceparent(traceparent)
+                    : spanTrace != null ? spanTrace
                     : input.metadata().traceId() != null ? input.metadata().traceId() : TraceIds.current();
             // A caller-chosen transaction id is kept; otherwise the deterministic id makes retries dedup.
             items.add(new PushItem(metadata.queue(), metadata.partition(), payloads.toJson(payload),
