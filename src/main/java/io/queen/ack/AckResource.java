@@ -9,7 +9,10 @@ import io.queen.api.Input;
 import io.queen.api.JsonBytes;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
+import io.queen.tracing.BrokerTracing;
+import io.opentelemetry.api.trace.SpanKind;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;
@@ -26,11 +29,16 @@ public class AckResource {
     @Inject AckService service;
     @Inject ObjectMapper mapper;
     @Inject Callers callers;
+    @Inject BrokerTracing tracing;
 
     @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
-    public Response ack(byte[] body) throws SQLException {
+    public Response ack(byte[] body, @HeaderParam("traceparent") String traceparent) throws SQLException {
+        return BrokerTracing.within(tracing.start("queen ack", SpanKind.SERVER, traceparent), () -> ack(body));
+    }
+
+    private Response ack(byte[] body) throws SQLException {
         JsonNode req = Bodies.requireObject(mapper, body);
         String txn = text(req, "transactionId");
         if (txn == null) {
@@ -52,7 +60,11 @@ public class AckResource {
     @POST
     @Path("/batch")
     @RunOnVirtualThread
-    public Response batch(byte[] body) throws SQLException {
+    public Response batch(byte[] body, @HeaderParam("traceparent") String traceparent) throws SQLException {
+        return BrokerTracing.within(tracing.start("queen ack", SpanKind.SERVER, traceparent), () -> batch(body));
+    }
+
+    private Response batch(byte[] body) throws SQLException {
         AckBatchParser.Batch batch = AckBatchParser.parse(mapper, body);
         if (batch.items().isEmpty()) {
             return results(List.of());

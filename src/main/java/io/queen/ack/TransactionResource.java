@@ -12,6 +12,8 @@ import io.queen.api.Json;
 import io.queen.auth.Access;
 import io.queen.auth.Caller;
 import io.queen.auth.Callers;
+import io.queen.tracing.BrokerTracing;
+import io.opentelemetry.api.trace.SpanKind;
 import io.queen.metrics.OpsMeter;
 import io.queen.push.PushEncryption;
 import io.queen.push.LogWriter;
@@ -19,6 +21,7 @@ import io.queen.push.PushItem;
 import io.queen.push.PushRequestParser;
 import io.queen.push.PushStore;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
@@ -51,10 +54,12 @@ public class TransactionResource {
     private final ObjectMapper mapper;
     private final Callers callers;
     private final OpsMeter meter;
+    private final BrokerTracing tracing;
 
     TransactionResource(AckService acks, AckStore ackStore, LogWriter writer, ObjectMapper mapper, Callers callers,
-            OpsMeter meter) {
+            OpsMeter meter, BrokerTracing tracing) {
         this.meter = meter;
+        this.tracing = tracing;
         this.acks = acks;
         this.ackStore = ackStore;
         this.writer = writer;
@@ -74,7 +79,12 @@ public class TransactionResource {
     @Access(Access.Level.WRITE)
     @POST
     @RunOnVirtualThread
-    public Response transaction(byte[] body) throws Exception {
+    public Response transaction(byte[] body, @HeaderParam("traceparent") String traceparent) throws Exception {
+        return BrokerTracing.within(tracing.start("queen transaction", SpanKind.SERVER, traceparent),
+                () -> transaction(body));
+    }
+
+    private Response transaction(byte[] body) throws Exception {
         JsonNode req = Bodies.requireObject(mapper, body);
         JsonNode ops = Bodies.requiredArray(req, "operations", "operations array required");
         if (ops.isEmpty()) {
@@ -162,7 +172,8 @@ public class TransactionResource {
         JsonNode payload = it.get("payload");
         byte[] bytes = payload == null ? null : mapper.writeValueAsBytes(payload);
         return PushRequestParser.item(index, q.textValue(), AckResource.optional(it, "partition"),
-                AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"), bytes);
+                AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"),
+                AckResource.optional(it, "traceparent"), bytes);
     }
 
     private void pushAll(LogWriter.InTransaction log, List<PushItem> pushes, List<Integer> resultIndex,

@@ -1,5 +1,6 @@
 package io.queen.browse;
 
+import io.queen.tracing.TraceParent;
 import jakarta.inject.Inject;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -156,7 +157,7 @@ public class MessageBrowser {
                 bus.put("consumedBy", c.cursors().stream()
                         .filter(x -> !x.group().equals(Names.QUEUE_MODE) && offset <= x.committed()).count());
                 bus.put("totalGroups", c.busGroups());
-                putUuid(m, "traceId", fr.traceId());
+                putTrace(m, fr);
                 putText(m, "producerSub", fr.producerSub());
                 m.put("queuePriority", bs.priority());
                 m.put("createdAt", Times.millis(s.createdAt()));
@@ -195,7 +196,7 @@ public class MessageBrowser {
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());
-        putUuid(m, "traceId", fr.traceId());
+        putTrace(m, fr);
         putText(m, "producerSub", fr.producerSub());
         m.put("createdAt", Times.millis(found.createdAt()));
         ReadStore.DeadLetterRef dead = c.dead().get(offset);
@@ -350,5 +351,11 @@ public class MessageBrowser {
 
     private static void putUuid(ObjectNode n, String k, UUID v) {
         putText(n, k, v == null ? null : v.toString());
+    }
+
+    /** The message's trace id and, when it carries its producer's span, its W3C {@code traceparent}. */
+    private static void putTrace(ObjectNode m, Frame fr) {
+        putUuid(m, "traceId", fr.traceId());
+        m.put("traceparent", fr.spanId() == 0 ? null : TraceParent.format(fr.traceId(), fr.spanId(), fr.traceFlags()));
     }
 }

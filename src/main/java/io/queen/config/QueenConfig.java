@@ -56,6 +56,29 @@ public interface QueenConfig {
         long windowMs();
     }
 
+    Tracing tracing();
+
+    /** Broker spans over OpenTelemetry ({@code io.queen.tracing}, docs/operating.md "Traces"). */
+    interface Tracing {
+        /** Emit spans at all ({@code QUEEN_TRACING_ENABLED}, default false: then no span is built). */
+        boolean enabled();
+
+        /** OTLP/HTTP base URL; spans go to its {@code /v1/traces} ({@code QUEEN_TRACING_OTLP_ENDPOINT}). */
+        String otlpEndpoint();
+
+        /**
+         * Share of new traces sampled, 0-1 ({@code QUEEN_TRACING_SAMPLE_RATIO}); a request or message that
+         * comes with a trace context follows its sampled flag.
+         */
+        double sampleRatio();
+
+        /** The {@code service.name} resource attribute ({@code QUEEN_TRACING_SERVICE_NAME}). */
+        String serviceName();
+
+        /** Most span links one push, pop or produce span records to the messages' own traces. */
+        int maxLinks();
+    }
+
     Kafka kafka();
 
     /** The Kafka wire-protocol listener ({@code io.queen.kafka}, docs/kafka.md). */

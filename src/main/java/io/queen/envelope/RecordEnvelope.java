@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.segment.Frame;
+import io.queen.tracing.TraceParent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,7 +102,35 @@ public final class RecordEnvelope {
         if (f.kafkaRecord()) {
             return stored(plaintext);
         }
-        return decode(f.transactionId(), plaintext, commitMillis);
+        Kafka k = decode(f.transactionId(), plaintext, commitMillis);
+        if (f.spanId() == 0 || k.headers().length > 0) {
+            return k;
+        }
+        // an HTTP producer's trace context reaches a Kafka consumer as the header its instrumentation reads
+        Header traceparent = new RecordHeader(TRACEPARENT_HEADER,
+                TraceParent.format(f.traceId(), f.spanId(), f.traceFlags()).getBytes(StandardCharsets.US_ASCII));
+        return new Kafka(k.timestamp(), k.key(), k.value(), new Header[] {traceparent});
+    }
+
+    /** The W3C trace context header Kafka instrumentations write and read. */
+    public static final String TRACEPARENT_HEADER = "traceparent";
+
+    /**
+     * The producer's trace context a Kafka record carries in its {@code traceparent} header, so an HTTP reader of
+     * the message gets it as {@code traceparent}/{@code traceId}; null without one or for a malformed one (a
+     * header is the producer's business: it is stored unchanged either way).
+     */
+    public static TraceParent traceParent(Header[] headers) {
+        for (Header h : headers) {
+            if (TRACEPARENT_HEADER.equals(h.key()) && h.value() != null) {
+                try {
+                    return TraceParent.parse(new String(h.value(), StandardCharsets.US_ASCII));
+                } catch (IllegalArgumentException e) {
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     /** The payload HTTP readers get for frame {@code f} ({@code plaintext}: its payload decrypted): JSON always. */

@@ -18,6 +18,8 @@ import io.queen.push.PushItem;
 import io.queen.push.SegmentPacker;
 import io.queen.segment.TransactionHash;
 import io.queen.segment.Uuid7;
+import io.queen.tracing.BrokerTracing;
+import io.queen.tracing.TraceParent;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +33,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -252,10 +255,17 @@ class ProduceApi implements KafkaApiProvider {
                         ? RecordEnvelope.TXN_PREFIX + batch.producerId() + ":" + batch.producerEpoch() + ":"
                                 + (batch.baseSequence() + i)
                         : RecordEnvelope.TXN_PREFIX + messageId;
+                Header[] headers = r.headers();
                 byte[] payload = KafkaRecordFormat.encode(r.timestamp(), r.hasKey() ? r.key() : null,
-                        r.hasValue() ? r.value() : null, r.headers());
+                        r.hasValue() ? r.value() : null, headers);
+                TraceParent trace = headers.length == 0 ? null : RecordEnvelope.traceParent(headers);
+                if (trace != null) {
+                    BrokerTracing.linkCurrent(trace);
+                }
                 lane.items.add(new PushItem(index++, lane.queue, lane.partition, txn,
-                        txn.getBytes(StandardCharsets.UTF_8), null, messageId, payload, false, null, true));
+                        txn.getBytes(StandardCharsets.UTF_8), trace == null ? null : trace.traceId(), messageId,
+                        payload, false, null, true, trace == null ? 0 : trace.spanId(),
+                        trace == null ? 0 : trace.flags()));
                 i++;
             }
         }

@@ -58,6 +58,8 @@ public class PushSpool implements PushHold {
     private static final int FLAG_NULL_PAYLOAD = 4;
     private static final int FLAG_PRODUCER_SUB = 8;
     private static final int FLAG_KAFKA_RECORD = 16;
+    /** The trace id is followed by the producer's span id (8 bytes) and trace flags (1 byte). */
+    private static final int FLAG_SPAN = 32;
 
     private final MaintenanceSwitches switches;
     private final LogWriter writer;
@@ -467,17 +469,20 @@ public class PushSpool implements PushHold {
             byte[] t = it.transactionIdUtf8();
             byte[] payload = it.payload();
             byte[] sub = it.producerSubUtf8();
-            int len = 1 + 16 + 4 + q.length + 4 + p.length + 4 + t.length + 1 + (it.traceId() == null ? 0 : 16) + 16
+            int len = 1 + 16 + 4 + q.length + 4 + p.length + 4 + t.length + 1 + (it.traceId() == null ? 0 : 16) + (it.spanId() == 0 ? 0 : 9) + 16
                     + (sub == null ? 0 : 4 + sub.length) + 4 + (payload == null ? 0 : payload.length);
             ByteBuffer b = ByteBuffer.allocate(len);
             b.put(VERSION).putLong(tenant.getMostSignificantBits()).putLong(tenant.getLeastSignificantBits());
             b.putInt(q.length).put(q).putInt(p.length).put(p).putInt(t.length).put(t);
             int flags = (it.traceId() != null ? FLAG_TRACE : 0) | (it.encrypted() ? FLAG_ENCRYPTED : 0)
                     | (payload == null ? FLAG_NULL_PAYLOAD : 0) | (sub != null ? FLAG_PRODUCER_SUB : 0)
-                    | (it.kafkaRecord() ? FLAG_KAFKA_RECORD : 0);
+                    | (it.kafkaRecord() ? FLAG_KAFKA_RECORD : 0) | (it.spanId() != 0 ? FLAG_SPAN : 0);
             b.put((byte) flags);
             if (it.traceId() != null) {
                 b.putLong(it.traceId().getMostSignificantBits()).putLong(it.traceId().getLeastSignificantBits());
+            }
+            if (it.spanId() != 0) {
+                b.putLong(it.spanId()).put(it.traceFlags());
             }
             b.putLong(it.messageId().getMostSignificantBits()).putLong(it.messageId().getLeastSignificantBits());
             if (sub != null) {
@@ -511,6 +516,8 @@ public class PushSpool implements PushHold {
         b.get(txn);
         int flags = b.get();
         UUID trace = (flags & FLAG_TRACE) != 0 ? new UUID(b.getLong(), b.getLong()) : null;
+        long span = (flags & FLAG_SPAN) != 0 ? b.getLong() : 0;
+        byte traceFlags = (flags & FLAG_SPAN) != 0 ? b.get() : 0;
         UUID messageId = new UUID(b.getLong(), b.getLong());
         byte[] sub = null;
         if ((flags & FLAG_PRODUCER_SUB) != 0) {
@@ -521,7 +528,7 @@ public class PushSpool implements PushHold {
         b.get(payload);
         out.add(new Record(tenant, new PushItem(out.size(), queue, partition, new String(txn, StandardCharsets.UTF_8),
                 txn, trace, messageId, (flags & FLAG_NULL_PAYLOAD) != 0 ? null : payload,
-                (flags & FLAG_ENCRYPTED) != 0, sub, (flags & FLAG_KAFKA_RECORD) != 0), end));
+                (flags & FLAG_ENCRYPTED) != 0, sub, (flags & FLAG_KAFKA_RECORD) != 0, span, traceFlags), end));
     }
 
     private static String string(ByteBuffer b) {

@@ -184,7 +184,7 @@ public class PopClaims {
                     out = new ArrayList<>(frames);
                 }
                 out.set(i, new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false,
-                        cipher.httpPayload(f)));
+                        cipher.httpPayload(f), false, f.spanId(), f.traceFlags()));
             }
         }
         return out == null ? frames : out;

@@ -2,7 +2,10 @@ package io.queen.pop;
 
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.queen.config.QueenConfig;
+import io.queen.tracing.BrokerTracing;
 import io.queen.live.PopClients;
 import io.queen.maintenance.MaintenanceSwitches;
 import io.queen.shutdown.DrainState;
@@ -37,9 +40,11 @@ public class PopResource {
     private final ParkingBudget parking;
     private final PopClients clients;
     private final PopClock clock;
+    private final BrokerTracing tracing;
 
     PopResource(PopService service, QueenConfig config, Callers callers, MaintenanceSwitches switches,
-            DrainState drain, ParkingBudget parking, PopClients clients, PopClock clock) {
+            DrainState drain, ParkingBudget parking, PopClients clients, PopClock clock, BrokerTracing tracing) {
+        this.tracing = tracing;
         this.clients = clients;
         this.clock = clock;
         this.drain = drain;
@@ -137,6 +142,11 @@ public class PopResource {
     }
 
     private Response serve(PopRequest r, HttpServerRequest request) {
+        Span span = tracing.start("queen pop", SpanKind.SERVER, request.getHeader("traceparent"));
+        return BrokerTracing.within(span, () -> serve(r, request, span));
+    }
+
+    private Response serve(PopRequest r, HttpServerRequest request, Span span) {
         HttpServerResponse response = request.response();
         if (switches.popMaintenance()) {
             r = holdDuringMaintenance(r, response);
@@ -148,6 +158,10 @@ public class PopResource {
         PopService.Result res = service.pop(tenant, r, response::closed);
         if (res == null) {
             return Response.noContent().build();
+        }
+        if (span.isRecording()) {
+            span.setAttribute(BrokerTracing.OPERATION, "receive").setAttribute(BrokerTracing.DESTINATION, res.queue())
+                    .setAttribute(BrokerTracing.GROUP, res.group()).setAttribute(BrokerTracing.COUNT, res.messages());
         }
         // who took the lease, for the console's member list: kept in memory (bounded), no database write
         clients.popped(tenant, res.queue(), res.group(), res.leaseId(), request.remoteAddress(),

@@ -2,6 +2,7 @@ package io.queen.pop;
 
 import io.queen.api.JsonBytes;
 import io.queen.segment.Frame;
+import io.queen.tracing.TraceParent;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -18,6 +19,7 @@ final class PopResponseWriter {
     private static final byte[] ID_NEXT = JsonBytes.ascii(",{\"id\":");
     private static final byte[] TXN = JsonBytes.ascii(",\"transactionId\":");
     private static final byte[] PRODUCER_SUB = JsonBytes.ascii(",\"producerSub\":");
+    private static final byte[] TRACEPARENT = JsonBytes.ascii(",\"traceparent\":");
     /** Pop timestamps carry microseconds (spec 1.8), always true UTC. */
     static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
@@ -68,6 +70,8 @@ final class PopResponseWriter {
                         .raw(TXN).string(f.transactionId())
                         .raw(afterTxn).raw(f.payload().length == 0 ? NULL : f.payload())
                         .raw(afterData).uuid(f.traceId())
+                        .raw(TRACEPARENT).string(f.spanId() == 0 ? null
+                                : TraceParent.format(f.traceId(), f.spanId(), f.traceFlags()))
                         .raw(PRODUCER_SUB).string(f.producerSub())
                         .raw(beforeOffset).number(offset++).raw('}');
                 firstMessage = false;

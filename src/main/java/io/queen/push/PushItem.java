@@ -6,11 +6,21 @@ import java.util.UUID;
  * One validated item of a push request. {@code payload} holds the JSON value's bytes exactly as the client
  * sent them, or with {@code kafkaRecord} a Kafka record's binary form (frame flag 8); {@code transactionId} is never
  * null (minted from the message id when the client sent none). {@code producerSubUtf8} is the authenticated
- * producer's subject (frame flag 2), never taken from the body; null without authentication.
+ * producer's subject (frame flag 2), never taken from the body; null without authentication. {@code spanId} and
+ * {@code traceFlags} are the producer's span from a W3C {@code traceparent} (frame flag 16; 0 without one, and
+ * never without a {@code traceId}).
  */
 public record PushItem(int index, String queue, String partition, String transactionId, byte[] transactionIdUtf8,
         UUID traceId, UUID messageId, byte[] payload, boolean encrypted, byte[] producerSubUtf8,
-        boolean kafkaRecord) {
+        boolean kafkaRecord, long spanId, byte traceFlags) {
+
+    /** An item without a span context. */
+    public PushItem(int index, String queue, String partition, String transactionId, byte[] transactionIdUtf8,
+            UUID traceId, UUID messageId, byte[] payload, boolean encrypted, byte[] producerSubUtf8,
+            boolean kafkaRecord) {
+        this(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, payload, encrypted,
+                producerSubUtf8, kafkaRecord, 0, (byte) 0);
+    }
 
     /** An item without a producer subject (what the parsers build; {@link #withProducerSub} stamps one). */
     public PushItem(int index, String queue, String partition, String transactionId, byte[] transactionIdUtf8,
@@ -22,12 +32,21 @@ public record PushItem(int index, String queue, String partition, String transac
     /** The same item carrying an encryption envelope instead of its plaintext payload (frame flag 4). */
     public PushItem withEncryptedPayload(byte[] envelope) {
         return new PushItem(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, envelope,
-                true, producerSubUtf8, kafkaRecord);
+                true, producerSubUtf8, kafkaRecord, spanId, traceFlags);
     }
 
     /** The same item stamped with the authenticated producer's subject (UTF-8, at most 65,535 bytes). */
     public PushItem withProducerSub(byte[] subUtf8) {
         return new PushItem(index, queue, partition, transactionId, transactionIdUtf8, traceId, messageId, payload,
-                encrypted, subUtf8, kafkaRecord);
+                encrypted, subUtf8, kafkaRecord, spanId, traceFlags);
+    }
+
+    /** The same item carrying a producer's trace context (an item that has its own keeps it). */
+    public PushItem withTraceParent(UUID trace, long span, byte flags) {
+        if (traceId != null) {
+            return this;
+        }
+        return new PushItem(index, queue, partition, transactionId, transactionIdUtf8, trace, messageId, payload,
+                encrypted, producerSubUtf8, kafkaRecord, span, flags);
     }
 }

@@ -9,6 +9,7 @@ import io.queen.api.InvalidJson;
 import io.queen.api.JsonLimits;
 import io.queen.queue.Names;
 import io.queen.segment.Uuid7;
+import io.queen.tracing.TraceParent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -89,6 +90,7 @@ public final class PushRequestParser {
         String partition = null;
         String txn = null;
         String trace = null;
+        String traceparent = null;
         boolean queueSeen = false;
         byte[] payload = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -103,6 +105,8 @@ public final class PushRequestParser {
                 case "transactionId" ->
                     txn = stringOrNull(p, v, "TransactionId must be a string (", index, "transactionId)");
                 case "traceId" -> trace = stringOrNull(p, v, "TraceId must be a string (", index, "traceId)");
+                case "traceparent" ->
+                    traceparent = stringOrNull(p, v, "traceparent must be a string (", index, "traceparent)");
                 case "payload" -> payload = rawValue(p, v, body);
                 default -> p.skipChildren();
             }
@@ -110,14 +114,16 @@ public final class PushRequestParser {
         if (!queueSeen || queue == null) {
             throw ApiException.badRequest("Queue must be a string (" + at(index) + "queue is required)");
         }
-        return item(index, queue, partition, txn, trace, payload);
+        return item(index, queue, partition, txn, trace, traceparent, payload);
     }
 
     /**
      * Validates one item's fields and mints its message id (and its transaction id when absent). Shared with
-     * the transaction wire. {@code payload} null means the JSON literal null.
+     * the transaction wire. {@code payload} null means the JSON literal null; {@code traceparent} is a W3C trace
+     * context (the producer's span), whose trace id becomes the message's {@code traceId}.
      */
-    public static PushItem item(int index, String queue, String partition, String txn, String trace, byte[] payload) {
+    public static PushItem item(int index, String queue, String partition, String txn, String trace,
+            String traceparent, byte[] payload) {
         // the field paths ("items[3].queue") are built only for an error: a valid item allocates none of them
         if (!Names.isValidName(queue)) {
             Names.requireName(queue, at(index) + "queue");
@@ -135,6 +141,18 @@ public final class PushRequestParser {
                 throw ApiException.badRequest("TraceId must be a valid UUID (" + at(index) + "traceId)");
             }
         }
+        TraceParent context = null;
+        if (traceparent != null) {
+            try {
+                context = TraceParent.parse(traceparent);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("traceparent " + e.getMessage() + " (" + at(index) + "traceparent)");
+            }
+            if (traceId != null && !traceId.equals(context.traceId())) {
+                throw ApiException.badRequest("traceId and traceparent name different traces (" + at(index)
+                        + "traceparent)");
+            }
+        }
         UUID messageId = Uuid7.next();
         if (txn == null || txn.isEmpty()) {
             txn = messageId.toString();
@@ -142,6 +160,10 @@ public final class PushRequestParser {
         byte[] txnUtf8 = Names.validTransactionIdUtf8(txn);
         if (txnUtf8 == null) {
             txnUtf8 = Names.requireTransactionId(txn, at(index) + "transactionId");
+        }
+        if (context != null) {
+            return new PushItem(index, queue, partition, txn, txnUtf8, context.traceId(), messageId,
+                    payload == null ? NULL : payload, false, null, false, context.spanId(), context.flags());
         }
         return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload,
                 false);

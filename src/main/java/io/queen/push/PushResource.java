@@ -6,7 +6,11 @@ import io.queen.api.JsonBytes;
 import io.queen.auth.Access;
 import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
+import io.queen.tracing.BrokerTracing;
+import io.queen.tracing.TraceParent;
+import io.opentelemetry.api.trace.Span;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -29,11 +33,13 @@ public class PushResource {
     private final LogWriter writer;
     private final PushRequestParser parser;
     private final Callers callers;
+    private final BrokerTracing tracing;
 
-    PushResource(LogWriter writer, QueenConfig config, Callers callers,
+    PushResource(LogWriter writer, QueenConfig config, Callers callers, BrokerTracing tracing,
             @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
         this.writer = writer;
         this.callers = callers;
+        this.tracing = tracing;
         this.parser = new PushRequestParser(config.push().maxItems(), maxBody.asLongValue());
     }
 
@@ -41,10 +47,42 @@ public class PushResource {
     @POST
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    public Response push(byte[] body) throws SQLException {
+    public Response push(byte[] body, @HeaderParam("traceparent") String traceparent) throws SQLException {
+        List<PushItem> parsed = withTraceParent(parser.parse(body), traceparent);
+        Span span = tracing.startBatch("queen push", traceparent,
+                () -> parsed.stream().map(it -> BrokerTracing.of(it.traceId(), it.spanId(), it.traceFlags())).iterator());
+        if (span.isRecording()) {
+            span.setAttribute(BrokerTracing.OPERATION, "send").setAttribute(BrokerTracing.COUNT, parsed.size())
+                    .setAttribute(BrokerTracing.DESTINATION, parsed.isEmpty() ? "" : parsed.get(0).queue());
+        }
+        return BrokerTracing.within(span, () -> push(parsed));
+    }
+
+    /**
+     * The request's W3C trace context ({@code traceparent} header, as HTTP instrumentations send it) becomes the
+     * producer context of the items that name no trace of their own; a malformed header is ignored (W3C).
+     */
+    private static List<PushItem> withTraceParent(List<PushItem> items, String header) {
+        if (header == null) {
+            return items;
+        }
+        TraceParent t;
+        try {
+            t = TraceParent.parse(header);
+        } catch (IllegalArgumentException e) {
+            return items;
+        }
+        List<PushItem> out = new java.util.ArrayList<>(items.size());
+        for (PushItem it : items) {
+            out.add(it.withTraceParent(t.traceId(), t.spanId(), t.flags()));
+        }
+        return out;
+    }
+
+    private Response push(List<PushItem> parsed) throws SQLException {
         LogWriter.Pushed pushed;
         try {
-            pushed = writer.push(callers.current(), parser.parse(body));
+            pushed = writer.push(callers.current(), parsed);
         } catch (IOException e) {
             return Response.status(503).header("Retry-After", "1").type(MediaType.APPLICATION_JSON_TYPE)
                     .entity(new JsonBytes(128).raw("{\"error\":").string("push maintenance: the broker's spool"

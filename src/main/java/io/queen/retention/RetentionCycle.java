@@ -4,7 +4,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.queen.analytics.MetricsStore;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.queen.config.QueenConfig;
+import io.queen.tracing.BrokerTracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -82,7 +85,11 @@ public class RetentionCycle {
     private final Duration metricsAge;
     private final Counter metricRows;
 
-    RetentionCycle(RetentionStore store, QueenConfig config, MeterRegistry registry, MetricsStore metrics) {
+    private final BrokerTracing tracing;
+
+    RetentionCycle(RetentionStore store, QueenConfig config, MeterRegistry registry, MetricsStore metrics,
+            BrokerTracing tracing) {
+        this.tracing = tracing;
         QueenConfig.Retention r = config.retention();
         this.store = store;
         this.metrics = metrics;
@@ -130,7 +137,18 @@ public class RetentionCycle {
     }
 
     private Report run(Instant now, boolean cleanup) throws SQLException {
-        long t0 = System.nanoTime();
+        Span span = tracing.start("queen retention", SpanKind.INTERNAL, null);
+        return BrokerTracing.within(span, () -> {
+            Report r = run(now, cleanup, System.nanoTime());
+            if (span.isRecording()) {
+                span.setAttribute("queen.retention.ran", r.ran())
+                        .setAttribute("queen.retention.segments_deleted", r.segmentsDeleted());
+            }
+            return r;
+        });
+    }
+
+    private Report run(Instant now, boolean cleanup, long t0) throws SQLException {
         try (RetentionStore.Leadership lead = store.tryLead()) {
             if (lead == null) {
                 return Report.skipped();

@@ -25,6 +25,9 @@ import java.util.UUID;
  * @param payload       the message bytes exactly as the client sent them, or for a Kafka record its binary form
  * @param kafkaRecord   whether {@code payload} is a Kafka record in its binary form (flag 8; the layout is
  *                      {@code io.queen.envelope.KafkaRecordFormat}'s), not a JSON document
+ * @param spanId        the producer's span id (W3C traceparent parent-id) when the message carries a whole span
+ *                      context (flag 16), else 0; never non-zero without a {@code traceId}
+ * @param traceFlags    the W3C trace-flags byte that came with {@code spanId} (bit 0 = sampled), 0 without one
  */
 public record Frame(
         UUID messageId,
@@ -33,7 +36,9 @@ public record Frame(
         String producerSub,
         boolean encrypted,
         byte[] payload,
-        boolean kafkaRecord) {
+        boolean kafkaRecord,
+        long spanId,
+        byte traceFlags) {
 
     /** Upper bound of the UTF-8 length of {@code transactionId} and {@code producerSub} (u16 length field). */
     public static final int MAX_STRING_BYTES = 0xFFFF;
@@ -45,9 +50,18 @@ public record Frame(
         Objects.requireNonNull(transactionId, "transactionId");
         Objects.requireNonNull(payload, "payload (use an empty array)");
         checkUtf8Length("transactionId", transactionId);
+        if (spanId != 0 && traceId == null) {
+            throw new IllegalArgumentException("a span id needs a trace id");
+        }
         if (producerSub != null) {
             checkUtf8Length("producerSub", producerSub);
         }
+    }
+
+    /** A frame without a span context (no flag 16). */
+    public Frame(UUID messageId, UUID traceId, String transactionId, String producerSub, boolean encrypted,
+            byte[] payload, boolean kafkaRecord) {
+        this(messageId, traceId, transactionId, producerSub, encrypted, payload, kafkaRecord, 0, (byte) 0);
     }
 
     /** A frame whose payload is a JSON document (no flag 8). */
@@ -63,17 +77,19 @@ public record Frame(
 
     /** Size of this frame once encoded, including its 4-byte length prefix. */
     public long encodedSize() {
-        return encodedSize(traceId != null, Utf8.encodedLength(transactionId),
-                producerSub == null ? -1 : Utf8.encodedLength(producerSub), payload.length);
+        return FrameFormat.LENGTH_PREFIX + FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId),
+                Utf8.encodedLength(transactionId), producerSub == null ? -1 : Utf8.encodedLength(producerSub),
+                payload.length);
     }
 
     /**
      * Size of a frame with these parts once encoded, including its 4-byte length prefix ({@code producerSubBytes
      * < 0}: no producer sub), for sizing a buffer before the frame objects exist.
      */
-    public static long encodedSize(boolean trace, int transactionIdBytes, int producerSubBytes, long payloadBytes) {
-        return FrameFormat.LENGTH_PREFIX
-                + FrameFormat.bodyLength(trace, transactionIdBytes, producerSubBytes, payloadBytes);
+    public static long encodedSize(boolean trace, boolean span, int transactionIdBytes, int producerSubBytes,
+            long payloadBytes) {
+        return FrameFormat.LENGTH_PREFIX + FrameFormat.bodyLength(FrameFormat.traceBytes(trace, span ? 1 : 0),
+                transactionIdBytes, producerSubBytes, payloadBytes);
     }
 
     private static void checkUtf8Length(String field, String value) {
@@ -94,6 +110,8 @@ public record Frame(
         return o instanceof Frame f
                 && encrypted == f.encrypted
                 && kafkaRecord == f.kafkaRecord
+                && spanId == f.spanId
+                && traceFlags == f.traceFlags
                 && messageId.equals(f.messageId)
                 && Objects.equals(traceId, f.traceId)
                 && transactionId.equals(f.transactionId)
@@ -109,6 +127,7 @@ public record Frame(
         h = 31 * h + Objects.hashCode(producerSub);
         h = 31 * h + Boolean.hashCode(encrypted);
         h = 31 * h + Boolean.hashCode(kafkaRecord);
+        h = 31 * h + Long.hashCode(spanId);
         return 31 * h + Arrays.hashCode(payload);
     }
 
@@ -117,6 +136,7 @@ public record Frame(
     public String toString() {
         return "Frame[messageId=" + messageId
                 + ", traceId=" + traceId
+                + (spanId == 0 ? "" : ", spanId=" + Long.toHexString(spanId) + ", traceFlags=" + traceFlags)
                 + ", transactionId=" + transactionId
                 + ", producerSub=" + producerSub
                 + ", encrypted=" + encrypted

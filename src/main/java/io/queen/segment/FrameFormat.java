@@ -21,7 +21,10 @@ final class FrameFormat {
     static final int FLAG_PRODUCER_SUB = 2;
     static final int FLAG_ENCRYPTED = 4;
     static final int FLAG_KAFKA_RECORD = 8;
-    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED | FLAG_KAFKA_RECORD;
+    static final int FLAG_SPAN = 16;
+    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED | FLAG_KAFKA_RECORD | FLAG_SPAN;
+    /** span_id (u64, big-endian as W3C writes it in hex) + trace_flags (u8), after trace_id when flag 16 is set. */
+    static final int SPAN_BYTES = 8 + 1;
 
     static final int LENGTH_PREFIX = 4;
     static final int UUID_BYTES = 16;
@@ -34,14 +37,22 @@ final class FrameFormat {
 
     private FrameFormat() {}
 
-    /** Body length for the given field sizes; {@code psubLen < 0} means no producer sub. */
-    static long bodyLength(boolean trace, int txnLen, int psubLen, long payloadLen) {
-        return 1L + UUID_BYTES + (trace ? UUID_BYTES : 0) + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0) + payloadLen;
+    /**
+     * Body length for the given field sizes; {@code traceBytes} is 0, {@link #UUID_BYTES} or {@link #UUID_BYTES}
+     * + {@link #SPAN_BYTES}; {@code psubLen < 0} means no producer sub.
+     */
+    static long bodyLength(int traceBytes, int txnLen, int psubLen, long payloadLen) {
+        return 1L + UUID_BYTES + traceBytes + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0) + payloadLen;
     }
 
-    static int flags(boolean trace, boolean psub, boolean encrypted, boolean kafkaRecord) {
-        return (trace ? FLAG_TRACE : 0) | (psub ? FLAG_PRODUCER_SUB : 0) | (encrypted ? FLAG_ENCRYPTED : 0)
-                | (kafkaRecord ? FLAG_KAFKA_RECORD : 0);
+    /** Bytes the trace fields take: none, the trace id, or the trace id and the span context. */
+    static int traceBytes(boolean trace, long spanId) {
+        return !trace ? 0 : spanId == 0 ? UUID_BYTES : UUID_BYTES + SPAN_BYTES;
+    }
+
+    static int flags(boolean trace, long spanId, boolean psub, boolean encrypted, boolean kafkaRecord) {
+        return (trace ? FLAG_TRACE : 0) | (trace && spanId != 0 ? FLAG_SPAN : 0) | (psub ? FLAG_PRODUCER_SUB : 0)
+                | (encrypted ? FLAG_ENCRYPTED : 0) | (kafkaRecord ? FLAG_KAFKA_RECORD : 0);
     }
 
     // ---- primitive access; callers guarantee the bounds ----
@@ -88,7 +99,11 @@ final class FrameFormat {
             throw error(Kind.BAD_FLAGS, "unknown flag bits 0x" + Integer.toHexString(flags & ~KNOWN_FLAGS), frameIndex, framePos);
         }
         boolean trace = (flags & FLAG_TRACE) != 0;
-        int fixed = MIN_BODY + (trace ? UUID_BYTES : 0);
+        boolean span = (flags & FLAG_SPAN) != 0;
+        if (span && !trace) {
+            throw error(Kind.BAD_FLAGS, "flag 16 (span context) without flag 1 (trace id)", frameIndex, framePos);
+        }
+        int fixed = MIN_BODY + (trace ? UUID_BYTES : 0) + (span ? SPAN_BYTES : 0);
         if (len < fixed) {
             throw error(Kind.TRUNCATED_FRAME, "body of " + len + " bytes is shorter than its " + fixed + " fixed bytes", frameIndex, framePos);
         }
@@ -100,6 +115,16 @@ final class FrameFormat {
         if (trace) {
             traceId = uuid(b, p);
             p += UUID_BYTES;
+        }
+        long spanId = 0;
+        byte traceFlags = 0;
+        if (span) {
+            spanId = (long) LONG_BE.get(b, p);
+            traceFlags = b[p + 8];
+            p += SPAN_BYTES;
+            if (spanId == 0) {
+                throw error(Kind.BAD_FLAGS, "flag 16 with an all-zero span id", frameIndex, framePos);
+            }
         }
         int txnLen = u16(b, p);
         p += 2;
@@ -123,7 +148,7 @@ final class FrameFormat {
         }
         byte[] payload = Arrays.copyOfRange(b, p, end);
         return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload,
-                (flags & FLAG_KAFKA_RECORD) != 0);
+                (flags & FLAG_KAFKA_RECORD) != 0, spanId, traceFlags);
     }
 
     private static String string(byte[] b, int off, int len, String field, long frameIndex, long framePos) {

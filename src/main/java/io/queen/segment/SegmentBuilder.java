@@ -54,8 +54,9 @@ public final class SegmentBuilder {
         int txnLen = Utf8.encodedLength(frame.transactionId());
         int psubLen = frame.producerSub() == null ? -1 : Utf8.encodedLength(frame.producerSub());
         byte[] payload = frame.payload();
-        int p = begin(frame.messageId(), frame.traceId(), txnLen, psubLen,
-                FrameFormat.flags(frame.traceId() != null, psubLen >= 0, frame.encrypted(), frame.kafkaRecord()),
+        int p = begin(frame.messageId(), frame.traceId(), frame.spanId(), frame.traceFlags(), txnLen, psubLen,
+                FrameFormat.flags(frame.traceId() != null, frame.spanId(), psubLen >= 0, frame.encrypted(),
+                        frame.kafkaRecord()),
                 payload.length);
         p = Utf8.encode(frame.transactionId(), buf, p);
         if (psubLen >= 0) {
@@ -89,6 +90,20 @@ public final class SegmentBuilder {
     /** {@link #add(UUID, UUID, byte[], byte[], boolean, byte[], int, int)}; {@code kafkaRecord} sets flag 8. */
     public int add(UUID messageId, UUID traceId, byte[] txnUtf8, byte[] producerSubUtf8OrNull, boolean encrypted,
             boolean kafkaRecord, byte[] payload, int payloadOff, int payloadLen) {
+        return add(messageId, traceId, 0, (byte) 0, txnUtf8, producerSubUtf8OrNull, encrypted, kafkaRecord, payload,
+                payloadOff, payloadLen);
+    }
+
+    /**
+     * {@link #add(UUID, UUID, byte[], byte[], boolean, boolean, byte[], int, int)} with the producer's span:
+     * a non-zero {@code spanId} (which needs a {@code traceId}) sets flag 16.
+     */
+    public int add(UUID messageId, UUID traceId, long spanId, byte traceFlags, byte[] txnUtf8,
+            byte[] producerSubUtf8OrNull, boolean encrypted, boolean kafkaRecord, byte[] payload, int payloadOff,
+            int payloadLen) {
+        if (spanId != 0 && traceId == null) {
+            throw new IllegalArgumentException("a span id needs a trace id");
+        }
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(txnUtf8, "txnUtf8");
         Objects.requireNonNull(payload, "payload");
@@ -98,8 +113,8 @@ public final class SegmentBuilder {
             checkUtf8("producerSubUtf8OrNull", producerSubUtf8OrNull);
         }
         int psubLen = producerSubUtf8OrNull == null ? -1 : producerSubUtf8OrNull.length;
-        int p = begin(messageId, traceId, txnUtf8.length, psubLen,
-                FrameFormat.flags(traceId != null, psubLen >= 0, encrypted, kafkaRecord), payloadLen);
+        int p = begin(messageId, traceId, spanId, traceFlags, txnUtf8.length, psubLen,
+                FrameFormat.flags(traceId != null, spanId, psubLen >= 0, encrypted, kafkaRecord), payloadLen);
         System.arraycopy(txnUtf8, 0, buf, p, txnUtf8.length);
         p += txnUtf8.length;
         if (psubLen >= 0) {
@@ -111,8 +126,10 @@ public final class SegmentBuilder {
     }
 
     /** Reserves room for the frame and writes everything up to and including txn_len; returns the write position. */
-    private int begin(UUID messageId, UUID traceId, int txnLen, int psubLen, int flags, int payloadLen) {
-        long body = FrameFormat.bodyLength(traceId != null, txnLen, psubLen, payloadLen);
+    private int begin(UUID messageId, UUID traceId, long spanId, byte traceFlags, int txnLen, int psubLen, int flags,
+            int payloadLen) {
+        long body = FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId), txnLen, psubLen,
+                payloadLen);
         long total = (long) size + FrameFormat.LENGTH_PREFIX + body;
         if (total > SegmentCodec.MAX_RAW_SEGMENT_BYTES) {
             throw new SegmentFormatException(Kind.TOO_LARGE, "adding a " + body + "-byte frame to " + size
@@ -128,6 +145,11 @@ public final class SegmentBuilder {
         if (traceId != null) {
             FrameFormat.putUuid(buf, p, traceId);
             p += FrameFormat.UUID_BYTES;
+            if (spanId != 0) {
+                FrameFormat.putLongBE(buf, p, spanId);
+                buf[p + 8] = traceFlags;
+                p += FrameFormat.SPAN_BYTES;
+            }
         }
         FrameFormat.putU16(buf, p, txnLen);
         return p + 2;

@@ -9,9 +9,12 @@
  * u32 body_len
  * body:
  *   u8      flags            1 = trace id present, 2 = producer sub present, 4 = encrypted, 8 = the payload is a
- *                            Kafka record in binary form (io.queen.envelope.KafkaRecordFormat); other bits must be 0
+ *                            Kafka record in binary form (io.queen.envelope.KafkaRecordFormat), 16 = span context
+ *                            present (only with flag 1); other bits must be 0
  *   u8[16]  message_id       UUID bytes in canonical (big-endian) order
  *   [u8[16] trace_id]        only when flag 1 is set
+ *   [u8[8] span_id, u8 trace_flags]  only when flag 16 is set: the producer's span (W3C traceparent's parent-id
+ *                            and trace-flags, span_id never all zero), so a reader gets the whole traceparent back
  *   u16     txn_len
  *   u8[txn_len] transaction_id (UTF-8)
  *   [u16 psub_len, u8[psub_len] producer_sub (UTF-8)]   only when flag 2 is set

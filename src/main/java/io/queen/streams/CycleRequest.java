@@ -155,7 +155,8 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
                 throw ApiException.badRequest("push_items[" + i + "].payload cannot be serialized");
             }
             out.add(PushRequestParser.item(i, q.textValue(), pushText(it, i, "partition"),
-                    pushText(it, i, "transactionId"), pushText(it, i, "traceId"), bytes));
+                    pushText(it, i, "transactionId"), pushText(it, i, "traceId"), pushText(it, i, "traceparent"),
+                    bytes));
         }
         return out;
     }

@@ -1,5 +1,9 @@
 package io.queen.streams;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.queen.tracing.BrokerTracing;
 import jakarta.inject.Inject;
 import io.queen.ack.AckService;
 import io.queen.ack.AckStore;
@@ -36,6 +40,7 @@ public class CycleService {
     @Inject LogWriter writer;
 
     @Inject OpsMeter meter;
+    @Inject BrokerTracing tracing;
 
     /** {@code badRequest}: the failure is the request's (400); otherwise a rolled-back cycle (200). */
     /** {@code sourceQueue}: the queue the acked partition belongs to (null for a failed cycle). */
@@ -59,6 +64,17 @@ public class CycleService {
     }
 
     public Outcome run(UUID tenant, CycleRequest r) throws SQLException {
+        Span span = tracing.start("queen stream cycle", SpanKind.SERVER, null);
+        return BrokerTracing.within(span, () -> {
+            Outcome o = inTransaction(tenant, r);
+            if (!o.success()) {
+                span.setStatus(StatusCode.ERROR, o.error());
+            }
+            return o;
+        });
+    }
+
+    private Outcome inTransaction(UUID tenant, CycleRequest r) throws SQLException {
         Outcome out;
         LogWriter.InTransaction log;
         try (Connection c = ackStore.transaction()) {

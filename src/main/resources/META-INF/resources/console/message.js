@@ -20,6 +20,7 @@ export async function showMessage(r, { onPublished } = {}) {
       h('dt', null, 'Transaction'), h('dd', { 'data-k': 'transactionId' }, r.transactionId),
       h('dt', null, 'Message id'), h('dd', null, r.messageId || r.id || '–'),
       h('dt', null, 'Trace id'), h('dd', null, r.traceId || '–'),
+      h('dt', null, 'Producer span'), h('dd', null, r.traceparent || '–'),
       h('dt', null, 'Written'), h('dd', null, time(r.ts || r.createdAt))),
     canWrite() ? h('div', { class: 'actions' }, h('button', { type: 'button', 'data-write': 'publish-copy', onclick: async () => {
       const v = await publish(r.queue, [r.partition], { partition: r.partition, payload: r.payload });

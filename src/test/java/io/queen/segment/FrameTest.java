@@ -72,4 +72,18 @@ class FrameTest {
         // 4 + 1 + 16 + 16 + 2 + 17 + 2 + 6 + 37
         assertEquals(101, f.encodedSize());
     }
+
+    @Test
+    void aSpanContextRoundTripsAndNeedsATraceId() {
+        UUID trace = new UUID(0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L);
+        Frame withSpan = new Frame(ID, trace, "t", "sub", false, new byte[] {1, 2}, false, 0x00f067aa0ba902b7L,
+                (byte) 1);
+        Frame traceOnly = new Frame(ID, trace, "t", null, false, new byte[] {3});
+        byte[] blob = SegmentCodec.encode(java.util.List.of(withSpan, traceOnly));
+        assertEquals(java.util.List.of(withSpan, traceOnly), SegmentCodec.decode(blob));
+        assertEquals(traceOnly.encodedSize() + 9 + (2 + 3) + 1, withSpan.encodedSize(), "9 bytes for the span");
+        assertNotEquals(withSpan, new Frame(ID, trace, "t", "sub", false, new byte[] {1, 2}, false, 7, (byte) 1));
+        assertThrows(IllegalArgumentException.class,
+                () -> new Frame(ID, null, "t", null, false, new byte[0], false, 7, (byte) 1));
+    }
 }

@@ -1,5 +1,13 @@
 package io.queen.kafka.transport;
 
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
+import io.queen.tracing.BrokerTracing;
+import java.util.EnumSet;
+import java.util.Set;
+
 import io.queen.shutdown.AdmissionGate;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -51,10 +59,17 @@ final class KafkaDispatcher {
     private final KafkaApis apis;
     private final AdmissionGate gate;
     private final SaslAuthenticator sasl;
+    private final BrokerTracing tracing;
     private final ExecutorService workers = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("queen-kafka-", 0).factory());
 
-    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl) {
+    /** The calls that carry or hand out records, or settle them: one span each when tracing is on. */
+    private static final Set<ApiKeys> TRACED = EnumSet.of(ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.OFFSET_COMMIT,
+            ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.END_TXN, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE);
+    private static final AttributeKey<String> CLIENT_ID = AttributeKey.stringKey("messaging.client.id");
+
+    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl, BrokerTracing tracing) {
+        this.tracing = tracing;
         this.apis = apis;
         this.gate = gate;
         this.sasl = sasl;
@@ -123,16 +138,29 @@ final class KafkaDispatcher {
             body = CompletableFuture.supplyAsync(() -> sasl.authenticate(session, auth), workers);
         } else {
             KafkaCaller caller = session.caller(header.clientId());
+            Span span = tracing.enabled() && TRACED.contains(key)
+                    ? tracing.start("kafka " + key.name, SpanKind.SERVER, null) : Span.getInvalid();
+            if (span.isRecording()) {
+                span.setAttribute(CLIENT_ID, header.clientId());
+            }
             CompletableFuture<CompletionStage<ApiMessage>> called;
             if (entry.ordered()) {
                 CompletableFuture<CompletionStage<ApiMessage>> next = new CompletableFuture<>();
                 session.chainOrdered(next).whenComplete((x, e) -> workers.execute(() ->
-                        next.complete(run(entry, caller, version, request))));
+                        next.complete(run(entry, caller, version, request, span))));
                 called = next;
             } else {
-                called = CompletableFuture.supplyAsync(() -> run(entry, caller, version, request), workers);
+                called = CompletableFuture.supplyAsync(() -> run(entry, caller, version, request, span), workers);
             }
             body = called.thenCompose(s -> s);
+            if (span.isRecording()) {
+                body = body.whenComplete((data, failure) -> {
+                    if (failure != null) {
+                        BrokerTracing.failed(span, failure);
+                    }
+                    span.end();
+                });
+            }
         }
         return body.handle((data, failure) -> {
             try {
@@ -205,8 +233,9 @@ final class KafkaDispatcher {
 
     @SuppressWarnings("unchecked")
     private static CompletionStage<ApiMessage> run(KafkaApis.Entry entry, KafkaCaller caller, short version,
-            AbstractRequest request) {
-        try {
+            AbstractRequest request, Span span) {
+        // current while the handler runs, so a produce can link the records' own traces to it
+        try (Scope ignored = span.makeCurrent()) {
             return (CompletionStage<ApiMessage>) entry.handler().handle(caller, version, request.data());
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);

@@ -4,6 +4,7 @@ import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
+import io.queen.tracing.BrokerTracing;
 import io.queen.net.ExposureWarning;
 import io.queen.schema.SchemaApplier;
 import io.queen.shutdown.AdmissionGate;
@@ -53,11 +54,13 @@ public class KafkaListener {
     private final SaslAuthenticator sasl;
     private final SchemaApplier schema;
     private final ExposureWarning exposure;
+    private final BrokerTracing tracing;
     private volatile NetServer server;
     private volatile KafkaApis apis;
 
     KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers,
-            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure) {
+            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure, BrokerTracing tracing) {
+        this.tracing = tracing;
         this.sasl = sasl;
         this.schema = schema;
         this.exposure = exposure;
@@ -107,7 +110,7 @@ public class KafkaListener {
         }).serve(ApiKeys.SASL_AUTHENTICATE, 2, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");
         });
-        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl);
+        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl, tracing);
         long maxFrame = config.maxFrameBytes().asLongValue();
         NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
                 .setTcpNoDelay(true);
