@@ -7,7 +7,8 @@ package io.queen.connector;
  * Every field is optional: {@code queue} and {@code partition} default to the channel's {@code queue} and
  * {@code partition} attributes; {@code transactionId} (the broker's dedup key within a partition) defaults to a
  * random UUID minted before the first send, so that retries dedup; {@code traceId} (a UUID) defaults to the
- * current OpenTelemetry trace id when OpenTelemetry is present.
+ * trace id of the message's producer span (see the README's Tracing), or without tracing to the current
+ * OpenTelemetry trace id when OpenTelemetry is present.
  * <p>
  * Immutable, thread-safe.
  */

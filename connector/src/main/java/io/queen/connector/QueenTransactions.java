@@ -26,6 +26,8 @@ import io.queen.connector.health.TraceIds;
 import io.queen.connector.incoming.QueenMessage;
 import io.queen.connector.incoming.QueenMessageRef;
 import io.queen.connector.incoming.QueenSource;
+import io.queen.connector.tracing.MessageTracing;
+import io.queen.connector.tracing.QueenTrace;
 import io.queen.connector.outgoing.QueenSink;
 import io.vertx.core.json.JsonObject;
 
@@ -133,15 +135,26 @@ public class QueenTransactions {
 
         /** Adds an output for the queue (and partition, when given in the metadata) named by {@code metadata}. */
         public Transaction push(Object payload, QueenOutgoingMetadata metadata) {
+            return push(payload, metadata, input.source().outputTracing());
+        }
+
+        /**
+         * The output gets a producer span, in the input's trace (see {@link MessageTracing#traceOutput}); the trace
+         * id sent is the metadata's, else that span's, else the input's.
+         */
+        private Transaction push(Object payload, QueenOutgoingMetadata metadata, MessageTracing tracing) {
             if (metadata.queue() == null) {
                 throw new IllegalArgumentException("the output's queue is required");
             }
             String txn = input.metadata().transactionId() + ":" + items.size();
+            String traceparent = tracing.traceOutput(received, QueenTrace.outgoing(metadata.queue(), metadata.partition()));
+            String spanTrace = TraceIds.ofTraceparent(traceparent);
             String trace = metadata.traceId() != null ? metadata.traceId()
+                    : spanTrace != null ? spanTrace
                     : input.metadata().traceId() != null ? input.metadata().traceId() : TraceIds.current();
             // A caller-chosen transaction id is kept; otherwise the deterministic id makes retries dedup.
             items.add(new PushItem(metadata.queue(), metadata.partition(), payloads.toJson(payload),
-                    metadata.transactionId() != null ? metadata.transactionId() : txn, trace));
+                    metadata.transactionId() != null ? metadata.transactionId() : txn, trace, traceparent));
             return this;
         }
 
@@ -156,7 +169,8 @@ public class QueenTransactions {
             if (sink == null) {
                 throw new IllegalArgumentException("no smallrye-queen outgoing channel named " + channel);
             }
-            push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build());
+            push(payload, QueenOutgoingMetadata.builder().queue(sink.queue()).partition(sink.partition()).build(),
+                    sink.tracing());
             perSink.merge(sink, 1, Integer::sum);
             return this;
         }

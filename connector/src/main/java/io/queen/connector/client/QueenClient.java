@@ -163,7 +163,7 @@ public final class QueenClient implements AutoCloseable {
                 messages.add(new PoppedMessage(text(m, "id"), text(m, "transactionId"), text(m, "partitionId"),
                         text(m, "leaseId") != null ? text(m, "leaseId") : text(body, "leaseId"),
                         m.has("data") ? m.get("data") : mapper.nullNode(), text(m, "createdAt"),
-                        text(m, "traceId"),
+                        text(m, "traceId"), text(m, "traceparent"),
                         text(m, "queue") != null ? text(m, "queue") : text(body, "queue"),
                         text(m, "partition"),
                         text(m, "consumerGroup") != null ? text(m, "consumerGroup") : text(body, "consumerGroup"),
@@ -261,6 +261,15 @@ public final class QueenClient implements AutoCloseable {
                 .thenApply(res -> res.body == null ? mapper.createObjectNode() : res.body);
     }
 
+    /**
+     * {@code GET /api/v1/consumer-groups/:group}: per queue of the group, its partitions with their
+     * {@code offsetLag}; {@code {}} for an unknown group.
+     */
+    public CompletableFuture<JsonNode> consumerGroup(String group) {
+        return send("GET", "/api/v1/consumer-groups/" + encode(group), null, requestTimeout, false)
+                .thenApply(res -> res.body == null ? mapper.createObjectNode() : res.body);
+    }
+
     /** {@code GET /health}: completes normally when a broker answers 200. */
     public CompletableFuture<Void> health() {
         return send("GET", "/health", null, requestTimeout, false).thenApply(r -> null);
@@ -278,6 +287,9 @@ public final class QueenClient implements AutoCloseable {
         }
         if (item.traceId() != null) {
             o.put("traceId", item.traceId());
+        }
+        if (item.traceparent() != null) {
+            o.put("traceparent", item.traceparent());
         }
         return o;
     }

@@ -28,7 +28,7 @@ public final class Wire {
 
     /** One message of a pop answer; {@code offset} is -1 when the broker does not send it. */
     public record PoppedMessage(String id, String transactionId, String partitionId, String leaseId,
-            JsonNode data, String createdAt, String traceId, String queue, String partition,
+            JsonNode data, String createdAt, String traceId, String traceparent, String queue, String partition,
             String consumerGroup, long offset) {
     }
 
@@ -36,9 +36,12 @@ public final class Wire {
     public record PopResponse(String queue, String leaseId, String consumerGroup, List<PoppedMessage> messages) {
     }
 
-    /** One message to push; {@code payload} is already JSON. */
+    /**
+     * One message to push; {@code payload} is already JSON. {@code traceparent} is the W3C trace context of the
+     * producer span (null without tracing).
+     */
     public record PushItem(String queue, String partition, JsonNode payload, String transactionId,
-            String traceId) {
+            String traceId, String traceparent) {
     }
 
     /** The broker's verdict on one pushed item. */

@@ -26,6 +26,8 @@ public final class ChannelMetrics {
     public final AtomicLong pushFailures = new AtomicLong();
     public final AtomicLong buffered = new AtomicLong();
     public final AtomicLong bufferedMax = new AtomicLong();
+    public final AtomicLong lag = new AtomicLong();
+    public final AtomicLong transactionPushed = new AtomicLong();
 
     private final String channel;
     /** Micrometer meters registered for this channel (typed Object so that Micrometer stays optional). */
@@ -94,11 +96,17 @@ public final class ChannelMetrics {
                     m -> m.buffered),
             new Meter("queen.messaging.buffered.max", true, true,
                     "High-water mark of queen.messaging.buffered since the channel started", m -> m.bufferedMax),
+            new Meter("queen.messaging.consumer.lag", true, true,
+                    "Messages of the channel's queue (its partition, when it pops one) not yet consumed by its consumer group, as the broker last reported it (polled every lag-interval ms)",
+                    m -> m.lag),
             new Meter("queen.messaging.pushes", false, false,
                     "Push requests sent for the outgoing channel (including transactions writing to it)", m -> m.pushes),
             new Meter("queen.messaging.pushed", false, false,
                     "Messages the broker confirmed for the outgoing channel (queued or duplicate; through the channel or QueenTransactions.toChannel)",
                     m -> m.pushed),
+            new Meter("queen.messaging.pushed.transactional", false, false,
+                    "Messages QueenTransactions.toChannel wrote to the outgoing channel's queue, committed (part of queen.messaging.pushed; SmallRye's message counter does not see them)",
+                    m -> m.transactionPushed),
             new Meter("queen.messaging.push.failures", false, false,
                     "Messages of the outgoing channel that the broker refused or that could not be sent (nacked)",
                     m -> m.pushFailures));

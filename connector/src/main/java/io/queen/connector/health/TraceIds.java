@@ -13,6 +13,12 @@ public final class TraceIds {
     private TraceIds() {
     }
 
+    /** The trace id of {@code traceparent} when it is one, otherwise {@link #current()}. */
+    public static String current(String traceparent) {
+        String id = ofTraceparent(traceparent);
+        return id != null ? id : current();
+    }
+
     /** The active span's trace id as {@code xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}, or null. */
     public static String current() {
         if (!OTEL) {
@@ -25,6 +31,18 @@ public final class TraceIds {
         }
     }
 
+    /**
+     * The trace id of a W3C {@code traceparent} ({@code 00-<32 hex>-<16 hex>-<2 hex>}) as a UUID, or null when the
+     * value is not one.
+     */
+    public static String ofTraceparent(String traceparent) {
+        if (traceparent == null || traceparent.length() != 55 || traceparent.charAt(2) != '-'
+                || traceparent.charAt(35) != '-' || traceparent.charAt(52) != '-') {
+            return null;
+        }
+        return asUuid(traceparent.substring(3, 35));
+    }
+
     static String asUuid(String hex32) {
         if (hex32 == null || hex32.length() != 32) {
             return null;
@@ -33,7 +51,8 @@ public final class TraceIds {
                 + hex32.substring(16, 20) + "-" + hex32.substring(20);
     }
 
-    static boolean present(String className) {
+    /** Whether {@code className} can be loaded (an optional library is on the class path). */
+    public static boolean present(String className) {
         try {
             Class.forName(className, false, TraceIds.class.getClassLoader());
             return true;

@@ -8,6 +8,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
 
 import io.queen.connector.QueenIncomingMetadata;
+import io.smallrye.reactive.messaging.providers.MetadataInjectableMessage;
 
 /**
  * A message received from a Queen queue. {@code ack()} records a {@code completed} ack (sent by the channel's
@@ -16,11 +17,12 @@ import io.queen.connector.QueenIncomingMetadata;
  * Immutable apart from the settlement state kept in its {@link PartitionSpan}; ack and nack are thread-safe and
  * idempotent (only the first settlement of a message counts).
  */
-public final class QueenMessage<T> implements Message<T> {
+public final class QueenMessage<T> implements MetadataInjectableMessage<T> {
 
     private final T payload;
     private final QueenIncomingMetadata queenMetadata;
-    private final Metadata metadata;
+    /** Grows only by {@link #injectMetadata} (the consumer span's TracingMetadata, before delivery). */
+    private volatile Metadata metadata;
     final PartitionSpan span;
     final int index;
     final Throwable conversionFailure;
@@ -45,6 +47,12 @@ public final class QueenMessage<T> implements Message<T> {
     @Override
     public Metadata getMetadata() {
         return metadata;
+    }
+
+    /** Adds metadata in place, so the message stays this QueenMessage (acks and transactions depend on it). */
+    @Override
+    public void injectMetadata(Object extra) {
+        metadata = metadata.with(extra);
     }
 
     /** The Queen coordinates of this message. */

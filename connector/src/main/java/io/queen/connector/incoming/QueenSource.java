@@ -31,6 +31,8 @@ import io.queen.connector.client.Wire.PoppedMessage;
 import io.queen.connector.commit.QueenCommitHandler;
 import io.queen.connector.fault.QueenFailureHandler;
 import io.queen.connector.health.ChannelMetrics;
+import io.queen.connector.tracing.MessageTracing;
+import io.queen.connector.tracing.QueenTrace;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
@@ -92,6 +94,11 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private final CompletableFuture<Void> stopSignal = new CompletableFuture<>();
     private final BrokerLink link;
     private volatile boolean streamTerminated;
+    /** Consumer spans of this channel's messages. */
+    private final MessageTracing tracing;
+    /** Producer spans of what transactions write for this channel's messages through a queue name. */
+    private final MessageTracing outputTracing;
+    private final ConsumerLag lag;
 
     public QueenSource(QueenConnectorIncomingConfiguration config, QueenClient client,
             QueenCommitHandler.Factory commitFactory, QueenFailureHandler.Factory failureFactory,
@@ -118,6 +125,10 @@ public final class QueenSource implements QueenFailureHandler.Context {
         this.state = new StateQuery(client, config.getStateQuery().orElse(channel.replaceFirst("\\$\\d+$", "")),
                 request.queue(), config.getStateConfigHash(), config.getStateReset());
         this.link = client.link();
+        this.tracing = MessageTracing.consumer(config.getTracingEnabled());
+        this.outputTracing = MessageTracing.producer(config.getTracingEnabled());
+        this.lag = new ConsumerLag(client, ackConsumerGroup(), request.queue(), request.partition(), metrics.lag);
+        lag.start(scheduler, config.getLagInterval());
     }
 
     private static Class<?> load(String name) {
@@ -141,6 +152,11 @@ public final class QueenSource implements QueenFailureHandler.Context {
         return metrics;
     }
 
+    /** Producer spans for outputs a transaction writes to a queue by name (toQueue, push). */
+    public MessageTracing outputTracing() {
+        return outputTracing;
+    }
+
     /** The stream query holding this channel's keyed state. */
     public StateQuery stateQuery() {
         return state;
@@ -156,9 +172,18 @@ public final class QueenSource implements QueenFailureHandler.Context {
         return Multi.createBy().repeating().uni(this::pollOnce).until(batch -> batch == END)
                 .onItem().transformToMultiAndConcatenate(batch -> Multi.createFrom().iterable(batch))
                 .select().where(this::deliver)
+                .onItem().invoke(this::traceReceived)
                 // Hand-over to the channel's context with a one-message buffer: keeps the fetch-ahead bound.
                 .emitOn(emitter, 1)
+                .plug(tracing::currentWhileEmitted)
                 .onTermination().invoke(() -> streamTerminated = true);
+    }
+
+    /** The consumer span of a message handed to the application (a child of its producer's span). */
+    private void traceReceived(QueenMessage<?> m) {
+        QueenIncomingMetadata meta = m.metadata();
+        tracing.traceIncoming(m, QueenTrace.incoming(meta.queue(), meta.partition(), meta.consumerGroup(),
+                meta.messageId(), meta.traceparent()));
     }
 
     private Uni<List<QueenMessage<?>>> pollOnce() {
@@ -264,7 +289,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
             QueenIncomingMetadata meta = new QueenIncomingMetadata(m.queue() != null ? m.queue() : answer.queue(),
                     m.partition(), m.partitionId(), m.transactionId(), m.id(),
                     m.offset() >= 0 ? OptionalLong.of(m.offset()) : OptionalLong.empty(), m.createdAt(),
-                    m.traceId(), group, m.leaseId() != null ? m.leaseId() : answer.leaseId());
+                    m.traceId(), group, m.leaseId() != null ? m.leaseId() : answer.leaseId(), m.traceparent());
             QueenMessage<Object> msg = new QueenMessage<>(payload, meta, span, span.messages.size(), conversionFailure,
                     this);
             span.messages.add(msg);
@@ -426,6 +451,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
             LOG.log(System.Logger.Level.WARNING, "channel {0}: final ack flush failed: {1}", channel, e.toString());
         }
         commit.close();
+        lag.stop();
         metrics.close();
     }
 

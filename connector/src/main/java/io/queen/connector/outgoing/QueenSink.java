@@ -21,6 +21,8 @@ import io.queen.connector.client.Wire.PushItem;
 import io.queen.connector.client.Wire.PushResult;
 import io.queen.connector.health.ChannelMetrics;
 import io.queen.connector.health.TraceIds;
+import io.queen.connector.tracing.MessageTracing;
+import io.queen.connector.tracing.QueenTrace;
 
 /**
  * One outgoing channel: groups messages into {@code POST /api/v1/push} requests and acks each message only after
@@ -54,6 +56,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
     private final int maxInflight;
     private final long lingerMs;
     private final long shutdownTimeout;
+    private final MessageTracing tracing;
 
     private Flow.Subscription upstream;
     private List<Prepared> current = new ArrayList<>();
@@ -77,6 +80,7 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         this.lingerMs = Math.max(0, config.getPushLinger());
         this.shutdownTimeout = config.getShutdownTimeout();
         this.link = client.link();
+        this.tracing = MessageTracing.producer(config.getTracingEnabled());
     }
 
     public String channel() {
@@ -93,6 +97,11 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
 
     public ChannelMetrics metrics() {
         return metrics;
+    }
+
+    /** The channel's producer spans (also made for what {@code QueenTransactions.toChannel} writes to it). */
+    public MessageTracing tracing() {
+        return tracing;
     }
 
     /** How long shutdown waits for the broker to confirm accepted messages ({@code shutdown-timeout}). */
@@ -127,14 +136,19 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
         drain();
     }
 
-    /** Builds the wire item: metadata wins over channel defaults; the transaction id is fixed here, once. */
+    /**
+     * Builds the wire item: metadata wins over channel defaults; the transaction id is fixed here, once. The
+     * producer span is made here (parent: the message's TracingMetadata, else the context current in the sending
+     * thread); the trace id sent is the span's, unless the metadata names one.
+     */
     PushItem toItem(Message<?> message) {
         QueenOutgoingMetadata meta = message.getMetadata(QueenOutgoingMetadata.class).orElse(null);
         String q = meta != null && meta.queue() != null ? meta.queue() : queue;
         String p = meta != null && meta.partition() != null ? meta.partition() : partition;
         String txn = meta != null && meta.transactionId() != null ? meta.transactionId() : UUID.randomUUID().toString();
-        String trace = meta != null && meta.traceId() != null ? meta.traceId() : TraceIds.current();
-        return new PushItem(q, p, payloads.toJson(message.getPayload()), txn, trace);
+        String traceparent = tracing.traceOutgoing(message, QueenTrace.outgoing(q, p));
+        String trace = meta != null && meta.traceId() != null ? meta.traceId() : TraceIds.current(traceparent);
+        return new PushItem(q, p, payloads.toJson(message.getPayload()), txn, trace, traceparent);
     }
 
     private void lingerExpired() {
@@ -266,5 +280,6 @@ public final class QueenSink implements Flow.Subscriber<Message<?>> {
     public void countTransactionPush(int messages) {
         metrics.pushes.incrementAndGet();
         metrics.pushed.addAndGet(messages);
+        metrics.transactionPushed.addAndGet(messages);
     }
 }

@@ -23,4 +23,12 @@ class TraceIdsTest {
             assertEquals("0af76519-16cd-43dd-8448-eb211c80319c", TraceIds.current());
         }
     }
+
+    @Test
+    void traceparentTraceIdAsUuid() {
+        assertEquals("0af76519-16cd-43dd-8448-eb211c80319c",
+                TraceIds.ofTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+        assertNull(TraceIds.ofTraceparent("0af7651916cd43dd8448eb211c80319c"), "not a traceparent");
+        assertNull(TraceIds.ofTraceparent(null));
+    }
 }

@@ -19,7 +19,7 @@ class PartitionSpanTest {
         PartitionSpan s = new PartitionSpan(new PopLease("lease-1"), "pid", "g");
         for (int i = 0; i < n; i++) {
             s.messages.add(new QueenMessage<>(i, new QueenIncomingMetadata("q", "p", "pid", "t" + i, "m" + i,
-                    OptionalLong.of(i), null, null, "g", "lease-1"), s, i, null, null));
+                    OptionalLong.of(i), null, null, "g", "lease-1", null), s, i, null, null));
         }
         s.seal();
         return s;

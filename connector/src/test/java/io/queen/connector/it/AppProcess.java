@@ -31,6 +31,15 @@ public final class AppProcess implements AutoCloseable {
     }
 
     public static AppProcess start(String name, Map<String, String> config, Class<?>... beans) {
+        return start(name, config, List.of(), beans);
+    }
+
+    /**
+     * As {@link #start(String, Map, Class...)}, with the test class path minus every jar whose file name starts with
+     * one of {@code withoutJars} (an application that lacks an optional library).
+     */
+    public static AppProcess start(String name, Map<String, String> config, List<String> withoutJars,
+            Class<?>... beans) {
         try {
             Path dir = Path.of("target", "apps");
             Files.createDirectories(dir);
@@ -42,7 +51,7 @@ public final class AppProcess implements AutoCloseable {
             cmd.add(Broker.javaExecutable());
             cmd.add("-Xmx256m");
             cmd.add("-cp");
-            cmd.add(classpath());
+            cmd.add(classpath(withoutJars));
             config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
             cmd.add("-Dapp.out=" + out.toAbsolutePath());
             cmd.add("-Dapp.instance=" + name);
@@ -57,9 +66,11 @@ public final class AppProcess implements AutoCloseable {
         }
     }
 
-    private static String classpath() throws IOException {
+    private static String classpath(List<String> withoutJars) throws IOException {
         String file = System.getProperty("queen.test.classpath.file", "target/test-classpath.txt");
-        String deps = Files.readString(Path.of(file)).trim();
+        String deps = java.util.Arrays.stream(Files.readString(Path.of(file)).trim().split(File.pathSeparator))
+                .filter(jar -> withoutJars.stream().noneMatch(Path.of(jar).getFileName().toString()::startsWith))
+                .collect(Collectors.joining(File.pathSeparator));
         return new File("target/test-classes").getAbsolutePath() + File.pathSeparator
                 + new File("target/classes").getAbsolutePath() + File.pathSeparator + deps;
     }

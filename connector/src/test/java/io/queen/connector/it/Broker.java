@@ -31,17 +31,25 @@ public final class Broker implements AutoCloseable {
     private final String owner;
     private final String database;
     private final int port;
+    /** Environment of the broker process beyond its defaults (e.g. tracing on). */
+    private final Map<String, String> env;
     private volatile long healthyAtNanos;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Broker(String owner, String database, int port) {
+    private Broker(String owner, String database, int port, Map<String, String> env) {
         this.owner = owner;
         this.database = database;
         this.port = port;
+        this.env = env;
     }
 
     public static Broker start(String owner) {
-        Broker b = new Broker(owner, TestPostgres.createDatabase(owner), freePort());
+        return start(owner, Map.of());
+    }
+
+    /** A broker whose process also gets the environment variables {@code env}. */
+    public static Broker start(String owner, Map<String, String> env) {
+        Broker b = new Broker(owner, TestPostgres.createDatabase(owner), freePort(), env);
         b.launch();
         return b;
     }
@@ -54,6 +62,7 @@ public final class Broker implements AutoCloseable {
             defaults.put("QUEEN_EMBEDDED_PG", null);
             defaults.put("DB_POOL_SIZE", null);
             defaults.put("QUEEN_SPOOL_DIR", null);
+            defaults.putAll(env);
             process = BrokerProcess.launch(owner, TestPostgres.server(), database, defaults, port);
             healthyAtNanos = process.awaitHealthy(Duration.ofSeconds(60));
         } catch (Exception e) {

@@ -59,6 +59,8 @@ class MetricsIT extends BrokerTest {
         String text = transform("mx-out");
         assertEquals(12.0, value(text, "queen_messaging_pushed_total", "out"), "two outputs per input through toChannel:\n" + text);
         assertEquals(6.0, value(text, "queen_messaging_pushes_total", "out"), "one transaction per input wrote to out");
+        assertEquals(12.0, value(text, "queen_messaging_pushed_transactional_total", "out"),
+                "the toChannel outputs, apart");
         assertEquals(12, broker.drain("mx-out-invoices", "check").size(), "the broker holds what the counters say");
     }
 
@@ -90,13 +92,31 @@ class MetricsIT extends BrokerTest {
         while (type.find()) {
             families.add(type.group(1));
         }
-        assertEquals(11, families.size(), "pops, empty pops, received, acks, nacks, lease extensions, buffered, "
-                + "buffered max, pushes, pushed, push failures:\n" + text);
+        assertEquals(13, families.size(), "pops, empty pops, received, acks, nacks, lease extensions, buffered, "
+                + "buffered max, consumer lag, pushes, pushed, pushed transactional, push failures:\n" + text);
         for (String family : families) {
             Matcher help = Pattern.compile("(?m)^# HELP " + Pattern.quote(family) + " (.*)$").matcher(text);
             assertTrue(help.find(), "no # HELP for " + family);
             assertFalse(help.group(1).isBlank(), "empty # HELP for " + family);
         }
+    }
+
+    @Test
+    void consumerLagIsWhatTheGroupHasNotConsumedYet() {
+        List<Map<String, Object>> inputs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            inputs.add(Map.of("id", i));
+        }
+        broker.push("mx-lag", "p0", inputs, null);
+        broker.push("mx-lag", "p1", inputs.subList(0, 2), null);
+        app = WeldApp.start(merge(channel("mp.messaging.incoming.in", "queue", "mx-lag", "consumer-group", "billing",
+                "partition", "p0", "batch-size", "1", "wait-timeout", "500", "lag-interval", "100"),
+                Map.of("app.delay.ms", "300")), Consumer.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> value(prometheus.scrape(), "queen_messaging_consumer_lag", "in") >= 5);
+        assertTrue(value(prometheus.scrape(), "queen_messaging_consumer_lag", "in") <= 6,
+                "only the channel's partition p0 counts (p1 holds 2 more)");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Recorder.ENTRIES.size() >= 6);
+        await().atMost(Duration.ofSeconds(10)).until(() -> value(prometheus.scrape(), "queen_messaging_consumer_lag", "in") == 0);
     }
 
     /** The sample of {@code family} tagged {@code channel}; fails when absent. */
