@@ -2,6 +2,7 @@ package io.queen.analytics;
 
 import io.queen.background.DaemonTimer;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.BacklogFamilies;
 import io.queen.metrics.OpsMeter;
 import io.queen.metrics.ProcessStats;
 import io.queen.metrics.PrometheusFamilies;
@@ -56,6 +57,8 @@ public class MetricsFlusher {
     private final ProcessStats process;
     private final MetricsStore store;
     private final PrometheusFamilies families;
+    private final BacklogFamilies backlog;
+    private final int maxGroups;
     private final WorkerRegistry worker;
     private final long flushMs;
     private final int maxQueues;
@@ -70,7 +73,13 @@ public class MetricsFlusher {
     private volatile Lifetime lifetime = new Lifetime(0, 0, 0, 0, Instant.now());
 
     MetricsFlusher(OpsMeter meter, ProcessStats process, WorkerRegistry worker, MetricsStore store,
-            PrometheusFamilies families, QueenConfig config) {
+            PrometheusFamilies families, BacklogFamilies backlog, QueenConfig config) {
+        if (config.metrics().maxGroups() < 0) {
+            throw new IllegalArgumentException("queen.metrics.max-groups (QUEEN_METRICS_MAX_GROUPS) must be 0 or more,"
+                    + " got " + config.metrics().maxGroups());
+        }
+        this.maxGroups = config.metrics().maxGroups();
+        this.backlog = backlog;
         this.worker = worker;
         this.meter = meter;
         this.process = process;
@@ -179,6 +188,7 @@ public class MetricsFlusher {
             } catch (SQLException e) {
                 LOG.debugf("queue depth not sampled: %s", e.getMessage());
             }
+            sampleBacklog(flushMs / 2);
         }
         if (publish) {
             Map<String, Long> dlq = null;
@@ -188,8 +198,36 @@ public class MetricsFlusher {
                 LOG.debugf("dlq depth not refreshed: %s", e.getMessage());
             }
             families.update(samples, cluster == null ? null : clusterArray(cluster), dlq);
+            publishBacklog();
         }
         return written;
+    }
+
+    /**
+     * Recomputes the backlog and lag figures unless a broker did within {@code minIntervalMs} (one owner per
+     * interval for the cluster; 0 = now, for tests).
+     */
+    private void sampleBacklog(long minIntervalMs) {
+        try {
+            store.sampleBacklog(minIntervalMs);
+        } catch (SQLException e) {
+            LOG.debugf("backlog not sampled: %s", e.getMessage());
+        }
+    }
+
+    private void publishBacklog() {
+        try {
+            MetricsStore.Backlog b = store.backlog(defaultTenant, maxQueues, maxGroups);
+            backlog.update(b.rows(), b.sampledAgeSeconds());
+        } catch (SQLException e) {
+            LOG.debugf("backlog gauges not refreshed: %s", e.getMessage());
+        }
+    }
+
+    /** Recomputes the backlog and lag figures now, whoever computed them last, and publishes them (tests). */
+    public synchronized void sampleBacklogNow() {
+        sampleBacklog(0);
+        publishBacklog();
     }
 
     private static long[] clusterArray(MetricsStore.ClusterTotals c) {
