@@ -1,5 +1,7 @@
 package io.queen.kafka.group;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import static io.queen.kafka.group.ClassicMember.NONE;
 
 import io.queen.kafka.group.ClassicGroups.GroupView;
@@ -38,6 +40,8 @@ final class ClassicGroup {
     private final GroupLog log;
     private ClassicGroupState state = ClassicGroupState.EMPTY;
     private int generationId;
+    /** Where completed generations are counted (the owning {@link ClassicGroups}' counter; its own when alone). */
+    private LongAdder rebalances = new LongAdder();
     private String protocolType;
     private String protocolName;
     private String leaderId;
@@ -63,6 +67,16 @@ final class ClassicGroup {
         this.settings = settings;
         this.clockMs = clockMs;
         this.log = log;
+    }
+
+    /** Counts this group's completed generations in {@code counter}; returns this group. */
+    ClassicGroup countingRebalancesIn(LongAdder counter) {
+        this.rebalances = counter;
+        return this;
+    }
+
+    int memberCount() {
+        return members.size();
     }
 
     Key key() {
@@ -418,6 +432,7 @@ final class ClassicGroup {
             }
         }
         generationId++;
+        rebalances.increment();
         if (members.isEmpty()) {
             transitionTo(ClassicGroupState.EMPTY);
             protocolType = null;

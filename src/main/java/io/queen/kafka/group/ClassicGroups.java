@@ -1,5 +1,7 @@
 package io.queen.kafka.group;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +95,21 @@ final class ClassicGroups {
     }
 
     private final ConcurrentHashMap<Key, ClassicGroup> groups = new ConcurrentHashMap<>();
+    /** Generations completed by this broker's groups (each one a rebalance), since start. */
+    private final LongAdder rebalances = new LongAdder();
+
+    long rebalances() {
+        return rebalances.sum();
+    }
+
+    /** Members of the groups this broker coordinates now (a racy sum: read for a gauge, never for a decision). */
+    int members() {
+        int n = 0;
+        for (ClassicGroup g : groups.values()) {
+            n += g.memberCount();
+        }
+        return n;
+    }
     private final Settings settings;
     private final LongSupplier clockMs;
     private final GroupLog log;
@@ -292,7 +309,8 @@ final class ClassicGroups {
     private <R> R onGroup(Key key, boolean create, Function<ClassicGroup, R> action,
             java.util.function.Supplier<R> absent, java.util.function.Supplier<R> deleting) {
         while (true) {
-            ClassicGroup g = groups.computeIfAbsent(key, k -> new ClassicGroup(k, settings, clockMs, log));
+            ClassicGroup g = groups.computeIfAbsent(key,
+                    k -> new ClassicGroup(k, settings, clockMs, log).countingRebalancesIn(rebalances));
             R result;
             List<Runnable> out;
             synchronized (g) {

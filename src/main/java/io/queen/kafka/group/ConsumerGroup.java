@@ -1,5 +1,7 @@
 package io.queen.kafka.group;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -79,6 +81,15 @@ final class ConsumerGroup {
     private boolean abandoned;
     private boolean dirty;
     private long version;
+
+    /** Where group epoch bumps are counted (the owning {@link ConsumerGroups}' counter; its own when alone). */
+    private LongAdder rebalances = new LongAdder();
+
+    /** Counts this group's epoch bumps (each a new target assignment) in {@code counter}; returns this group. */
+    ConsumerGroup countingRebalancesIn(LongAdder counter) {
+        this.rebalances = counter;
+        return this;
+    }
 
     ConsumerGroup(Key key, ConsumerGroups.Settings settings, ConsumerGroupLog log) {
         this.key = key;
@@ -251,6 +262,7 @@ final class ConsumerGroup {
         }
         if (bump) {
             groupEpoch++;
+            rebalances.increment();
             dirty = true;
         }
         if (groupEpoch > assignmentEpoch) {
@@ -518,6 +530,7 @@ final class ConsumerGroup {
         }
         target.remove(m.memberId);
         groupEpoch++;
+        rebalances.increment();
         dirty = true;
     }
 

@@ -54,10 +54,17 @@ final class KafkaDispatcher {
     private final ExecutorService workers = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("queen-kafka-", 0).factory());
 
-    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl) {
+    private final KafkaRequestMeters meters;
+
+    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl, KafkaRequestMeters meters) {
+        this.meters = meters;
         this.apis = apis;
         this.gate = gate;
         this.sasl = sasl;
+    }
+
+    KafkaRequestMeters meters() {
+        return meters;
     }
 
     /**
@@ -104,6 +111,7 @@ final class KafkaDispatcher {
 
     private CompletableFuture<ByteBuffer> answer(KafkaSession session, ApiKeys key, short version,
             int correlationId, RequestHeader header, AbstractRequest request) {
+        long startNanos = System.nanoTime();
         boolean noAnswer = key == ApiKeys.PRODUCE && ((ProduceRequestData) request.data()).acks() == 0;
         short headerVersion = header.apiKey().responseHeaderVersion(version);
         KafkaApis.Entry entry = apis.entry(key);
@@ -135,6 +143,7 @@ final class KafkaDispatcher {
             body = called.thenCompose(s -> s);
         }
         return body.handle((data, failure) -> {
+            meters.answered(key, System.nanoTime() - startNanos, failure != null);
             try {
                 ApiMessage out = data;
                 if (failure != null) {

@@ -1,6 +1,7 @@
 package io.queen.kafka.transport;
 
 import io.quarkus.runtime.Quarkus;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
@@ -55,9 +56,12 @@ public class KafkaListener {
     private final ExposureWarning exposure;
     private volatile NetServer server;
     private volatile KafkaApis apis;
+    private final MeterRegistry registry;
+    private volatile KafkaRequestMeters meters;
 
     KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers,
-            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure) {
+            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure, MeterRegistry registry) {
+        this.registry = registry;
         this.sasl = sasl;
         this.schema = schema;
         this.exposure = exposure;
@@ -107,7 +111,9 @@ public class KafkaListener {
         }).serve(ApiKeys.SASL_AUTHENTICATE, 2, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");
         });
-        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl);
+        KafkaRequestMeters m = new KafkaRequestMeters(registry);
+        meters = m;
+        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl, m);
         long maxFrame = config.maxFrameBytes().asLongValue();
         NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
                 .setTcpNoDelay(true);
@@ -158,6 +164,11 @@ public class KafkaListener {
         if (s != null) {
             server = null;
             s.close();
+        }
+        KafkaRequestMeters m = meters;
+        if (m != null) {
+            meters = null;
+            m.remove();
         }
     }
 
