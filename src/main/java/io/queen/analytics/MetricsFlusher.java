@@ -33,8 +33,9 @@ import org.jboss.logging.Logger;
  * Once a minute (aligned to wall-clock minutes at the default {@code queen.metrics.flush-ms}), drains
  * {@link OpsMeter}, samples the process and writes both in one statement ({@code queen.metrics_flush_v1}) into the
  * bucket of the minute the interval began; records every queue's depth for the current minute unless another broker
- * did ({@code queen.metrics_depth_sample_v1}); then refreshes the Prometheus families and the lifetime totals behind
- * {@code GET /metrics}.
+ * did ({@code queen.metrics_depth_sample_v1}) and the backlog and lag figures unless a broker did within half an
+ * interval ({@code queen.metrics_backlog_sample_v1}); then refreshes the Prometheus families (the backlog gauges
+ * from the stored figures) and the lifetime totals behind {@code GET /metrics}.
  *
  * <p>Invariants: every drained count is written exactly once or, while the database refuses, kept (up to
  * {@link #MAX_PENDING} intervals, oldest dropped with a warning) and retried with the next flush into its own
@@ -74,11 +75,7 @@ public class MetricsFlusher {
 
     MetricsFlusher(OpsMeter meter, ProcessStats process, WorkerRegistry worker, MetricsStore store,
             PrometheusFamilies families, BacklogFamilies backlog, QueenConfig config) {
-        if (config.metrics().maxGroups() < 0) {
-            throw new IllegalArgumentException("queen.metrics.max-groups (QUEEN_METRICS_MAX_GROUPS) must be 0 or more,"
-                    + " got " + config.metrics().maxGroups());
-        }
-        this.maxGroups = config.metrics().maxGroups();
+        this.maxGroups = BacklogFamilies.maxGroups(config);
         this.backlog = backlog;
         this.worker = worker;
         this.meter = meter;

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.queen.config.QueenConfig;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
@@ -49,6 +50,16 @@ public class BacklogFamilies {
     private volatile long sampledReadNanos = System.nanoTime();
     /** The published readings, held here: a gauge keeps only a weak reference to the object it reads. */
     private volatile List<Reading> current = List.of();
+
+    /** {@code queen.metrics.max-groups}, refused (the broker does not start) when negative. */
+    public static int maxGroups(QueenConfig config) {
+        int n = config.metrics().maxGroups();
+        if (n < 0) {
+            throw new IllegalArgumentException("queen.metrics.max-groups (QUEEN_METRICS_MAX_GROUPS) must be 0 or more,"
+                    + " got " + n);
+        }
+        return n;
+    }
 
     BacklogFamilies(MeterRegistry registry) {
         this.registry = registry;

@@ -1,7 +1,5 @@
 package io.queen.kafka.group;
 
-import java.util.concurrent.atomic.LongAdder;
-
 import static io.queen.kafka.group.ClassicMember.NONE;
 
 import io.queen.kafka.group.ClassicGroups.GroupView;
@@ -22,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
 

@@ -1,13 +1,12 @@
 package io.queen.kafka.group;
 
-import java.util.concurrent.atomic.LongAdder;
-
 import io.queen.kafka.group.ClassicGroups.Key;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
