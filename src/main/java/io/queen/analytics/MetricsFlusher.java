@@ -2,6 +2,7 @@ package io.queen.analytics;
 
 import io.queen.background.DaemonTimer;
 import io.queen.config.QueenConfig;
+import io.queen.metrics.BacklogFamilies;
 import io.queen.metrics.OpsMeter;
 import io.queen.metrics.ProcessStats;
 import io.queen.metrics.PrometheusFamilies;
@@ -32,8 +33,9 @@ import org.jboss.logging.Logger;
  * Once a minute (aligned to wall-clock minutes at the default {@code queen.metrics.flush-ms}), drains
  * {@link OpsMeter}, samples the process and writes both in one statement ({@code queen.metrics_flush_v1}) into the
  * bucket of the minute the interval began; records every queue's depth for the current minute unless another broker
- * did ({@code queen.metrics_depth_sample_v1}); then refreshes the Prometheus families and the lifetime totals behind
- * {@code GET /metrics}.
+ * did ({@code queen.metrics_depth_sample_v1}) and the backlog and lag figures unless a broker did within half an
+ * interval ({@code queen.metrics_backlog_sample_v1}); then refreshes the Prometheus families (the backlog gauges
+ * from the stored figures) and the lifetime totals behind {@code GET /metrics}.
  *
  * <p>Invariants: every drained count is written exactly once or, while the database refuses, kept (up to
  * {@link #MAX_PENDING} intervals, oldest dropped with a warning) and retried with the next flush into its own
@@ -56,6 +58,8 @@ public class MetricsFlusher {
     private final ProcessStats process;
     private final MetricsStore store;
     private final PrometheusFamilies families;
+    private final BacklogFamilies backlog;
+    private final int maxGroups;
     private final WorkerRegistry worker;
     private final long flushMs;
     private final int maxQueues;
@@ -70,7 +74,9 @@ public class MetricsFlusher {
     private volatile Lifetime lifetime = new Lifetime(0, 0, 0, 0, Instant.now());
 
     MetricsFlusher(OpsMeter meter, ProcessStats process, WorkerRegistry worker, MetricsStore store,
-            PrometheusFamilies families, QueenConfig config) {
+            PrometheusFamilies families, BacklogFamilies backlog, QueenConfig config) {
+        this.maxGroups = BacklogFamilies.maxGroups(config);
+        this.backlog = backlog;
         this.worker = worker;
         this.meter = meter;
         this.process = process;
@@ -179,6 +185,7 @@ public class MetricsFlusher {
             } catch (SQLException e) {
                 LOG.debugf("queue depth not sampled: %s", e.getMessage());
             }
+            sampleBacklog(flushMs / 2);
         }
         if (publish) {
             Map<String, Long> dlq = null;
@@ -188,8 +195,36 @@ public class MetricsFlusher {
                 LOG.debugf("dlq depth not refreshed: %s", e.getMessage());
             }
             families.update(samples, cluster == null ? null : clusterArray(cluster), dlq);
+            publishBacklog();
         }
         return written;
+    }
+
+    /**
+     * Recomputes the backlog and lag figures unless a broker did within {@code minIntervalMs} (one owner per
+     * interval for the cluster; 0 = now, for tests).
+     */
+    private void sampleBacklog(long minIntervalMs) {
+        try {
+            store.sampleBacklog(minIntervalMs);
+        } catch (SQLException e) {
+            LOG.debugf("backlog not sampled: %s", e.getMessage());
+        }
+    }
+
+    private void publishBacklog() {
+        try {
+            MetricsStore.Backlog b = store.backlog(defaultTenant, maxQueues, maxGroups);
+            backlog.update(b.rows(), b.sampledAgeSeconds());
+        } catch (SQLException e) {
+            LOG.debugf("backlog gauges not refreshed: %s", e.getMessage());
+        }
+    }
+
+    /** Recomputes the backlog and lag figures now, whoever computed them last, and publishes them (tests). */
+    public synchronized void sampleBacklogNow() {
+        sampleBacklog(0);
+        publishBacklog();
     }
 
     private static long[] clusterArray(MetricsStore.ClusterTotals c) {

@@ -2,6 +2,7 @@ package io.queen.analytics;
 
 import jakarta.inject.Inject;
 import io.queen.sql.SqlCalls;
+import io.queen.metrics.BacklogFamilies;
 import io.queen.metrics.OpsMeter;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.SQLException;
@@ -97,6 +98,42 @@ public class MetricsStore {
      */
     public long sampleDepth() throws SQLException {
         return sql.number("SELECT queen.metrics_depth_sample_v1()");
+    }
+
+    /**
+     * Recomputes the stored backlog and lag figures unless another broker did within {@code minIntervalMs}
+     * (db/030_metrics_backlog.sql; 0 = always); returns the rows written, -1 when they were fresh.
+     */
+    public long sampleBacklog(long minIntervalMs) throws SQLException {
+        return sql.number("SELECT queen.metrics_backlog_sample_v1(?)", minIntervalMs);
+    }
+
+    /** The stored backlog and lag figures under their Prometheus labels, and their age (NaN = never computed). */
+    public record Backlog(List<BacklogFamilies.Row> rows, double sampledAgeSeconds) {
+    }
+
+    /**
+     * The stored figures labelled for Prometheus: the default tenant's {@code maxQueues} queues and
+     * {@code maxGroups} groups with the largest backlog named, the rest under {@link OpsMeter#OTHER}.
+     */
+    public Backlog backlog(UUID defaultTenant, int maxQueues, int maxGroups) throws SQLException {
+        double[] age = {Double.NaN};
+        List<BacklogFamilies.Row> rows = sql.list(
+                "SELECT queue_label, group_label, messages, age_seconds, sampled_age_seconds"
+                        + " FROM queen.metrics_backlog_read_v1(?, ?, ?)",
+                rs -> {
+                    double sampled = rs.getDouble(5);
+                    age[0] = rs.wasNull() ? Double.NaN : sampled;
+                    double a = rs.getDouble(4);
+                    double ageSeconds = rs.wasNull() ? Double.NaN : a;
+                    return new BacklogFamilies.Row(rs.getString(1), rs.getString(2), rs.getLong(3), ageSeconds);
+                }, defaultTenant, maxQueues, maxGroups);
+        if (rows.isEmpty()) {  // nothing stored: the age still says whether a sample ran
+            Double sampled = sql.one("SELECT extract(epoch FROM now() - sampled_at)::double precision"
+                    + " FROM queen.metrics_backlog_claim WHERE sampled_at > '-infinity'", rs -> rs.getDouble(1));
+            age[0] = sampled == null ? Double.NaN : sampled;
+        }
+        return new Backlog(rows, age[0]);
     }
 
     /** One purge step of rows older than {@code cutoff}; returns {deleted, done (1/0)}. */

@@ -294,6 +294,12 @@ public interface QueenConfig {
          */
         int maxQueues();
 
+        /**
+         * Distinct consumer-group labels of the Prometheus lag gauges (the groups with the largest lag); the lag of
+         * further groups is summed under group {@code _other} ({@code QUEEN_METRICS_MAX_GROUPS}, at least 0).
+         */
+        int maxGroups();
+
         /** Broker identity in metric rows; unset = the machine's host name ({@code QUEEN_HOSTNAME}). */
         java.util.Optional<String> hostname();
     }

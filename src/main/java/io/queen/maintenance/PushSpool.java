@@ -96,6 +96,8 @@ public class PushSpool implements PushHold {
         this.registry = registry;
         gauges.add(Gauge.builder("queen.file.buffer.pending", this, s -> s.pending)
                 .description("pushes spooled on this broker's disk and not yet written to the log").register(registry));
+        gauges.add(Gauge.builder("queen.file.buffer.bytes", this, PushSpool::undrainedBytes)
+                .description("bytes of spooled pushes on this broker's disk not yet written to the log").register(registry));
         gauges.add(Gauge.builder("queen.file.buffer.failed", this, s -> s.failedAttempts)
                 .description("spool drain attempts that failed (the database refused or was unreachable)")
                 .register(registry));
@@ -269,6 +271,13 @@ public class PushSpool implements PushHold {
     }
 
     /** Buffered pushes of this broker not yet in the log. */
+    /** Bytes appended and not yet drained (the spool file between the drainer's position and its end). */
+    private long undrainedBytes() {
+        synchronized (monitor) {
+            return size - pos;
+        }
+    }
+
     public long pending() {
         return pending;
     }

@@ -106,27 +106,34 @@ public class PrometheusFamilies {
         total("queen.cluster.dlq", C_DLQ, "messages dead-lettered, all brokers, lifetime");
         total("queen.cluster.db.errors", C_DB_ERRORS, "database errors answered to clients, all brokers, lifetime");
         keep(Gauge.builder("queen.dlq.depth", this, f -> f.dlqTotal).tag("scope", "cluster")
-                .description("dead letters stored, all queues").register(registry));
+                .description("dead letters stored, all queues" + AS_OF_FLUSH).register(registry));
         keep(Gauge.builder("queen.queue.metrics.age.seconds", this, f -> (System.nanoTime() - f.lastUpdateNanos) / 1e9)
                 .description("seconds since the per-queue gauges and cluster totals were refreshed").register(registry));
 
-        pushMessages = multi("queen.queue.push.messages.per.minute", "messages pushed to the queue in the last minute");
-        pushRequests = multi("queen.queue.push.requests.per.minute", "push requests naming the queue in the last minute");
-        popMessages = multi("queen.queue.pop.messages.per.minute", "messages delivered from the queue in the last minute");
-        popEmpty = multi("queen.queue.pop.empty.per.minute", "pops of the queue that found nothing in the last minute");
-        acks = multi("queen.queue.ack.per.minute", "acks (positive or failed) applied on the queue in the last minute");
-        transactions = multi("queen.queue.transactions.per.minute",
+        pushMessages = flushed("queen.queue.push.messages.per.minute", "messages pushed to the queue in the last minute");
+        pushRequests = flushed("queen.queue.push.requests.per.minute", "push requests naming the queue in the last minute");
+        popMessages = flushed("queen.queue.pop.messages.per.minute", "messages delivered from the queue in the last minute");
+        popEmpty = flushed("queen.queue.pop.empty.per.minute", "pops of the queue that found nothing in the last minute");
+        acks = flushed("queen.queue.ack.per.minute", "acks (positive or failed) applied on the queue in the last minute");
+        transactions = flushed("queen.queue.transactions.per.minute",
                 "transactions touching the queue in the last minute");
-        lag = multi("queen.queue.pop.lag.milliseconds",
+        lag = flushed("queen.queue.pop.lag.milliseconds",
                 "age of messages when delivered in the last minute (stat=avg|max), milliseconds");
         parked = multi("queen.queue.parked.consumers", "pops waiting on the queue right now");
-        dlqByQueue = multi("queen.dlq.depth.by.queue", "dead letters stored for the queue");
+        dlqByQueue = flushed("queen.dlq.depth.by.queue", "dead letters stored for the queue");
         // hook for the maintenance feature: it registers queen_maintenance_mode_enabled itself
     }
 
+    /** Said in the help of every figure the flush computes: it trails by up to one flush interval. */
+    static final String AS_OF_FLUSH = " (as of the last flush: trails by up to a minute)";
+
     private void total(String name, int index, String help) {
-        keep(FunctionCounter.builder(name, cluster, a -> a.get(index)).tag("scope", "cluster").description(help)
-                .register(registry));
+        keep(FunctionCounter.builder(name, cluster, a -> a.get(index)).tag("scope", "cluster")
+                .description(help + AS_OF_FLUSH).register(registry));
+    }
+
+    private MultiGauge flushed(String name, String help) {
+        return multi(name, help + AS_OF_FLUSH);
     }
 
     private MultiGauge multi(String name, String help) {

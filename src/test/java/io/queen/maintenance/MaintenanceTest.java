@@ -109,6 +109,8 @@ class MaintenanceTest {
         }
         assertEquals(20, get("/api/v1/system/maintenance").get("bufferedMessages").asLong());
         assertEquals(20, get("/api/v1/status/buffers").get("pending").asLong());
+        assertEquals(20.0, Api.metric("queen_file_buffer_pending"));
+        assertTrue(Api.metric("queen_file_buffer_bytes") > 20 * 10, "the spooled bytes of 20 pushes");
         assertEquals(List.of("before-0", "before-1"), drain("maint"), "nothing buffered reached the log");
 
         set("/api/v1/system/maintenance", false);
@@ -118,6 +120,7 @@ class MaintenanceTest {
         assertEquals("queued", Api.json(after.body()).get(0).get("status").asText(), after.body());
         expected.add("after");
         awaitDrained();
+        assertEquals(0.0, Api.metric("queen_file_buffer_bytes"), "drained: the spool file is cut back");
         List<String> got = drain("maint");
         assertEquals(expected.subList(2, expected.size()), got);
         StorageInvariants.assertHold(ds);

@@ -23,17 +23,24 @@ class OpsMeterTest {
     static final UUID T2 = UUID.fromString("00000000-0000-0000-0000-00000000000b");
 
     static OpsMeter meter(int maxQueues) {
+        return new OpsMeter(config("maxQueues", maxQueues));
+    }
+
+    /** A configuration whose {@code metrics()} answers {@code setting} with {@code value}, and nothing else. */
+    static QueenConfig config(String setting, Object value) {
         QueenConfig.Metrics metrics = (QueenConfig.Metrics) Proxy.newProxyInstance(OpsMeterTest.class.getClassLoader(),
-                new Class<?>[] {QueenConfig.Metrics.class}, (p, m, a) -> switch (m.getName()) {
-                    case "maxQueues" -> maxQueues;
-                    default -> throw new UnsupportedOperationException(m.getName());
+                new Class<?>[] {QueenConfig.Metrics.class}, (p, m, a) -> {
+                    if (m.getName().equals(setting)) {
+                        return value;
+                    }
+                    throw new UnsupportedOperationException(m.getName());
                 });
         QueenConfig config = (QueenConfig) Proxy.newProxyInstance(OpsMeterTest.class.getClassLoader(),
                 new Class<?>[] {QueenConfig.class}, (p, m, a) -> switch (m.getName()) {
                     case "metrics" -> metrics;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
-        return new OpsMeter(config);
+        return config;
     }
 
     static Map<String, long[]> byQueue(List<OpsMeter.Sample> samples) {

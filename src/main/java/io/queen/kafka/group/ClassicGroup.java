@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -38,6 +39,8 @@ final class ClassicGroup {
     private final GroupLog log;
     private ClassicGroupState state = ClassicGroupState.EMPTY;
     private int generationId;
+    /** Where completed generations are counted (the owning {@link ClassicGroups}' counter; its own when alone). */
+    private LongAdder rebalances = new LongAdder();
     private String protocolType;
     private String protocolName;
     private String leaderId;
@@ -63,6 +66,16 @@ final class ClassicGroup {
         this.settings = settings;
         this.clockMs = clockMs;
         this.log = log;
+    }
+
+    /** Counts this group's completed generations in {@code counter}; returns this group. */
+    ClassicGroup countingRebalancesIn(LongAdder counter) {
+        this.rebalances = counter;
+        return this;
+    }
+
+    int memberCount() {
+        return members.size();
     }
 
     Key key() {
@@ -418,6 +431,7 @@ final class ClassicGroup {
             }
         }
         generationId++;
+        rebalances.increment();
         if (members.isEmpty()) {
             transitionTo(ClassicGroupState.EMPTY);
             protocolType = null;

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
@@ -93,6 +94,21 @@ final class ClassicGroups {
     }
 
     private final ConcurrentHashMap<Key, ClassicGroup> groups = new ConcurrentHashMap<>();
+    /** Generations completed by this broker's groups (each one a rebalance), since start. */
+    private final LongAdder rebalances = new LongAdder();
+
+    long rebalances() {
+        return rebalances.sum();
+    }
+
+    /** Members of the groups this broker coordinates now (a racy sum: read for a gauge, never for a decision). */
+    int members() {
+        int n = 0;
+        for (ClassicGroup g : groups.values()) {
+            n += g.memberCount();
+        }
+        return n;
+    }
     private final Settings settings;
     private final LongSupplier clockMs;
     private final GroupLog log;
@@ -292,7 +308,8 @@ final class ClassicGroups {
     private <R> R onGroup(Key key, boolean create, Function<ClassicGroup, R> action,
             java.util.function.Supplier<R> absent, java.util.function.Supplier<R> deleting) {
         while (true) {
-            ClassicGroup g = groups.computeIfAbsent(key, k -> new ClassicGroup(k, settings, clockMs, log));
+            ClassicGroup g = groups.computeIfAbsent(key,
+                    k -> new ClassicGroup(k, settings, clockMs, log).countingRebalancesIn(rebalances));
             R result;
             List<Runnable> out;
             synchronized (g) {

@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -79,6 +80,15 @@ final class ConsumerGroup {
     private boolean abandoned;
     private boolean dirty;
     private long version;
+
+    /** Where group epoch bumps are counted (the owning {@link ConsumerGroups}' counter; its own when alone). */
+    private LongAdder rebalances = new LongAdder();
+
+    /** Counts this group's epoch bumps (each a new target assignment) in {@code counter}; returns this group. */
+    ConsumerGroup countingRebalancesIn(LongAdder counter) {
+        this.rebalances = counter;
+        return this;
+    }
 
     ConsumerGroup(Key key, ConsumerGroups.Settings settings, ConsumerGroupLog log) {
         this.key = key;
@@ -251,6 +261,7 @@ final class ConsumerGroup {
         }
         if (bump) {
             groupEpoch++;
+            rebalances.increment();
             dirty = true;
         }
         if (groupEpoch > assignmentEpoch) {
@@ -518,6 +529,7 @@ final class ConsumerGroup {
         }
         target.remove(m.memberId);
         groupEpoch++;
+        rebalances.increment();
         dirty = true;
     }
 

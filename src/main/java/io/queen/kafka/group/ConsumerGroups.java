@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -34,6 +35,21 @@ final class ConsumerGroups {
     }
 
     private final ConcurrentHashMap<Key, ConsumerGroup> groups = new ConcurrentHashMap<>();
+    /** Group epoch bumps of this broker's groups (each one a new target assignment), since start. */
+    private final LongAdder rebalances = new LongAdder();
+
+    long rebalances() {
+        return rebalances.sum();
+    }
+
+    /** Members of the groups this broker coordinates now (a racy sum: read for a gauge, never for a decision). */
+    int members() {
+        int n = 0;
+        for (ConsumerGroup g : groups.values()) {
+            n += g.members().size();
+        }
+        return n;
+    }
     private final Settings settings;
     private final LongSupplier clockMs;
     private final ConsumerGroupLog log;
@@ -146,7 +162,8 @@ final class ConsumerGroups {
     private <R> R onGroup(Key key, boolean create, Function<ConsumerGroup, R> action, Supplier<R> absent,
             Supplier<R> unavailable) {
         while (true) {
-            ConsumerGroup g = groups.computeIfAbsent(key, k -> new ConsumerGroup(k, settings, log));
+            ConsumerGroup g = groups.computeIfAbsent(key,
+                    k -> new ConsumerGroup(k, settings, log).countingRebalancesIn(rebalances));
             synchronized (g) {
                 if (g.state() == ConsumerGroupState.DEAD) {
                     if (groups.get(key) == g) {

@@ -118,6 +118,16 @@ public class GroupCoordinator {
     /** The share groups, for one namespace of group ids (none in a coordinator built by a unit test). */
     private ShareGroupCatalog shares = ShareGroupCatalog.NONE;
 
+    /** Rebalances since start of the classic groups (completed generations) or the consumer groups (epoch bumps). */
+    long rebalances(boolean classic) {
+        return classic ? groups.rebalances() : consumerGroups.rebalances();
+    }
+
+    /** Members right now of the classic or the consumer groups this broker coordinates. */
+    int members(boolean classic) {
+        return classic ? groups.members() : consumerGroups.members();
+    }
+
     @Inject
     GroupCoordinator(KafkaGroupConfig config, GroupOffsetStore offsets, ConsumerGroupStore cursors,
             DrainState drain, GroupStateStore log, BrokerRegistry registry, ConsumerGroupStateStore consumerLog,

@@ -71,7 +71,11 @@ final class KafkaConnection {
 
     void start() {
         socket.handler(this::onBytes);
-        socket.closeHandler(v -> closed = true);
+        dispatcher.meters().connectionOpened();
+        socket.closeHandler(v -> {
+            closed = true;
+            dispatcher.meters().connectionClosed();
+        });
         socket.exceptionHandler(e -> close());
         arm();
     }

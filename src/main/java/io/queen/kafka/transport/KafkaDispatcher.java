@@ -68,11 +68,19 @@ final class KafkaDispatcher {
             ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.END_TXN, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE);
     private static final AttributeKey<String> CLIENT_ID = AttributeKey.stringKey("messaging.client.id");
 
-    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl, BrokerTracing tracing) {
+    private final KafkaRequestMeters meters;
+
+    KafkaDispatcher(KafkaApis apis, AdmissionGate gate, SaslAuthenticator sasl, KafkaRequestMeters meters,
+            BrokerTracing tracing) {
+        this.meters = meters;
         this.tracing = tracing;
         this.apis = apis;
         this.gate = gate;
         this.sasl = sasl;
+    }
+
+    KafkaRequestMeters meters() {
+        return meters;
     }
 
     /**
@@ -119,6 +127,7 @@ final class KafkaDispatcher {
 
     private CompletableFuture<ByteBuffer> answer(KafkaSession session, ApiKeys key, short version,
             int correlationId, RequestHeader header, AbstractRequest request) {
+        long startNanos = System.nanoTime();
         boolean noAnswer = key == ApiKeys.PRODUCE && ((ProduceRequestData) request.data()).acks() == 0;
         short headerVersion = header.apiKey().responseHeaderVersion(version);
         KafkaApis.Entry entry = apis.entry(key);
@@ -163,6 +172,7 @@ final class KafkaDispatcher {
             }
         }
         return body.handle((data, failure) -> {
+            meters.answered(key, System.nanoTime() - startNanos, failure != null);
             try {
                 ApiMessage out = data;
                 if (failure != null) {

@@ -1,6 +1,7 @@
 package io.queen.kafka.transport;
 
 import io.quarkus.runtime.Quarkus;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.queen.config.QueenConfig;
@@ -57,9 +58,13 @@ public class KafkaListener {
     private final BrokerTracing tracing;
     private volatile NetServer server;
     private volatile KafkaApis apis;
+    private final MeterRegistry registry;
+    private volatile KafkaRequestMeters meters;
 
     KafkaListener(QueenConfig config, Vertx vertx, AdmissionGate gate, Instance<KafkaApiProvider> providers,
-            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure, BrokerTracing tracing) {
+            SaslAuthenticator sasl, SchemaApplier schema, ExposureWarning exposure, MeterRegistry registry,
+            BrokerTracing tracing) {
+        this.registry = registry;
         this.tracing = tracing;
         this.sasl = sasl;
         this.schema = schema;
@@ -110,7 +115,9 @@ public class KafkaListener {
         }).serve(ApiKeys.SASL_AUTHENTICATE, 2, (c, v, r) -> {
             throw new IllegalStateException("answered by the dispatcher");
         });
-        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl, tracing);
+        KafkaRequestMeters m = new KafkaRequestMeters(registry);
+        meters = m;
+        KafkaDispatcher dispatcher = new KafkaDispatcher(table, gate, sasl, m, tracing);
         long maxFrame = config.maxFrameBytes().asLongValue();
         NetServerOptions options = new NetServerOptions().setHost(config.host()).setPort(config.port())
                 .setTcpNoDelay(true);
@@ -161,6 +168,11 @@ public class KafkaListener {
         if (s != null) {
             server = null;
             s.close();
+        }
+        KafkaRequestMeters m = meters;
+        if (m != null) {
+            meters = null;
+            m.remove();
         }
     }
 
