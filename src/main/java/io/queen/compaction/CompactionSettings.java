@@ -22,6 +22,11 @@ public class CompactionSettings {
     public static final String MIN_DIRTY_RATIO = "min.cleanable.dirty.ratio";
     /** The settings, in the order they are described. */
     public static final List<String> NAMES = List.of(MIN_LAG, MAX_LAG, DELETE_RETENTION, MIN_DIRTY_RATIO);
+    /** Their names in the HTTP API ({@code POST /api/v1/configure}'s {@code compaction}), in the same order. */
+    public static final List<String> WIRE_NAMES = List.of("minCompactionLagMs", "maxCompactionLagMs",
+            "deleteRetentionMs", "minCleanableDirtyRatio");
+    public static final String DELETE = "delete";
+    public static final String COMPACT = "compact";
 
     /** One setting's effective value; {@code isDefault} when the queue sets none of its own. */
     public record Setting(String name, String value, boolean isDefault) {
@@ -41,10 +46,48 @@ public class CompactionSettings {
     }
 
     /**
+     * A cleanup.policy value, a list of {@code delete} and {@code compact} (Kafka's), normalized to {@code delete},
+     * {@code compact} or {@code compact,delete}; anything else throws IllegalArgumentException.
+     */
+    public static String policy(String value) {
+        boolean delete = false;
+        boolean compact = false;
+        boolean unknown = value == null;
+        for (String item : value == null ? new String[0] : value.split(",", -1)) {
+            switch (item.trim()) {
+                case DELETE -> delete = true;
+                case COMPACT -> compact = true;
+                default -> unknown = true;
+            }
+        }
+        if (unknown || (!delete && !compact)) {
+            throw new IllegalArgumentException("cleanup.policy must be delete, compact or compact,delete");
+        }
+        return compact && delete ? COMPACT + "," + DELETE : compact ? COMPACT : DELETE;
+    }
+
+    /** The cleanup.policy of the tenant's queue {@code queue} ({@code delete} for one no topic config names). */
+    public String policy(UUID tenant, String queue) throws SQLException {
+        String p = sql.one("SELECT cleanup_policy FROM queen.kafka_topics_v1(?, ARRAY[?]::text[])", rs -> rs.getString(1),
+                tenant, queue);
+        return p == null ? DELETE : p;
+    }
+
+    /** Sets a queue's cleanup.policy ({@link #policy(String)}-normalized); false for an unknown queue. */
+    public boolean setPolicy(UUID tenant, String queue, String policy) throws SQLException {
+        return sql.flag("SELECT queen.kafka_set_cleanup_policy_v1(?, ?, ?)", tenant, queue, policy(policy));
+    }
+
+    /**
      * {@code value} checked for {@code name} and normalized; a bad one throws IllegalArgumentException whose message
      * names the setting and what it takes.
      */
     public static String check(String name, String value) {
+        return check(name, value, name);
+    }
+
+    /** {@link #check(String, String)}, the message naming the setting {@code label}. */
+    public static String check(String name, String value, String label) {
         String v = value == null ? "" : value.trim();
         try {
             if (MIN_DIRTY_RATIO.equals(name)) {
@@ -61,7 +104,7 @@ public class CompactionSettings {
         } catch (NumberFormatException e) {
             // falls through to the message below
         }
-        throw new IllegalArgumentException(name + " must be " + switch (name) {
+        throw new IllegalArgumentException(label + " must be " + switch (name) {
             case MIN_DIRTY_RATIO -> "a number between 0 and 1";
             case MAX_LAG -> "a number of milliseconds of at least 1";
             default -> "a number of milliseconds of at least 0";

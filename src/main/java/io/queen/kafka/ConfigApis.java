@@ -217,7 +217,7 @@ class ConfigApis implements KafkaApiProvider {
             store.setRetention(tenant, name, change.retentionSeconds);
         }
         if (change.cleanupPolicy != null) {
-            store.setCleanupPolicy(tenant, name, change.cleanupPolicy);
+            compaction.setPolicy(tenant, name, change.cleanupPolicy);
         }
         for (Map.Entry<String, String> e : change.compaction.entrySet()) {
             compaction.set(t.id(), e.getKey(), e.getValue());

@@ -69,11 +69,6 @@ public class KafkaStore {
     }
 
     /** Sets a topic's retention (0 = off); false for an unknown topic. */
-    /** Sets a topic's cleanup.policy (normalized); false for an unknown topic. */
-    public boolean setCleanupPolicy(UUID tenant, String name, String policy) throws SQLException {
-        return sql.flag("SELECT queen.kafka_set_cleanup_policy_v1(?, ?, ?)", tenant, name, policy);
-    }
-
     public boolean setRetention(UUID tenant, String name, int retentionSeconds) throws SQLException {
         return sql.flag("SELECT queen.kafka_set_retention_v1(?, ?, ?)", tenant, name, retentionSeconds);
     }

@@ -1,7 +1,6 @@
 package io.queen.kafka;
 
 import io.queen.compaction.CompactionSettings;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +20,8 @@ import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicCon
 final class TopicConfigs {
     static final String RETENTION_MS = "retention.ms";
     static final String CLEANUP_POLICY = "cleanup.policy";
-    static final String DELETE = "delete";
-    static final String COMPACT = "compact";
+    static final String DELETE = CompactionSettings.DELETE;
+    static final String COMPACT = CompactionSettings.COMPACT;
     static final String SEGMENT_MS = "segment.ms";
 
     /**
@@ -86,20 +85,11 @@ final class TopicConfigs {
      * {@code delete}, {@code compact} or {@code compact,delete}; anything else is an INVALID_CONFIG.
      */
     static String cleanupPolicy(String value) {
-        boolean delete = false;
-        boolean compact = false;
-        List<String> unknown = new ArrayList<>();
-        for (String item : value.split(",", -1)) {
-            switch (item.trim()) {
-                case DELETE -> delete = true;
-                case COMPACT -> compact = true;
-                default -> unknown.add(item.trim());
-            }
+        try {
+            return CompactionSettings.policy(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException(e.getMessage());
         }
-        if (!unknown.isEmpty() || (!delete && !compact)) {
-            throw new InvalidConfigurationException("cleanup.policy must be delete, compact or compact,delete");
-        }
-        return compact && delete ? COMPACT + "," + DELETE : compact ? COMPACT : DELETE;
     }
 
     static String compactionSetting(String name, String value) {

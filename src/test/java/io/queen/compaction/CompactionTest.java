@@ -18,6 +18,7 @@ import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListenerClients;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
+import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -305,6 +306,33 @@ class CompactionTest extends KafkaListenerClients {
         assertEquals(List.of("b=b1", "head=h"),
                 read(topic, 0).stream().map(x -> x.key() + "=" + x.value()).toList());
         StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void theHttpConfigureRouteShowsAndChangesTheSameSettings() throws Exception {
+        Http.Reply r = Http.post("/api/v1/configure", "{\"queue\":\"http-compacted\",\"compaction\":"
+                + "{\"cleanupPolicy\":\"compact\",\"deleteRetentionMs\":0,\"minCleanableDirtyRatio\":\"0.25\"}}");
+        assertEquals(200, r.status(), r.body());
+        JsonNode c = Api.json(r.body()).get("compaction");
+        assertEquals("compact", c.get("cleanupPolicy").asText());
+        assertEquals(0, c.get("deleteRetentionMs").asLong());
+        assertEquals(0.25, c.get("minCleanableDirtyRatio").asDouble());
+        assertEquals(0, c.get("minCompactionLagMs").asLong());
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "http-compacted");
+        try (Admin a = admin()) {
+            Config k = a.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
+            assertEquals("compact", k.get("cleanup.policy").value());
+            assertEquals("0", k.get("delete.retention.ms").value());
+            assertEquals("0.25", k.get("min.cleanable.dirty.ratio").value());
+        }
+        Http.Reply bad = Http.post("/api/v1/configure", "{\"queue\":\"http-compacted\",\"compaction\":"
+                + "{\"cleanupPolicy\":\"compact\",\"maxCompactionLagMs\":-5}}");
+        assertEquals(400, bad.status(), bad.body());
+        assertTrue(Api.json(bad.body()).get("error").asText().startsWith("compaction.maxCompactionLagMs must be"),
+                bad.body());
+        // without a compaction object the queue's stay as they are
+        r = Http.post("/api/v1/configure", "{\"queue\":\"http-compacted\"}");
+        assertEquals("compact", Api.json(r.body()).get("compaction").get("cleanupPolicy").asText());
     }
 
     @Test
