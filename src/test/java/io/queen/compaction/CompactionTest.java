@@ -21,6 +21,7 @@ import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
 import jakarta.inject.Inject;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -202,10 +203,17 @@ class CompactionTest extends KafkaListenerClients {
         Api.ackAll(httpFirst, "completed", "http-group");
 
         long bytesBefore = segmentBytes(topic);
+        double removedBefore = Api.metric("queen_compaction_records_removed_total");
         long t0 = System.nanoTime();
+        long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         CompactionCycle.Report r = cycle.runOnce(Instant.now().plusSeconds(1));
-        LOG.infof("compaction cycle: %s in %d ms", r, (System.nanoTime() - t0) / 1_000_000);
+        LOG.infof("compaction cycle: %s in %d ms, %d ms CPU of this thread", r, (System.nanoTime() - t0) / 1_000_000,
+                (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1_000_000);
         long bytesAfter = segmentBytes(topic);
+        assertEquals(removedBefore + r.recordsRemoved(), Api.metric("queen_compaction_records_removed_total"));
+        assertTrue(Api.metric("queen_compaction_bytes_removed_total") >= bytesBefore - bytesAfter);
+        // the queue's largest dirty ratio as the cycle listed it, before it compacted: all but the head was dirty
+        assertTrue(Api.metric("queen_compaction_dirty_ratio{queue=\"" + topic + "\"}") > 0.9);
         assertEquals(1, r.passes().size(), r.toString());
         // every record read but the latest of each key went (the head, the last segment, is not read)
         assertEquals(r.passes().get(0).recordsRead() - keys, r.recordsRemoved(), r.toString());
@@ -221,7 +229,9 @@ class CompactionTest extends KafkaListenerClients {
             assertEquals(e.getValue().value(), got.get(e.getKey()).value(), e.getKey());
             assertEquals(e.getValue().offset(), got.get(e.getKey()).offset(), e.getKey());
         }
-        assertTrue(after.size() < keys * 2, after.size() + " records after compaction");
+        // one record per key up to the compaction point, then the head as it was
+        long head = keys * updates - 1 - r.passes().get(0).cleanedTo();
+        assertEquals(keys + head, after.size(), head + " records in the head");
         Map<Long, ConsumerRecord<String, String>> byOffset = new TreeMap<>();
         before.forEach(x -> byOffset.put(x.offset(), x));
         long previous = -1;
@@ -256,8 +266,9 @@ class CompactionTest extends KafkaListenerClients {
         assertEquals(after.stream().map(ConsumerRecord::offset).filter(o -> o >= 777).toList(), offsets);
         StorageInvariants.assertHold(ds);
 
-        // nothing new: the next cycle finds nothing due
+        // nothing new: the next cycle finds nothing due, and lists the queue as clean
         assertEquals(0, cycle.runOnce(Instant.now().plusSeconds(2)).passes().size());
+        assertEquals(0.0, Api.metric("queen_compaction_dirty_ratio{queue=\"" + topic + "\"}"));
     }
 
     @Test
