@@ -226,14 +226,16 @@ public class PopClaims {
             partitions.add(s.partitionId());
             if (!s.partitionId().equals(current)) {
                 current = s.partitionId();
-                digest = new AckRegistry.Digest();
+                digest = remember ? new AckRegistry.Digest() : null;
                 partitionLive = 0;
             }
             int live = 0;
             for (Frame f : frames) {
                 if (!f.isHole()) {
                     live++;
-                    digest.add(TransactionHash.of(f.transactionId()));
+                    if (digest != null) {
+                        digest.add(TransactionHash.of(f.transactionId()));
+                    }
                 }
             }
             n += live;
