@@ -41,6 +41,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -70,6 +71,9 @@ class CompactionTest extends KafkaListenerClients {
 
     @Inject
     CompactionCycle cycle;
+
+    @Inject
+    CompactionStore store;
 
     @Inject
     AgroalDataSource ds;
@@ -316,6 +320,44 @@ class CompactionTest extends KafkaListenerClients {
         assertEquals(2, cycle.runOnce(Instant.now().plusSeconds(1)).recordsRemoved());
         assertEquals(List.of("b=b1", "head=h"),
                 read(topic, 0).stream().map(x -> x.key() + "=" + x.value()).toList());
+        StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void aPassWhoseSegmentsRetentionDeletedMeanwhileRollsBackWhole() throws Exception {
+        String topic = "compact-vs-retention";
+        createCompacted(topic, Map.of());
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int i = 0; i < 6; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();
+            }
+        }
+        Instant now = Instant.now().plusSeconds(1);
+        CompactionStore.Partition part = store.partitions(now, new CompactionStore.Defaults(0, Long.MAX_VALUE,
+                0, 0.5)).stream().filter(x -> x.queue().equals(topic)).findFirst().orElseThrow();
+        String before = segments(topic);
+        try (CompactionStore.Pass pass = store.open(part.partitionId())) {
+            List<CompactionPass.Segment> read = pass.segments(part.logStart(), part.cleanableEnd(), 0, 1000);
+            assertEquals(5, read.size());
+            assertNull(store.open(part.partitionId()), "one pass per partition at a time");
+            // a DeleteRecords (as a retention step) deletes the first segments between the read and the write
+            try (Admin a = admin()) {
+                a.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(2))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            CompactionPass.Result r = new CompactionPass(f -> f.payload(), 1 << 20, 3).run(read, 0, now);
+            assertEquals(4, r.recordsRemoved());
+            java.sql.SQLException e = assertThrows(java.sql.SQLException.class,
+                    () -> pass.write(r.rewrites(), read.get(read.size() - 1).endOffset(), 4, 0, now));
+            assertTrue(e.getMessage().contains("changed meanwhile"), e.getMessage());
+        }
+        // nothing of the pass was written; the invariants hold, and the next cycle compacts what is left
+        assertEquals(List.of("k=v2", "k=v3", "k=v4", "k=v5"),
+                read(topic, 0).stream().map(x -> x.key() + "=" + x.value()).toList());
+        assertTrue(before.endsWith(segments(topic)), before + " / " + segments(topic));
+        StorageInvariants.assertHold(ds);
+        assertEquals(2, cycle.runOnce(now).recordsRemoved());  // v2, v3: v4's later record is in the head
+        assertEquals(List.of("k=v4", "k=v5"), read(topic, 2).stream().map(x -> x.key() + "=" + x.value()).toList());
         StorageInvariants.assertHold(ds);
     }
 
