@@ -362,6 +362,27 @@ class CompactionTest extends KafkaListenerClients {
     }
 
     @Test
+    void aPassReadsTheWholeCleanSectionAndAtMostItsBudgetAfterIt() throws Exception {
+        String topic = "compact-budget";
+        createCompacted(topic, Map.of());
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int i = 0; i < 6; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get();
+            }
+        }
+        CompactionStore.Partition part = store.partitions(Instant.now().plusSeconds(1), new CompactionStore.Defaults(0,
+                Long.MAX_VALUE, 0, 0.5)).stream().filter(x -> x.queue().equals(topic)).findFirst().orElseThrow();
+        assertEquals(4, part.cleanableEnd(), "the head, offset 5, is not cleanable");
+        try (CompactionStore.Pass pass = store.open(part.partitionId())) {
+            assertEquals(List.of(0L, 1L), pass.segments(0, 4, 0, 2).stream().map(CompactionPass.Segment::baseOffset)
+                    .toList(), "two records past the compaction point");
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L), pass.segments(0, 4, 3, 2).stream()
+                    .map(CompactionPass.Segment::baseOffset).toList(), "the clean section, then two");
+            assertEquals(1, pass.segments(0, 4, 0, 0).size(), "always one segment at least");
+        }
+    }
+
+    @Test
     void theHttpConfigureRouteShowsAndChangesTheSameSettings() throws Exception {
         Http.Reply r = Http.post("/api/v1/configure", "{\"queue\":\"http-compacted\",\"compaction\":"
                 + "{\"cleanupPolicy\":\"compact\",\"deleteRetentionMs\":0,\"minCleanableDirtyRatio\":\"0.25\"}}");
