@@ -412,6 +412,7 @@ public class AckService {
         Frame f = null;
         if (s != null && off <= s.endOffset()) {
             f = SegmentCodec.decode(s.blob(), (int) (off - s.baseOffset()), 1).get(0);
+            f = f.isHole() ? null : f;  // removed by compaction: filed like a record whose segment is gone
         }
         store.fileDeadLetter(c, new AckStore.DeadLetter(pid, group, off, f == null ? null : f.messageId(),
                 f == null ? null : f.transactionId(),

@@ -139,6 +139,9 @@ public class FetchResource {
         String ts = Times.millis(s.createdAt());
         for (int i = 0; i < frames.size(); i++) {
             Frame f = frames.get(i);
+            if (f.isHole()) {
+                continue;  // removed by compaction: the offset is a gap
+            }
             ObjectNode r = records.addObject();
             r.put("offset", s.baseOffset() + start + i);
             r.put("transactionId", f.transactionId());

@@ -132,6 +132,9 @@ public class MessageBrowser {
             List<Frame> frames = SegmentCodec.decode(s.blob());
             Consumption c = consumption.get(bs.partitionId());
             for (int i = frames.size() - 1; i >= 0; i--) {
+                if (frames.get(i).isHole()) {
+                    continue;  // removed by compaction
+                }
                 long offset = s.baseOffset() + i;
                 String status = c.status(offset);
                 if (f.status() != null && !f.status().equals(status)) {
@@ -265,7 +268,7 @@ public class MessageBrowser {
             ReadStore.Segment s = store.segmentAt(pid, off);
             if (s != null && off <= s.endOffset()) {
                 Frame fr = SegmentCodec.decode(s.blob(), (int) (off - s.baseOffset()), 1).get(0);
-                if (fr.transactionId().equals(transactionId)) {
+                if (!fr.isHole() && fr.transactionId().equals(transactionId)) {
                     return new Located(off, fr, s.createdAt());
                 }
             }
@@ -281,7 +284,7 @@ public class MessageBrowser {
             for (ReadStore.Segment s : page) {
                 List<Frame> frames = SegmentCodec.decode(s.blob());
                 for (int i = frames.size() - 1; i >= 0; i--) {
-                    if (frames.get(i).transactionId().equals(transactionId)) {
+                    if (!frames.get(i).isHole() && frames.get(i).transactionId().equals(transactionId)) {
                         return new Located(s.baseOffset() + i, frames.get(i), s.createdAt());
                     }
                 }

@@ -41,6 +41,35 @@ public interface QueenConfig {
 
     Retention retention();
 
+    Compaction compaction();
+
+    /** The compaction duty of compacted queues ({@code io.queen.compaction}) and the topic defaults it applies. */
+    interface Compaction {
+        /** Cadence of the duty ({@code QUEEN_COMPACTION_INTERVAL_MS}). */
+        long intervalMs();
+
+        /** Due partitions compacted per cycle, most dirty first. */
+        int partitionsPerCycle();
+
+        /** Records one pass over a partition reads at most (whole segments; at least one segment). */
+        int maxRecordsPerPass();
+
+        /** Raw bytes of one segment a pass writes when it merges adjacent segments. */
+        MemorySize maxSegmentBytes();
+
+        /** {@code min.compaction.lag.ms} of a queue that sets none. */
+        long minCompactionLagMs();
+
+        /** {@code max.compaction.lag.ms} of a queue that sets none. */
+        long maxCompactionLagMs();
+
+        /** {@code delete.retention.ms} of a queue that sets none. */
+        long deleteRetentionMs();
+
+        /** {@code min.cleanable.dirty.ratio} of a queue that sets none. */
+        double minCleanableDirtyRatio();
+    }
+
     Maintenance maintenance();
 
     Shutdown shutdown();

@@ -1,10 +1,12 @@
 package io.queen.kafka;
 
+import io.queen.compaction.CompactionSettings;
 import io.queen.kafka.transport.KafkaApiProvider;
 import io.queen.kafka.transport.KafkaApis;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +27,10 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 
 /**
  * DescribeConfigs, AlterConfigs and IncrementalAlterConfigs for the topic configs that map onto queue options:
- * {@code retention.ms} (the queue's retention; -1 = kept until deleted) is described and set;
- * {@code cleanup.policy} (as the topic was created) and {@code retention.bytes} (always -1) are described,
- * read-only. Setting any other config is refused with INVALID_CONFIG; a broker resource is described with no
- * configs. Stateless, thread-safe.
+ * {@code retention.ms} (the queue's retention; -1 = kept until deleted), {@code cleanup.policy} and the compaction
+ * settings ({@link CompactionSettings}) are described and set; {@code retention.bytes} (always -1) is described,
+ * read-only; {@code segment.ms} is checked and otherwise met already ({@link TopicConfigs}). Setting any other
+ * config is refused with INVALID_CONFIG; a broker resource is described with no configs. Stateless, thread-safe.
  */
 @ApplicationScoped
 class ConfigApis implements KafkaApiProvider {
@@ -38,8 +40,10 @@ class ConfigApis implements KafkaApiProvider {
     private final Topics topics;
     private final KafkaStore store;
     private final GroupResourceConfigs groups;
+    private final CompactionSettings compaction;
 
-    ConfigApis(Topics topics, KafkaStore store, GroupResourceConfigs groups) {
+    ConfigApis(Topics topics, KafkaStore store, GroupResourceConfigs groups, CompactionSettings compaction) {
+        this.compaction = compaction;
         this.topics = topics;
         this.store = store;
         this.groups = groups;
@@ -81,17 +85,25 @@ class ConfigApis implements KafkaApiProvider {
             configs.put(TopicConfigs.RETENTION_MS, retention);
             configs.put(RETENTION_BYTES, "-1");
             configs.put(TopicConfigs.CLEANUP_POLICY, t.cleanupPolicy());
+            List<String> defaults = new ArrayList<>();
+            for (CompactionSettings.Setting s : compaction.describe(t.id())) {
+                configs.put(s.name(), s.value());
+                if (s.isDefault()) {
+                    defaults.add(s.name());
+                }
+            }
             for (Map.Entry<String, String> e : configs.entrySet()) {
                 if (res.configurationKeys() != null && !res.configurationKeys().contains(e.getKey())) {
                     continue;
                 }
-                boolean retentionKey = e.getKey().equals(TopicConfigs.RETENTION_MS);
-                r.configs().add(new DescribeConfigsResourceResult().setName(e.getKey()).setValue(e.getValue())
-                        .setReadOnly(!retentionKey)
-                        .setConfigSource(DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
-                        .setConfigType((e.getKey().equals(TopicConfigs.CLEANUP_POLICY)
-                                ? DescribeConfigsResponse.ConfigType.LIST : DescribeConfigsResponse.ConfigType.LONG)
-                                .id()));
+                String name = e.getKey();
+                r.configs().add(new DescribeConfigsResourceResult().setName(name).setValue(e.getValue())
+                        .setReadOnly(name.equals(RETENTION_BYTES))
+                        .setConfigSource((defaults.contains(name) ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG
+                                : DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG).id())
+                        .setConfigType((name.equals(TopicConfigs.CLEANUP_POLICY) ? DescribeConfigsResponse.ConfigType.LIST
+                                : name.equals(CompactionSettings.MIN_DIRTY_RATIO) ? DescribeConfigsResponse.ConfigType.DOUBLE
+                                : DescribeConfigsResponse.ConfigType.LONG).id()));
             }
         }
         return out;
@@ -105,13 +117,16 @@ class ConfigApis implements KafkaApiProvider {
                     .AlterConfigsResourceResponse().setResourceType(res.resourceType())
                     .setResourceName(res.resourceName());
             out.responses().add(r);
-            // AlterConfigs replaces the whole set: a retention left out goes back to none
-            Integer seconds = 0;
+            // AlterConfigs replaces the whole set: a config left out goes back to its default
+            TopicConfigs.Change change = new TopicConfigs.Change();
             try {
+                change.set(TopicConfigs.RETENTION_MS, null);
+                change.set(TopicConfigs.CLEANUP_POLICY, null);
+                CompactionSettings.NAMES.forEach(n -> change.set(n, null));
                 for (AlterConfigsRequestData.AlterableConfig c : res.configs()) {
-                    seconds = retention(c.name(), c.value());
+                    change.set(c.name(), c.value());
                 }
-                apply(tenant, res.resourceType(), res.resourceName(), seconds, request.validateOnly(), r);
+                apply(tenant, res.resourceType(), res.resourceName(), change, request.validateOnly(), r);
             } catch (InvalidConfigurationException | InvalidRequestException e) {
                 r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
             }
@@ -128,7 +143,7 @@ class ConfigApis implements KafkaApiProvider {
                     .AlterConfigsResourceResponse().setResourceType(res.resourceType())
                     .setResourceName(res.resourceName());
             out.responses().add(r);
-            Integer seconds = null;
+            TopicConfigs.Change change = new TopicConfigs.Change();
             try {
                 if (res.resourceType() == ConfigResource.Type.GROUP.id()) {
                     alterGroup(tenant, res, request.validateOnly());
@@ -136,17 +151,15 @@ class ConfigApis implements KafkaApiProvider {
                 }
                 for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
                     switch (c.configOperation()) {
-                        case 0 -> seconds = retention(c.name(), c.value());  // SET
-                        case 1 -> seconds = retention(c.name(), "-1");  // DELETE: back to the default
+                        case 0 -> change.set(c.name(), c.value());  // SET
+                        case 1 -> change.set(c.name(), null);  // DELETE: back to the default
                         default -> throw new InvalidRequestException("only SET and DELETE apply to " + c.name());
                     }
                 }
-                if (seconds != null) {
-                    AlterConfigsResponseData.AlterConfigsResourceResponse tmp =
-                            new AlterConfigsResponseData.AlterConfigsResourceResponse();
-                    apply(tenant, res.resourceType(), res.resourceName(), seconds, request.validateOnly(), tmp);
-                    r.setErrorCode(tmp.errorCode()).setErrorMessage(tmp.errorMessage());
-                }
+                AlterConfigsResponseData.AlterConfigsResourceResponse tmp =
+                        new AlterConfigsResponseData.AlterConfigsResourceResponse();
+                apply(tenant, res.resourceType(), res.resourceName(), change, request.validateOnly(), tmp);
+                r.setErrorCode(tmp.errorCode()).setErrorMessage(tmp.errorMessage());
             } catch (InvalidConfigurationException | InvalidRequestException e) {
                 r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
             }
@@ -186,21 +199,28 @@ class ConfigApis implements KafkaApiProvider {
         }
     }
 
-    private static int retention(String name, String value) {
-        if (!TopicConfigs.RETENTION_MS.equals(name)) {
-            throw new InvalidConfigurationException("only retention.ms can be set on a Queen topic, not " + name);
-        }
-        return TopicConfigs.retentionSeconds(value == null ? "-1" : value);
-    }
-
-    private void apply(UUID tenant, byte type, String name, int seconds, boolean validateOnly,
+    /** Applies a checked change to a topic (nothing when {@code validateOnly}); UNKNOWN_TOPIC_OR_PARTITION when absent. */
+    private void apply(UUID tenant, byte type, String name, TopicConfigs.Change change, boolean validateOnly,
             AlterConfigsResponseData.AlterConfigsResourceResponse r) throws Exception {
         if (type != ConfigResource.Type.TOPIC.id()) {
             throw new InvalidRequestException("only topic configs can be altered");
         }
-        if (!Topics.valid(name) || (!validateOnly && !store.setRetention(tenant, name, seconds))
-                || (validateOnly && topics.lookup(tenant, List.of(name), false).isEmpty())) {
+        KafkaStore.Topic t = Topics.valid(name) ? topics.lookup(tenant, List.of(name), false).get(name) : null;
+        if (t == null) {
             r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+            return;
+        }
+        if (validateOnly) {
+            return;
+        }
+        if (change.retentionSeconds != null) {
+            store.setRetention(tenant, name, change.retentionSeconds);
+        }
+        if (change.cleanupPolicy != null) {
+            compaction.setPolicy(tenant, name, change.cleanupPolicy);
+        }
+        for (Map.Entry<String, String> e : change.compaction.entrySet()) {
+            compaction.set(t.id(), e.getKey(), e.getValue());
         }
     }
 }

@@ -81,7 +81,7 @@ public class RecordBatches {
             List<Frame> frames = SegmentCodec.decode(s.blob(), (int) (from - s.baseOffset()), (int) (to - from + 1));
             for (int i = 0; i < frames.size(); i++) {
                 Frame f = frames.get(i);
-                if (wanted.contains(from + i)) {
+                if (!f.isHole() && wanted.contains(from + i)) {
                     out.put(from + i, new Snapshot(f.messageId(), f.transactionId(),
                             new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8), f.traceId(),
                             f.producerSub(), s.createdAt()));
@@ -106,6 +106,7 @@ public class RecordBatches {
         long base = -1;
         long baseTimestamp = 0;
         long size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+        long holes = -1;  // the last offset of the compaction holes met before the first record
         pick:
         for (ReadStore.Segment s : segments) {
             int start = (int) Math.max(0, from - s.baseOffset());
@@ -121,6 +122,12 @@ public class RecordBatches {
                     continue;
                 }
                 Frame f = frames.get(i);
+                if (f.isHole()) {
+                    if (picked.isEmpty()) {
+                        holes = offset;
+                    }
+                    continue;
+                }
                 RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
                 if (base < 0) {
                     base = offset;
@@ -137,7 +144,7 @@ public class RecordBatches {
             }
         }
         if (picked.isEmpty()) {
-            return MemoryRecords.EMPTY;
+            return holes < 0 ? MemoryRecords.EMPTY : emptyBatch(from, holes);
         }
         MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate((int) size), RecordBatch.CURRENT_MAGIC_VALUE,
                 Compression.NONE, TimestampType.CREATE_TIME, base);
@@ -146,6 +153,20 @@ public class RecordBatches {
             b.appendWithOffset(offsets.get(i), k.timestamp(), k.key(), k.value(), k.headers());
         }
         return b.build();
+    }
+
+    /**
+     * A batch holding no record that spans {@code [from, last]}: what Kafka's cleaner leaves where it removed every
+     * record of a batch. A consumer moves its position past it, so a fetch that finds only compaction holes still
+     * advances instead of asking again for the same offset.
+     */
+    static MemoryRecords emptyBatch(long from, long last) {
+        ByteBuffer buf = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
+        DefaultRecordBatch.writeEmptyHeader(buf, RecordBatch.CURRENT_MAGIC_VALUE, RecordBatch.NO_PRODUCER_ID,
+                RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, from, last, RecordBatch.NO_PARTITION_LEADER_EPOCH,
+                TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, false, false);
+        buf.flip();
+        return MemoryRecords.readableRecords(buf);
     }
 
     private static ByteBuffer wrap(byte[] b) {

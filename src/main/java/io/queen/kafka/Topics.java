@@ -1,5 +1,6 @@
 package io.queen.kafka;
 
+import io.queen.compaction.CompactionSettings;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import io.queen.queue.QueueDeletion;
@@ -30,7 +31,10 @@ public class Topics {
     private final boolean autoCreate;
     private final int defaultPartitions;
 
-    Topics(KafkaStore store, QueueDeletion deletion, QueenConfig config) {
+    private final CompactionSettings compaction;
+
+    Topics(KafkaStore store, QueueDeletion deletion, QueenConfig config, CompactionSettings compaction) {
+        this.compaction = compaction;
         this.store = store;
         this.deletion = deletion;
         this.autoCreate = config.kafka().autoCreateTopics();
@@ -92,6 +96,12 @@ public class Topics {
     /** Creates a topic; false when it exists. */
     boolean create(UUID tenant, String name, int partitions, TopicConfigs.Requested configs) throws SQLException {
         boolean created = store.create(tenant, name, partitions, configs.retentionSeconds(), configs.cleanupPolicy());
+        if (created && !configs.compaction().isEmpty()) {
+            UUID id = store.topics(tenant, List.of(name)).get(0).id();
+            for (Map.Entry<String, String> e : configs.compaction().entrySet()) {
+                compaction.set(id, e.getKey(), e.getValue());
+            }
+        }
         if (created) {
             LOG.infof("kafka topic created: tenant=%s topic=%s partitions=%d cleanup.policy=%s", tenant, name,
                     partitions, configs.cleanupPolicy());

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
 
 /**
  * A pop's claim: the {@link PopStore} call that leases (or, with autoAck, consumes) messages, pinned, queue-level
@@ -31,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 @Singleton
 public class PopClaims {
+    private static final Logger LOG = Logger.getLogger(PopClaims.class);
     /** Slack for the 1 s quantization of last_write_at and clock skew between brokers. */
     private static final Duration FLOOR_SLACK = Duration.ofMinutes(2);
     /** A wildcard scan floor is trusted this long; then one full scan (covers seeks made on other brokers). */
@@ -190,6 +192,19 @@ public class PopClaims {
         return out == null ? frames : out;
     }
 
+    /**
+     * A lease on nothing but compaction holes is completed at once: no message reached the client, so no ack would
+     * ever end it and the group would meet the same holes again at every lease expiry. The cursor moves past them,
+     * as it would past the gap of a deleted segment.
+     */
+    private void passHoles(UUID partition, String group, String leaseId, long last) {
+        try {
+            store.passHoles(partition, group, leaseId, last);
+        } catch (SQLException e) {
+            LOG.debugf("passing compaction holes failed (the lease expires instead): %s", e.getMessage());
+        }
+    }
+
     private Result deliver(UUID tenant, String queue, String group, String leaseId,
             List<PopStore.ClaimedSegment> claimed) {
         if (claimed.isEmpty()) {
@@ -204,30 +219,38 @@ public class PopClaims {
         UUID current = null;
         AckRegistry.Digest digest = null;
         int n = 0;
+        int partitionLive = 0;  // records (not compaction holes) delivered from the current partition so far
         for (int k = 0; k < out.size(); k++) {
             PopStore.ClaimedSegment s = out.get(k).segment();
             List<Frame> frames = out.get(k).frames();
             partitions.add(s.partitionId());
-            n += frames.size();
+            if (!s.partitionId().equals(current)) {
+                current = s.partitionId();
+                digest = remember ? new AckRegistry.Digest() : null;
+                partitionLive = 0;
+            }
+            int live = 0;
+            for (Frame f : frames) {
+                if (!f.isHole()) {
+                    live++;
+                    if (digest != null) {
+                        digest.add(TransactionHash.of(f.transactionId()));
+                    }
+                }
+            }
+            n += live;
+            partitionLive += live;
             // lag: now - createdAt, the same for every frame of a segment
-            qm.delivered(frames.size(), s.createdAt() == null ? 0
+            qm.delivered(live, s.createdAt() == null ? 0
                     : nowMs - (s.createdAt().toEpochSecond() * 1000 + s.createdAt().getNano() / 1_000_000));
-            if (remember) {
-                // segments of one partition arrive together, in offset order; the lease covers up to the last one
-                if (!s.partitionId().equals(current)) {
-                    current = s.partitionId();
-                    digest = new AckRegistry.Digest();
-                }
-                for (Frame f : frames) {
-                    digest.add(TransactionHash.of(f.transactionId()));
-                }
-                boolean lastOfPartition = k + 1 == out.size()
-                        || !out.get(k + 1).segment().partitionId().equals(current);
-                if (lastOfPartition) {
-                    ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(tenant, group, queue,
-                            s.partitionName(),
-                            s.baseOffset() + s.startIdx() + s.take() - 1, digest.count(), digest.hi(), digest.lo()));
-                }
+            // segments of one partition arrive together, in offset order; the lease covers up to the last one
+            boolean lastOfPartition = k + 1 == out.size() || !out.get(k + 1).segment().partitionId().equals(current);
+            long last = s.baseOffset() + s.startIdx() + s.take() - 1;
+            if (lastOfPartition && partitionLive == 0 && !leaseId.isEmpty()) {
+                passHoles(current, group, leaseId, last);
+            } else if (lastOfPartition && remember) {
+                ackRegistry.delivered(leaseId, current, new AckRegistry.Batch(tenant, group, queue, s.partitionName(),
+                        last, digest.count(), digest.hi(), digest.lo()));
             }
         }
         if (!leaseId.isEmpty()) {

@@ -31,6 +31,9 @@ final class PopResponseWriter {
 
     /** A message's share of the answer, an upper bound for the usual fields (ids, names, timestamps). */
     static long bytes(Frame f) {
+        if (f.isHole()) {
+            return 0;
+        }
         return f.payload().length + f.transactionId().length() + 400L;
     }
 
@@ -66,6 +69,10 @@ final class PopResponseWriter {
                     .raw(",\"offset\":").toByteArray();
             long offset = s.baseOffset() + s.startIdx();
             for (Frame f : d.frames()) {
+                if (f.isHole()) {  // a record compaction removed: its offset is a gap
+                    offset++;
+                    continue;
+                }
                 out.raw(firstMessage ? ID_FIRST : ID_NEXT).uuid(f.messageId())
                         .raw(TXN).string(f.transactionId())
                         .raw(afterTxn).raw(f.payload().length == 0 ? NULL : f.payload())

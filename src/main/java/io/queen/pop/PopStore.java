@@ -89,6 +89,16 @@ public class PopStore {
         }, rs -> rs.next() && rs.getBoolean(1));
     }
 
+    /** See {@code log_pop_pass_holes_v1}: completes a lease that covered only compaction holes. */
+    public boolean passHoles(UUID partitionId, String group, String worker, long claimedLast) throws SQLException {
+        return call("SELECT queen.log_pop_pass_holes_v1(?, ?, ?, ?)", ps -> {
+            ps.setObject(1, partitionId);
+            ps.setString(2, group);
+            ps.setString(3, worker);
+            ps.setLong(4, claimedLast);
+        }, rs -> rs.next() && rs.getBoolean(1));
+    }
+
     public boolean hasPending(UUID tenant, String queue, String group) throws SQLException {
         return call("SELECT queen.log_queue_has_pending_v1(?, ?, ?)", ps -> {
             ps.setObject(1, tenant);

@@ -45,6 +45,14 @@ public record Frame(
 
     private static final byte[] EMPTY = new byte[0];
 
+    /**
+     * The place of a record compaction removed: a frame with an empty body (u32 0). It keeps the positions of the
+     * records after it, so a record's offset stays {@code base_offset + frame index} in a compacted segment too.
+     * The decoder returns this one instance for every empty body, so {@link #isHole()} is an identity test; a
+     * reader skips it (the offset is a gap, as one retention left) and never delivers it.
+     */
+    public static final Frame HOLE = new Frame(new UUID(0, 0), null, "", null, false, EMPTY, false);
+
     public Frame {
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(transactionId, "transactionId");
@@ -75,8 +83,16 @@ public record Frame(
         return new Frame(messageId, null, transactionId, null, false, payload == null ? EMPTY : payload);
     }
 
+    /** Whether this is {@link #HOLE}, the place of a record compaction removed. */
+    public boolean isHole() {
+        return this == HOLE;
+    }
+
     /** Size of this frame once encoded, including its 4-byte length prefix. */
     public long encodedSize() {
+        if (isHole()) {
+            return FrameFormat.LENGTH_PREFIX;
+        }
         return FrameFormat.LENGTH_PREFIX + FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId),
                 Utf8.encodedLength(transactionId), producerSub == null ? -1 : Utf8.encodedLength(producerSub),
                 payload.length);
@@ -134,6 +150,9 @@ public record Frame(
     /** Shows the payload's size, not its bytes: payloads may be large or sensitive. */
     @Override
     public String toString() {
+        if (isHole()) {
+            return "Frame[hole]";
+        }
         return "Frame[messageId=" + messageId
                 + ", traceId=" + traceId
                 + (spanId == 0 ? "" : ", spanId=" + Long.toHexString(spanId) + ", traceFlags=" + traceFlags)

@@ -87,12 +87,13 @@ final class FrameFormat {
     }
 
     /**
-     * Parses the body at {@code b[off, off+len)} (the bytes after its u32 prefix). {@code frameIndex} and
+     * Parses the body at {@code b[off, off+len)} (the bytes after its u32 prefix); an empty body is
+     * {@link Frame#HOLE}. {@code frameIndex} and
      * {@code framePos} only make error messages actionable.
      */
     static Frame parseBody(byte[] b, int off, int len, long frameIndex, long framePos) {
-        if (len < 1) {
-            throw error(Kind.TRUNCATED_FRAME, "empty body", frameIndex, framePos);
+        if (len == 0) {
+            return Frame.HOLE;
         }
         int flags = b[off] & 0xFF;
         if ((flags & ~KNOWN_FLAGS) != 0) {

@@ -50,6 +50,9 @@ public final class SegmentBuilder {
      */
     public int add(Frame frame) {
         Objects.requireNonNull(frame, "frame");
+        if (frame.isHole()) {
+            return addHole();
+        }
         // Frame's constructor already validated both strings, so encodedLength cannot throw here.
         int txnLen = Utf8.encodedLength(frame.transactionId());
         int psubLen = frame.producerSub() == null ? -1 : Utf8.encodedLength(frame.producerSub());
@@ -123,6 +126,23 @@ public final class SegmentBuilder {
             p += 2 + psubLen;
         }
         return finish(p, payload, payloadOff, payloadLen);
+    }
+
+    /**
+     * Appends {@link Frame#HOLE}: the 4-byte empty-body frame standing for a record compaction removed.
+     *
+     * @return the index of the hole within this segment
+     */
+    public int addHole() {
+        long total = (long) size + FrameFormat.LENGTH_PREFIX;
+        if (total > SegmentCodec.MAX_RAW_SEGMENT_BYTES) {
+            throw new SegmentFormatException(Kind.TOO_LARGE, "a hole would take the segment past "
+                    + SegmentCodec.MAX_RAW_SEGMENT_BYTES + " raw bytes");
+        }
+        ensureCapacity((int) total);
+        FrameFormat.putU32(buf, size, 0);
+        size = (int) total;
+        return count++;
     }
 
     /** Reserves room for the frame and writes everything up to and including txn_len; returns the write position. */

@@ -22,6 +22,10 @@
  *                            record's binary form, rendered as its JSON envelope for HTTP readers
  * </pre>
  *
+ * <p>A frame with {@code body_len} 0 is a hole ({@link io.queen.segment.Frame#HOLE}): the place of a record that
+ * compaction removed. It keeps every later frame at its index, so offset = base_offset + index holds in a compacted
+ * segment as in any other, and costs 4 raw bytes (a run of them compresses to almost nothing).
+ *
  * <p>The length prefix lets a reader skip frames it does not need without parsing their bodies, which is
  * what {@link io.queen.segment.SegmentCodec#decode(byte[], int, int)} relies on. Malformed input always
  * surfaces as {@link io.queen.segment.SegmentFormatException} with a {@link

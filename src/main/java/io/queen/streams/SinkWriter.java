@@ -98,13 +98,13 @@ public class SinkWriter {
         return List.of(out);
     }
 
-    /** The message id stored at a duplicate's offset (null when its segment is gone). */
+    /** The message id stored at a duplicate's offset (null when its segment is gone or compaction removed it). */
     private UUID originalId(Connection c, UUID pid, long off) throws SQLException {
         AckStore.Segment s = ackStore.segmentAt(c, pid, off);
         if (s == null || off < s.baseOffset() || off > s.endOffset()) {
             return null;
         }
         Frame f = SegmentCodec.decode(s.blob(), (int) (off - s.baseOffset()), 1).get(0);
-        return f.messageId();
+        return f.isHole() ? null : f.messageId();
     }
 }

@@ -24,6 +24,32 @@ class SegmentCodecTest {
     private static final UUID TID = UUID.fromString("f0e1d2c3-b4a5-9687-7869-5a4b3c2d1e0f");
 
     @Test
+    void holesKeepThePositionsOfTheFramesAfterThem() {
+        Frame a = Frame.of(MID, "a", new byte[] {1});
+        Frame b = Frame.of(TID, "b", new byte[] {2});
+        byte[] blob = SegmentCodec.encode(List.of(a, Frame.HOLE, Frame.HOLE, b));
+        assertEquals("00000000", HexFormat.of().formatHex(SegmentCodec.decompress(blob), 25, 29));
+        List<Frame> all = SegmentCodec.decode(blob);
+        assertEquals(List.of(a, Frame.HOLE, Frame.HOLE, b), all);
+        assertTrue(all.get(1).isHole() && !all.get(0).isHole() && !Frame.of(new UUID(0, 0), "", null).isHole());
+        assertEquals(List.of(b), SegmentCodec.decode(blob, 3, 1));
+        assertEquals(4, SegmentCodec.countFrames(blob));
+        assertEquals(4, Frame.HOLE.encodedSize());
+    }
+
+    @Test
+    void aRunOfHolesCompressesToAlmostNothing() {
+        SegmentBuilder b = new SegmentBuilder();
+        for (int i = 0; i < 99_000; i++) {
+            b.addHole();
+        }
+        byte[] blob = b.compress();
+        assertTrue(blob.length < 200, blob.length + " bytes");
+        assertEquals(99_000, SegmentCodec.countFrames(blob));
+        assertTrue(SegmentCodec.decode(blob, 98_999, 1).get(0).isHole());
+    }
+
+    @Test
     void wireFormatMatchesTheSpecByteForByte() {
         Frame f = new Frame(MID, TID, "tx", "ps", true, new byte[] {'{', '}'});
         byte[] raw = SegmentCodec.decompress(SegmentCodec.encode(List.of(f), 3));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
+import io.queen.compaction.CompactionCycle;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListenerClients;
 import io.queen.kafka.KafkaTool;
@@ -21,6 +22,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -73,6 +75,9 @@ class ShareGroupTest extends KafkaListenerClients {
 
     @Inject
     AgroalDataSource ds;
+
+    @Inject
+    CompactionCycle compaction;
 
     private void produce(String topic, int count) throws Exception {
         Properties p = new Properties();
@@ -183,6 +188,42 @@ class ShareGroupTest extends KafkaListenerClients {
         assertEquals(1, dlq.getInt("total"), "the rejected record is a dead letter");
         assertTrue(dlq.getString("messages[0].errorMessage").contains("rejected"), dlq.prettify());
         assertTrue(dlq.prettify().contains("v7"), "its payload snapshot: " + dlq.prettify());
+        StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void aShareGroupOnACompactedTopicMovesPastTheOffsetsCompactionRemoved() throws Exception {
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic("share-compacted", 1, (short) 1)
+                    .configs(Map.of("cleanup.policy", "compact")))).all().get(60, TimeUnit.SECONDS);
+        }
+        prepare("share-compacted-unused", 1, "sg-compacted", 30_000, 3);  // the group's configs
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>("share-compacted", "k" + (i % 5), "v" + i)).get();
+            }
+            producer.send(new ProducerRecord<>("share-compacted", "head", "h")).get();
+        }
+        assertEquals(5, compaction.runOnce(Instant.now().plusSeconds(1)).recordsRemoved());
+        try (KafkaShareConsumer<String, String> c = consumer("sg-compacted", 100)) {
+            c.subscribe(List.of("share-compacted"));
+            List<ConsumerRecord<String, String>> got = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (committed("share-compacted", 0, "sg-compacted") < 10 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+                    got.add(r);
+                    c.acknowledge(r, AcknowledgeType.ACCEPT);
+                }
+                c.commitSync(Duration.ofSeconds(30));
+            }
+            assertEquals(List.of("v5", "v6", "v7", "v8", "v9", "h"), got.stream().map(ConsumerRecord::value).toList());
+        }
+        // the removed offsets were acknowledged as gaps by the client, not dead-lettered after lock expiries
+        assertEquals(10, committed("share-compacted", 0, "sg-compacted"));
+        assertEquals(0, deadLetters("share-compacted", "sg-compacted").getInt("total"));
         StorageInvariants.assertHold(ds);
     }
 
