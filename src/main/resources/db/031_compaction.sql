@@ -52,10 +52,10 @@ CREATE OR REPLACE FUNCTION queen.log_compaction_due_v1(p_now TIMESTAMPTZ, p_min_
                                                        p_delete_retention_ms BIGINT, p_min_dirty_ratio DOUBLE PRECISION)
 RETURNS TABLE (partition_id UUID, queue_id UUID, queue_name TEXT, partition_name TEXT, log_start BIGINT,
                txns_start BIGINT, cleaned_to BIGINT, cleanable_end BIGINT, dirty_ratio DOUBLE PRECISION,
-               delete_retention_ms BIGINT, lag_ms BIGINT, due BOOLEAN)
+               delete_retention_ms BIGINT, lag_ms BIGINT, due BOOLEAN, tenant_id UUID)
 LANGUAGE sql STABLE AS $$
     WITH p AS (
-        SELECT lp.id, q.id AS qid, q.name::text AS qname, lp.name AS pname, lp.log_start, lp.txns_start,
+        SELECT lp.id, q.id AS qid, q.tenant_id AS tid, q.name::text AS qname, lp.name AS pname, lp.log_start, lp.txns_start,
                COALESCE(c.cleaned_to, lp.log_start - 1) AS cleaned_to,
                COALESCE(qc.min_compaction_lag_ms, p_min_lag_ms) AS min_lag,
                COALESCE(qc.max_compaction_lag_ms, p_max_lag_ms) AS max_lag,
@@ -86,7 +86,8 @@ LANGUAGE sql STABLE AS $$
                     AND (COALESCE(s.dirty_bytes, 0)::float8 / GREATEST(s.total_bytes, 1) >= s.min_ratio
                          OR (s.max_lag < 3153600000000  -- beyond 100 years: never (and no timestamp out of range)
                              AND s.oldest_dirty < p_now - make_interval(secs => s.max_lag / 1000.0))),
-                    FALSE)
+                    FALSE),
+           s.tid
       FROM s
      ORDER BY 12 DESC, 9 DESC
 $$;

@@ -4,18 +4,23 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.queen.config.QueenConfig;
+import io.queen.metrics.OpsMeter;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The compaction duty's meters: records and bytes removed (counters), pass time, and per compacted queue (not per
  * partition: a queue may have thousands) the largest dirty ratio and compaction lag among its partitions, as this
- * broker last listed them. Thread-safe.
+ * broker last listed them. The labels follow the metrics' cardinality rule (docs/operating.md): only the default
+ * tenant's queues are named, at most {@code queen.metrics.max-queues} of them, the rest summed up under
+ * {@code queue="_other"} (its largest values). Thread-safe.
  */
 @ApplicationScoped
 public class CompactionMeters {
@@ -26,8 +31,13 @@ public class CompactionMeters {
     /** Queue name -> {dirty ratio as raw double bits, lag ms}; a queue no longer listed reads 0. */
     private final Map<String, AtomicLong[]> queues = new ConcurrentHashMap<>();
 
-    CompactionMeters(MeterRegistry registry) {
+    private final UUID defaultTenant;
+    private final int maxQueues;
+
+    CompactionMeters(MeterRegistry registry, QueenConfig config) {
         this.registry = registry;
+        this.defaultTenant = UUID.fromString(config.defaultTenant());
+        this.maxQueues = config.metrics().maxQueues();
         this.records = Counter.builder("queen_compaction_records_removed_total")
                 .description("Records compaction replaced by holes (a later record has their key, or an expired tombstone)")
                 .register(registry);
@@ -47,7 +57,9 @@ public class CompactionMeters {
     void listed(List<CompactionStore.Partition> partitions) {
         Map<String, double[]> max = new HashMap<>();
         for (CompactionStore.Partition p : partitions) {
-            double[] m = max.computeIfAbsent(p.queue(), q -> new double[2]);
+            boolean named = defaultTenant.equals(p.tenant())
+                    && (queues.containsKey(p.queue()) || queues.size() + max.size() < maxQueues);
+            double[] m = max.computeIfAbsent(named ? p.queue() : OpsMeter.OTHER, q -> new double[2]);
             m[0] = Math.max(m[0], p.dirtyRatio());
             m[1] = Math.max(m[1], p.lagMs());
         }

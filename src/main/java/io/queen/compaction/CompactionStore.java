@@ -31,7 +31,7 @@ public class CompactionStore {
     /** A partition of a compacted queue, as the due listing reports it. */
     public record Partition(UUID partitionId, UUID queueId, String queue, String partition, long logStart,
             long txnsStart, long cleanedTo, Long cleanableEnd, double dirtyRatio, long deleteRetentionMs, long lagMs,
-            boolean due) {
+            boolean due, UUID tenant) {
     }
 
     /** The topic defaults the listing applies where a queue sets none. */
@@ -45,7 +45,7 @@ public class CompactionStore {
                 rs.getString("queue_name"), rs.getString("partition_name"), rs.getLong("log_start"),
                 rs.getLong("txns_start"), rs.getLong("cleaned_to"), (Long) rs.getObject("cleanable_end"),
                 rs.getDouble("dirty_ratio"), rs.getLong("delete_retention_ms"), rs.getLong("lag_ms"),
-                rs.getBoolean("due")), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
+                rs.getBoolean("due"), rs.getObject("tenant_id", UUID.class)), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
     }
 
     /** An open pass: its connection's transaction holds the partition's advisory lock until {@link #close}. */
