@@ -1,6 +1,7 @@
 package io.queen.compaction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -17,6 +18,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.queen.kafka.KafkaEnabled;
 import io.queen.kafka.KafkaListenerClients;
 import io.queen.testing.Api;
+import io.queen.testing.Command;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
 import io.queen.testing.StorageInvariants;
@@ -25,6 +27,8 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -304,6 +308,59 @@ class CompactionTest extends KafkaListenerClients {
         assertEquals(List.of("b=b1", "null=no key", "head=h", "c=c1", "head=h2"),
                 second.stream().map(x -> x.key() + "=" + x.value()).toList());
         assertNull(second.stream().filter(x -> "a".equals(x.key())).findFirst().orElse(null));
+        StorageInvariants.assertHold(ds);
+    }
+
+    @Test
+    void librdkafkaClientsReadTheCompactedTopic() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/usr/lib/python3/dist-packages/confluent_kafka")),
+                "python3-confluent-kafka is not installed (scripts/install-test-tools.sh)");
+        String topic = "compact-rdkafka";
+        createCompacted(topic, Map.of("delete.retention.ms", "0"));
+        // 200 keys x 20 updates, then tombstones for k0..k9, then (its own produce, so its own segment: the head)
+        // one marker record, all through librdkafka (confluent-kafka for Python)
+        Command produced = Command.run(null, List.of("/usr/bin/python3", "-c", """
+                import sys
+                from confluent_kafka import Producer
+                b, t = sys.argv[1], sys.argv[2]
+                p = Producer({'bootstrap.servers': b, 'enable.idempotence': True, 'linger.ms': 5})
+                for u in range(20):
+                    for k in range(200):
+                        p.produce(t, key=b'k%d' % k, value=b'%d:%d' % (k, u), partition=0)
+                for k in range(10):
+                    p.produce(t, key=b'k%d' % k, value=None, partition=0)
+                assert p.flush(60) == 0
+                p.produce(t, key=b'marker', value=b'm', partition=0)
+                assert p.flush(60) == 0
+                """, bootstrap(), topic));
+        assertEquals(0, produced.exit(), produced.out());
+        CompactionCycle.Report r = cycle.runOnce(Instant.now().plusSeconds(1));
+        assertEquals(200 * 19 + 10 + 10, r.recordsRemoved(), "older values, k0..k9's last values and tombstones");
+        Command consumed = Command.run(null, List.of("/usr/bin/python3", "-c", """
+                import sys
+                from confluent_kafka import Consumer, TopicPartition
+                b, t = sys.argv[1], sys.argv[2]
+                c = Consumer({'bootstrap.servers': b, 'group.id': 'rdkafka-compacted', 'enable.auto.commit': False})
+                lo, hi = c.get_watermark_offsets(TopicPartition(t, 0), timeout=30)
+                c.assign([TopicPartition(t, 0, 0)])
+                pos = 0
+                while pos < hi:
+                    m = c.poll(10)
+                    assert m is not None, 'timed out at %d of %d' % (pos, hi)
+                    assert m.error() is None, m.error()
+                    print('%d %s %s' % (m.offset(), m.key().decode(), m.value().decode()))
+                    pos = m.offset() + 1
+                c.close()
+                """, bootstrap(), topic));
+        assertEquals(0, consumed.exit(), consumed.out());
+        List<String> lines = consumed.out().lines().toList();
+        List<String> expected = new ArrayList<>();
+        for (int k = 10; k < 200; k++) {
+            // the last update of k is its 20th record: offset 19 * 200 + k
+            expected.add((19 * 200 + k) + " k" + k + " " + k + ":19");
+        }
+        expected.add((20 * 200 + 10) + " marker m");
+        assertEquals(expected, lines, "the latest value of each live key at its offset, k0..k9 gone");
         StorageInvariants.assertHold(ds);
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.queen.auth.Tokens;
 import io.queen.shutdown.AdmissionGate;
+import io.queen.testing.Command;
 import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -146,12 +147,12 @@ class KafkaSaslWireTest extends KafkaListenerClients {
         List<String> produce = new java.util.ArrayList<>(List.of(KafkaToolsTest.KCAT.toString(), "-P", "-b",
                 bootstrap(), "-t", "kcat-sasl", "-p", "0"));
         produce.addAll(sasl);
-        KafkaToolsTest.Run produced = KafkaToolsTest.run("one\ntwo\n", produce);
+        Command produced = Command.run("one\ntwo\n", produce);
         assertEquals(0, produced.exit(), produced.out());
         List<String> consume = new java.util.ArrayList<>(List.of(KafkaToolsTest.KCAT.toString(), "-C", "-b",
                 bootstrap(), "-t", "kcat-sasl", "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o|%s\\n"));
         consume.addAll(sasl);
-        KafkaToolsTest.Run consumed = KafkaToolsTest.run(null, consume);
+        Command consumed = Command.run(null, consume);
         assertEquals(0, consumed.exit(), consumed.out());
         assertEquals("0|one\n1|two\n", consumed.out());
     }
@@ -181,7 +182,7 @@ class KafkaSaslWireTest extends KafkaListenerClients {
                 c.close()
                 print('\\n'.join(got))
                 """;
-        KafkaToolsTest.Run r = KafkaToolsTest.run(null, List.of(KafkaToolsTest.PYTHON.toString(), "-c", script,
+        Command r = Command.run(null, List.of(KafkaToolsTest.PYTHON.toString(), "-c", script,
                 bootstrap(), Tokens.token("ck", "admin", "tenant-c")));
         assertEquals(0, r.exit(), r.out());
         // librdkafka's own log lines ("%3|...") share the output: c.close() can tear down a coordinator connection
@@ -214,7 +215,7 @@ class KafkaSaslWireTest extends KafkaListenerClients {
                 c.close()
                 print('\\n'.join(got))
                 """;
-        KafkaToolsTest.Run r = KafkaToolsTest.run(null, List.of(KafkaToolsTest.PYTHON.toString(), "-c", script,
+        Command r = Command.run(null, List.of(KafkaToolsTest.PYTHON.toString(), "-c", script,
                 bootstrap(), Tokens.token("kp", "admin", "tenant-p")));
         assertEquals(0, r.exit(), r.out());
         assertEquals("0 v0\n1 v1\n2 v2\n", r.out());

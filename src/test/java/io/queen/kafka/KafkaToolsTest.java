@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.queen.testing.Command;
 import io.queen.testing.FreshDatabase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -32,32 +33,17 @@ class KafkaToolsTest extends KafkaListenerClients {
     static final Path PYTHON = Path.of("/usr/bin/python3");
 
 
-    record Run(int exit, String out) {
-    }
-
-    static Run run(String stdin, List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (stdin != null) {
-            p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "finished");
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
-
-
     @Test
     void kcatProducesAndConsumes() throws Exception {
         assumeTrue(Files.isExecutable(KCAT), "kcat is not installed (scripts/install-test-tools.sh)");
-        Run produced = run("k1:plain value\nk2:{\"a\": 1}\n:no key\n",
+        Command produced = Command.run("k1:plain value\nk2:{\"a\": 1}\n:no key\n",
                 List.of(KCAT.toString(), "-P", "-b", bootstrap(), "-t", "kcat-topic", "-p", "1", "-K", ":"));
         assertEquals(0, produced.exit(), produced.out());
-        Run consumed = run(null, List.of(KCAT.toString(), "-C", "-b", bootstrap(), "-t", "kcat-topic", "-p", "1",
+        Command consumed = Command.run(null, List.of(KCAT.toString(), "-C", "-b", bootstrap(), "-t", "kcat-topic", "-p", "1",
                 "-o", "beginning", "-e", "-q", "-f", "%o|%k|%s\\n"));
         assertEquals(0, consumed.exit(), consumed.out());
         assertEquals("0|k1|plain value\n1|k2|{\"a\": 1}\n2||no key\n", consumed.out());
-        Run metadata = run(null, List.of(KCAT.toString(), "-L", "-b", bootstrap(), "-t", "kcat-topic"));
+        Command metadata = Command.run(null, List.of(KCAT.toString(), "-L", "-b", bootstrap(), "-t", "kcat-topic"));
         assertTrue(metadata.out().contains("topic \"kcat-topic\" with 3 partitions"), metadata.out());
     }
 
@@ -86,7 +72,7 @@ class KafkaToolsTest extends KafkaListenerClients {
                 c.close()
                 print('\\n'.join(got))
                 """;
-        Run r = run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
+        Command r = Command.run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
         assertEquals(0, r.exit(), r.out());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -121,7 +107,7 @@ class KafkaToolsTest extends KafkaListenerClients {
                 print('committed', sorted((tp.partition, c.committed(tp)) for tp in c.assignment() if c.committed(tp)))
                 c.close()
                 """;
-        Run r = run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
+        Command r = Command.run(null, List.of(PYTHON.toString(), "-c", script, bootstrap()));
         assertEquals(0, r.exit(), r.out());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
