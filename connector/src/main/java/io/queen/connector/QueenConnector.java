@@ -35,6 +35,7 @@ import io.queen.connector.client.BrokerLink;
 import io.queen.connector.client.QueenClient;
 import io.queen.connector.commit.QueenCommitHandler;
 import io.queen.connector.fault.QueenFailureHandler;
+import io.queen.connector.incoming.QueenMessage;
 import io.queen.connector.incoming.QueenSource;
 import io.queen.connector.outgoing.QueenSink;
 import io.smallrye.common.annotation.Identifier;
@@ -44,6 +45,7 @@ import io.smallrye.reactive.messaging.connector.OutboundConnector;
 import io.smallrye.reactive.messaging.health.HealthReport;
 import io.smallrye.reactive.messaging.health.HealthReporter;
 import io.smallrye.reactive.messaging.providers.connectors.ExecutionHolder;
+import io.smallrye.reactive.messaging.providers.locals.LocalContextMetadata;
 import io.vertx.core.impl.VertxInternal;
 
 /**
@@ -132,9 +134,17 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
         QueenConnectorIncomingConfiguration ic = new QueenConnectorIncomingConfiguration(config);
         QueenClient client = client(ic);
         // Each source emits on its own Vert.x event-loop context, as the Kafka connector does: SmallRye then runs
-        // the copies of a channel with `concurrency` in parallel, and @Blocking work returns to that context.
-        io.vertx.core.Context context = ((VertxInternal) executionHolder.vertx().getDelegate()).createEventLoopContext();
-        Executor onContext = task -> context.runOnContext(x -> task.run());
+        // the copies of a channel with `concurrency` in parallel, and @Blocking work returns to that context. Each
+        // message gets a duplicate of it (LocalContextMetadata), as a Kafka record does: what the application keeps
+        // in the context (Quarkus' OpenTelemetry context, so the consumer span is current in the method) is the
+        // message's own, and SmallRye runs the message's processing on it.
+        io.vertx.core.impl.ContextInternal context = (io.vertx.core.impl.ContextInternal)
+                ((VertxInternal) executionHolder.vertx().getDelegate()).createEventLoopContext();
+        java.util.function.Function<QueenMessage<?>, Executor> onContext = m -> {
+            io.vertx.core.impl.ContextInternal own = context.duplicate();
+            m.injectMetadata(new LocalContextMetadata(own));
+            return task -> own.runOnContext(x -> task.run());
+        };
         QueenSource source = new QueenSource(ic, client,
                 lookup(commitFactories, ic.getCommitStrategy(), "commit-strategy"),
                 lookup(failureFactories, ic.getFailureStrategy(), "failure-strategy"), scheduler, onContext);

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ public final class QueenSource implements QueenFailureHandler.Context {
     private final QueenCommitHandler commit;
     private final QueenFailureHandler failure;
     private final ScheduledExecutorService scheduler;
-    private final Executor emitter;
+    private final Function<QueenMessage<?>, Executor> emitter;
     private final ChannelMetrics metrics;
     private final PopRequest request;
     private final String consumerGroup;
@@ -102,7 +103,8 @@ public final class QueenSource implements QueenFailureHandler.Context {
 
     public QueenSource(QueenConnectorIncomingConfiguration config, QueenClient client,
             QueenCommitHandler.Factory commitFactory, QueenFailureHandler.Factory failureFactory,
-            ScheduledExecutorService scheduler, Executor emitter) {
+            ScheduledExecutorService scheduler,
+            Function<QueenMessage<?>, Executor> emitter) {
         this.emitter = emitter;
         this.channel = config.getChannel();
         this.config = config;
@@ -173,8 +175,10 @@ public final class QueenSource implements QueenFailureHandler.Context {
                 .onItem().transformToMultiAndConcatenate(batch -> Multi.createFrom().iterable(batch))
                 .select().where(this::deliver)
                 .onItem().invoke(this::traceReceived)
-                // Hand-over to the channel's context with a one-message buffer: keeps the fetch-ahead bound.
-                .emitOn(emitter, 1)
+                // Hand-over to the message's own context (emitter: see QueenConnector), one message at a time:
+                // keeps the fetch-ahead bound, and downstream runs on that context, where the consumer span is made
+                // current for the application's method
+                .onItem().transformToUniAndConcatenate(m -> Uni.createFrom().item(m).emitOn(emitter.apply(m)))
                 .plug(tracing::currentWhileEmitted)
                 .onTermination().invoke(() -> streamTerminated = true);
     }

@@ -63,8 +63,8 @@ class TraceTreeTest {
         assertEquals(received.spanId(), shipped.parentSpanId(), "shipped under the consumer span");
         assertEquals("SERVER", shipmentPush.kind());
         assertEquals(shipped.spanId(), dispatched.parentSpanId(), "dispatched under the shipment's producer span");
-        // Not asserted: in Quarkus the method does not run inside the consumer span (README, "Span.current()")
         System.out.println("Span.current() in Shipping.ship: trace " + shipping.traceIdOf("o-1"));
+        assertEquals(traceId, shipping.traceIdOf("o-1"), "the method runs inside the consumer span");
     }
 
     private ReceivedSpan appSpan(String traceId, String name) throws Exception {
