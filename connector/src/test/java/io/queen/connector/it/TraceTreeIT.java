@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +28,8 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.queen.connector.app.Producer;
 import io.queen.connector.app.TracedRelay;
 import io.queen.connector.app.WeldApp;
-import io.queen.connector.it.OtlpReceiver.ReceivedSpan;
+import io.queen.testing.otel.OtlpReceiver;
+import io.queen.testing.otel.OtlpReceiver.ReceivedSpan;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -92,12 +91,12 @@ class TraceTreeIT extends BrokerTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> brokerChildOf(published) && brokerChildOf(onward));
 
         List<ReceivedSpan> trace = trace(traceId);
-        System.out.println("trace " + traceId + ":\n" + tree(trace));
+        System.out.println("trace " + traceId + ":\n" + OtlpReceiver.tree(trace));
         assertEquals(checkout.getSpanContext().getSpanId(), published.parentSpanId());
         assertEquals(published.spanId(), received.parentSpanId(), "consumed under the producer span");
         assertEquals(received.spanId(), onward.parentSpanId(), "relayed under the consumer span");
         assertTrue(otlp.spans.stream().filter(s -> s.traceId().equals(traceId)).count() >= 2,
-                "the broker's spans are in the application's trace:\n" + tree(trace));
+                "the broker's spans are in the application's trace:\n" + OtlpReceiver.tree(trace));
     }
 
     private boolean brokerChildOf(ReceivedSpan parent) {
@@ -121,21 +120,5 @@ class TraceTreeIT extends BrokerTest {
         List<ReceivedSpan> all = new ArrayList<>(appSpans());
         all.addAll(otlp.spans);
         return all.stream().filter(s -> s.traceId().equals(traceId)).toList();
-    }
-
-    /** The spans as an indented tree: name, kind, service, span id, parent span id. */
-    static String tree(List<ReceivedSpan> trace) {
-        Set<String> ids = trace.stream().map(ReceivedSpan::spanId).collect(Collectors.toSet());
-        StringBuilder out = new StringBuilder();
-        trace.stream().filter(s -> !ids.contains(s.parentSpanId())).forEach(root -> print(trace, root, 0, out));
-        return out.toString();
-    }
-
-    private static void print(List<ReceivedSpan> trace, ReceivedSpan span, int depth, StringBuilder out) {
-        out.append("  ".repeat(depth)).append(span.name()).append(" [").append(span.kind()).append(", ")
-                .append(span.service()).append("] span=").append(span.spanId()).append(" parent=")
-                .append(span.parentSpanId().isEmpty() ? "-" : span.parentSpanId()).append('\n');
-        trace.stream().filter(s -> s.parentSpanId().equals(span.spanId()))
-                .forEach(child -> print(trace, child, depth + 1, out));
     }
 }

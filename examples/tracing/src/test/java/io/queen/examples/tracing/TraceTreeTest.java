@@ -6,16 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.queen.examples.tracing.OtlpReceiver.ReceivedSpan;
+import io.queen.testing.otel.OtlpReceiver;
+import io.queen.testing.otel.OtlpReceiver.ReceivedSpan;
 import io.queen.testing.Await;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -54,7 +53,7 @@ class TraceTreeTest {
         ReceivedSpan shipmentPush = brokerSpan("queen push", shipped);
 
         List<ReceivedSpan> trace = trace(traceId);
-        System.out.println("trace " + traceId + ":\n" + tree(trace));
+        System.out.println("trace " + traceId + ":\n" + OtlpReceiver.tree(trace));
         assertEquals(request.spanId(), published.parentSpanId(), "sent under the request");
         assertEquals("PRODUCER", published.kind());
         assertEquals("SERVER", orderPush.kind());
@@ -95,21 +94,5 @@ class TraceTreeTest {
         List<ReceivedSpan> all = new ArrayList<>(appSpans());
         all.addAll(TracedBroker.receiver.spans);
         return all.stream().filter(s -> s.traceId().equals(traceId)).toList();
-    }
-
-    /** The spans as an indented tree: name, kind, service, span id, parent span id. */
-    private static String tree(List<ReceivedSpan> trace) {
-        Set<String> ids = trace.stream().map(ReceivedSpan::spanId).collect(Collectors.toSet());
-        StringBuilder out = new StringBuilder();
-        trace.stream().filter(s -> !ids.contains(s.parentSpanId())).forEach(root -> print(trace, root, 0, out));
-        return out.toString();
-    }
-
-    private static void print(List<ReceivedSpan> trace, ReceivedSpan span, int depth, StringBuilder out) {
-        out.append("  ".repeat(depth)).append(span.name()).append(" [").append(span.kind()).append(", ")
-                .append(span.service()).append("] span=").append(span.spanId()).append(" parent=")
-                .append(span.parentSpanId().isEmpty() ? "-" : span.parentSpanId()).append('\n');
-        trace.stream().filter(s -> s.parentSpanId().equals(span.spanId()))
-                .forEach(child -> print(trace, child, depth + 1, out));
     }
 }

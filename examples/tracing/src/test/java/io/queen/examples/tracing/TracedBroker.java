@@ -1,5 +1,7 @@
 package io.queen.examples.tracing;
 
+import io.queen.testing.otel.OtlpReceiver;
+
 import java.util.Map;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;

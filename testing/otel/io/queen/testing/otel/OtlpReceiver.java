@@ -1,10 +1,12 @@
-package io.queen.examples.tracing;
+package io.queen.testing.otel;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
@@ -19,25 +21,29 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 
 /**
  * An OTLP/HTTP trace receiver ({@code POST /v1/traces}, protobuf, gzip or not) on a free local port: keeps every
- * span it was sent, with the {@code service.name} of its resource. Thread-safe (a concurrent list).
+ * span it was sent, with the {@code service.name} of its resource, and prints a trace as a tree. Shared by the tests
+ * that follow one trace across an application and a broker process (testing/otel, compiled into their tests).
+ * Thread-safe (a concurrent list).
  */
-final class OtlpReceiver implements AutoCloseable {
+public final class OtlpReceiver implements AutoCloseable {
 
     /** One received span; ids in lowercase hex, {@code parentSpanId} empty for a root span. */
-    record ReceivedSpan(String service, String traceId, String spanId, String parentSpanId, String name, String kind) {
+    public record ReceivedSpan(String service, String traceId, String spanId, String parentSpanId, String name,
+            String kind) {
     }
 
     private final HttpServer server;
-    final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
+    /** Every span received so far. */
+    public final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
 
-    OtlpReceiver() throws IOException {
+    public OtlpReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/v1/traces", this::export);
         server.start();
     }
 
     /** The base URL an OTLP/HTTP exporter is given ({@code /v1/traces} is appended by it). */
-    String endpoint() {
+    public String endpoint() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
@@ -74,5 +80,21 @@ final class OtlpReceiver implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+    }
+
+    /** The spans of one trace as an indented tree: name, kind, service, span id, parent span id. */
+    public static String tree(List<ReceivedSpan> trace) {
+        Set<String> ids = trace.stream().map(ReceivedSpan::spanId).collect(Collectors.toSet());
+        StringBuilder out = new StringBuilder();
+        trace.stream().filter(s -> !ids.contains(s.parentSpanId())).forEach(root -> print(trace, root, 0, out));
+        return out.toString();
+    }
+
+    private static void print(List<ReceivedSpan> trace, ReceivedSpan span, int depth, StringBuilder out) {
+        out.append("  ".repeat(depth)).append(span.name()).append(" [").append(span.kind()).append(", ")
+                .append(span.service()).append("] span=").append(span.spanId()).append(" parent=")
+                .append(span.parentSpanId().isEmpty() ? "-" : span.parentSpanId()).append('\n');
+        trace.stream().filter(s -> s.parentSpanId().equals(span.spanId()))
+                .forEach(child -> print(trace, child, depth + 1, out));
     }
 }
