@@ -160,7 +160,7 @@ class RouteAccessTest {
         }
         Method m = Undeclared.class.getDeclaredMethod("get");
         assertEquals(Access.Level.ADMIN, AccessFilter.level(m, Undeclared.class));
-        Method push = io.queen.push.PushResource.class.getDeclaredMethod("push", byte[].class);
+        Method push = io.queen.push.PushResource.class.getDeclaredMethod("push", byte[].class, String.class);
         assertEquals(Access.Level.PRODUCE, AccessFilter.level(push, io.queen.push.PushResource.class));
     }
 }
