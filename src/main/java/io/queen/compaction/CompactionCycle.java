@@ -1,5 +1,8 @@
 package io.queen.compaction;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.queen.tracing.BrokerTracing;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -47,7 +50,11 @@ public class CompactionCycle {
     private final QueenConfig.Compaction config;
     private final int zstdLevel;
 
-    CompactionCycle(CompactionStore store, CompactionMeters meters, PayloadCipher cipher, QueenConfig config) {
+    private final BrokerTracing tracing;
+
+    CompactionCycle(CompactionStore store, CompactionMeters meters, PayloadCipher cipher, QueenConfig config,
+            BrokerTracing tracing) {
+        this.tracing = tracing;
         this.store = store;
         this.meters = meters;
         this.cipher = cipher;
@@ -57,6 +64,18 @@ public class CompactionCycle {
 
     /** Runs one cycle as of {@code now} (tests pass a later instant instead of waiting for lags to pass). */
     public Report runOnce(Instant now) throws SQLException {
+        Span span = tracing.start("queen compaction", SpanKind.INTERNAL, null);
+        return BrokerTracing.within(span, () -> {
+            Report r = cycle(now);
+            if (span.isRecording()) {
+                span.setAttribute("queen.compaction.passes", r.passes().size())
+                        .setAttribute("queen.compaction.records_removed", r.recordsRemoved());
+            }
+            return r;
+        });
+    }
+
+    private Report cycle(Instant now) throws SQLException {
         List<CompactionStore.Partition> listed = store.partitions(now, new CompactionStore.Defaults(
                 config.minCompactionLagMs(), config.maxCompactionLagMs(), config.deleteRetentionMs(),
                 config.minCleanableDirtyRatio()));

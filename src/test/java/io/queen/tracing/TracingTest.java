@@ -45,6 +45,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class TracingTest extends KafkaListenerClients {
 
+    @jakarta.inject.Inject
+    io.queen.compaction.CompactionCycle compaction;
+
     /** A fresh sampled W3C trace context. */
     static TraceParent fresh() {
         ThreadLocalRandom r = ThreadLocalRandom.current();
@@ -191,5 +194,19 @@ class TracingTest extends KafkaListenerClients {
         assertEquals(List.of(producer.toString(), http.toString()), headers);
         assertTrue(SpanCapture.EXPORTER.getFinishedSpanItems().stream()
                 .anyMatch(s -> s.getName().equals("kafka Fetch")), "fetches are traced");
+    }
+
+    @Test
+    void aMaintenanceCycleIsASpan() throws Exception {
+        java.util.function.LongSupplier spans = () -> SpanCapture.EXPORTER.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("queen compaction")).count();
+        long before = spans.getAsLong();
+        io.queen.compaction.CompactionCycle.Report r = compaction.runOnce(java.time.Instant.now());
+        assertEquals(before + 1, spans.getAsLong());
+        SpanData last = SpanCapture.EXPORTER.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("queen compaction")).reduce((a, b) -> b).orElseThrow();
+        assertEquals(SpanKind.INTERNAL, last.getKind());
+        assertEquals((long) r.passes().size(), last.getAttributes().get(
+                io.opentelemetry.api.common.AttributeKey.longKey("queen.compaction.passes")));
     }
 }
