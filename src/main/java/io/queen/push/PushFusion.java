@@ -167,7 +167,8 @@ public class PushFusion implements QueueDeletion.Listener {
                 .register(registry);
         Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true)
                 .description("transaction hashes held by the broker-side dedup indexes").register(registry);
-        Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget)
+        // strong: a weakly held broker may be collected first and the family vanish from the scrape
+        Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget).strongReference(true)
                 .description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
                         + " or derived from the heap); at capacity, indexes are dropped or left cold").register(registry);
         this.vouched = Counter.builder("queen.push.dedup.vouched")
