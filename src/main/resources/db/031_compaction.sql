@@ -30,7 +30,8 @@ LANGUAGE sql AS $$
 $$;
 
 -- One row per compacted partition: offsets <= cleaned_to have been compacted (the clean section; a segment
--- boundary), what compaction removed so far, and when it last rewrote the partition.
+-- boundary), the records the clean section kept at the last pass, what compaction removed so far, and when it last
+-- rewrote the partition.
 CREATE TABLE IF NOT EXISTS queen.log_compaction (
     partition_id    UUID PRIMARY KEY REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
     cleaned_to      BIGINT NOT NULL,
@@ -38,16 +39,19 @@ CREATE TABLE IF NOT EXISTS queen.log_compaction (
     records_removed BIGINT NOT NULL DEFAULT 0,
     bytes_removed   BIGINT NOT NULL DEFAULT 0
 );
+ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS clean_records BIGINT NOT NULL DEFAULT 0;
 
 -- Every partition of a compacted queue that holds records, with what the cycle needs to compact it:
 --   cleanable_end  the last offset compaction may touch: the end of the last segment that is neither the head
 --                  (the partition's last segment) nor newer than min.compaction.lag.ms; NULL = nothing cleanable
---   dirty_ratio    bytes of the segments after cleaned_to (head excluded) / bytes of all its segments
+--   dirty_ratio    records after cleaned_to (head excluded) / those plus the records the clean section kept: Kafka's
+--                  ratio counted in records, because a compacted segment's bytes are mostly holes and the per-row
+--                  overhead of small compressed segments, which made a byte ratio let the dirty section grow to
+--                  many times the live records
 --   lag_ms         age of the oldest segment after cleaned_to (the compaction lag)
 --   due            something cleanable after cleaned_to and (dirty_ratio >= min.cleanable.dirty.ratio or the oldest
 --                  record after cleaned_to is older than max.compaction.lag.ms)
--- Reads segment headers only (octet_length of an EXTERNAL blob reads its TOAST pointer, not the bytes). Due first,
--- most dirty first.
+-- Reads segment headers only. Due first, most dirty first.
 CREATE OR REPLACE FUNCTION queen.log_compaction_due_v1(p_now TIMESTAMPTZ, p_min_lag_ms BIGINT, p_max_lag_ms BIGINT,
                                                        p_delete_retention_ms BIGINT, p_min_dirty_ratio DOUBLE PRECISION)
 RETURNS TABLE (partition_id UUID, queue_id UUID, queue_name TEXT, partition_name TEXT, log_start BIGINT,
@@ -56,7 +60,7 @@ RETURNS TABLE (partition_id UUID, queue_id UUID, queue_name TEXT, partition_name
 LANGUAGE sql STABLE AS $$
     WITH p AS (
         SELECT lp.id, q.id AS qid, q.tenant_id AS tid, q.name::text AS qname, lp.name AS pname, lp.log_start, lp.txns_start,
-               COALESCE(c.cleaned_to, lp.log_start - 1) AS cleaned_to,
+               COALESCE(c.cleaned_to, lp.log_start - 1) AS cleaned_to, COALESCE(c.clean_records, 0) AS clean_records,
                COALESCE(qc.min_compaction_lag_ms, p_min_lag_ms) AS min_lag,
                COALESCE(qc.max_compaction_lag_ms, p_max_lag_ms) AS max_lag,
                COALESCE(qc.delete_retention_ms, p_delete_retention_ms) AS del_ms,
@@ -70,9 +74,8 @@ LANGUAGE sql STABLE AS $$
     s AS (
         SELECT p.*, x.*
           FROM p, LATERAL (
-              SELECT sum(octet_length(s.blob)) AS total_bytes,
-                     sum(octet_length(s.blob)) FILTER (WHERE s.base_offset > p.cleaned_to
-                                                         AND s.end_offset < lp.last_offset) AS dirty_bytes,
+              SELECT sum(s.end_offset - s.base_offset + 1) FILTER (WHERE s.base_offset > p.cleaned_to
+                                                                   AND s.end_offset < lp.last_offset) AS dirty,
                      max(s.end_offset) FILTER (WHERE s.end_offset < lp.last_offset
                                                  AND s.created_at <= p_now - make_interval(secs => LEAST(p.min_lag, 3153600000000) / 1000.0))
                          AS cleanable_end,
@@ -80,10 +83,11 @@ LANGUAGE sql STABLE AS $$
                 FROM queen.log_segments s JOIN queen.log_partitions lp ON lp.id = s.partition_id
                WHERE s.partition_id = p.id) x)
     SELECT s.id, s.qid, s.qname, s.pname, s.log_start, s.txns_start, s.cleaned_to, s.cleanable_end,
-           COALESCE(s.dirty_bytes, 0)::float8 / GREATEST(s.total_bytes, 1),
+           COALESCE(s.dirty, 0)::float8 / GREATEST(s.clean_records + COALESCE(s.dirty, 0), 1),
            s.del_ms, COALESCE(GREATEST(0, (extract(epoch FROM p_now - s.oldest_dirty) * 1000)::bigint), 0),
            COALESCE(s.cleanable_end > s.cleaned_to
-                    AND (COALESCE(s.dirty_bytes, 0)::float8 / GREATEST(s.total_bytes, 1) >= s.min_ratio
+                    AND (COALESCE(s.dirty, 0)::float8 / GREATEST(s.clean_records + COALESCE(s.dirty, 0), 1)
+                         >= s.min_ratio
                          OR (s.max_lag < 3153600000000  -- beyond 100 years: never (and no timestamp out of range)
                              AND s.oldest_dirty < p_now - make_interval(secs => s.max_lag / 1000.0))),
                     FALSE),
@@ -142,15 +146,19 @@ BEGIN
      WHERE lp.id = p_pid AND (p_base = lp.log_start OR (v_txns > 0 AND p_base = lp.txns_start));
 END $$;
 
--- Records a finished pass: offsets <= p_cleaned_to are compacted; adds what it removed.
-CREATE OR REPLACE FUNCTION queen.log_compaction_done_v1(p_pid UUID, p_cleaned_to BIGINT, p_records BIGINT,
-                                                        p_bytes BIGINT, p_now TIMESTAMPTZ)
+-- Records a finished pass: offsets <= p_cleaned_to are compacted and hold p_kept records (a pass reads the clean
+-- section from the log start); adds what it removed.
+DROP FUNCTION IF EXISTS queen.log_compaction_done_v1(UUID, BIGINT, BIGINT, BIGINT, TIMESTAMPTZ);
+CREATE OR REPLACE FUNCTION queen.log_compaction_done_v1(p_pid UUID, p_cleaned_to BIGINT, p_kept BIGINT,
+                                                        p_records BIGINT, p_bytes BIGINT, p_now TIMESTAMPTZ)
 RETURNS VOID
 LANGUAGE sql AS $$
-    INSERT INTO queen.log_compaction AS c (partition_id, cleaned_to, cleaned_at, records_removed, bytes_removed)
-    VALUES (p_pid, p_cleaned_to, p_now, p_records, p_bytes)
+    INSERT INTO queen.log_compaction AS c (partition_id, cleaned_to, cleaned_at, clean_records, records_removed,
+                                           bytes_removed)
+    VALUES (p_pid, p_cleaned_to, p_now, p_kept, p_records, p_bytes)
     ON CONFLICT (partition_id) DO UPDATE
        SET cleaned_to = GREATEST(c.cleaned_to, EXCLUDED.cleaned_to), cleaned_at = EXCLUDED.cleaned_at,
+           clean_records = EXCLUDED.clean_records,
            records_removed = c.records_removed + EXCLUDED.records_removed,
            bytes_removed = c.bytes_removed + EXCLUDED.bytes_removed
 $$;

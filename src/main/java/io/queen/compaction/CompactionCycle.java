@@ -118,7 +118,7 @@ public class CompactionCycle {
             CompactionPass.Result r = new CompactionPass(cipher::plaintext, config.maxSegmentBytes().asLongValue(),
                     zstdLevel).run(segments, p.txnsStart(), now.minusMillis(Math.min(p.deleteRetentionMs(),
                     now.toEpochMilli())));
-            pass.write(r.rewrites(), cleanedTo, r.recordsRemoved(), r.bytesRemoved(), now);
+            pass.write(r.rewrites(), cleanedTo, r.recordsKept(), r.recordsRemoved(), r.bytesRemoved(), now);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             meters.removed(r.recordsRemoved(), r.bytesRemoved(), took);
             LOG.debugf("compacted %s/%s to offset %d: %d records read, %d removed, %d bytes freed, %d segments"

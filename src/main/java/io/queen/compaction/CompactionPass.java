@@ -46,8 +46,12 @@ public final class CompactionPass {
             long bytesRemoved) {
     }
 
-    /** What the pass decided and wrote. */
-    public record Result(List<Rewrite> rewrites, long recordsRead, long recordsRemoved, long bytesRemoved) {
+    /**
+     * What the pass decided and wrote; {@code recordsKept} are the records (holes not counted) the segments it read
+     * hold once it is written, what the partition's dirty ratio weighs its dirty section against.
+     */
+    public record Result(List<Rewrite> rewrites, long recordsRead, long recordsRemoved, long bytesRemoved,
+            long recordsKept) {
     }
 
     private final Function<Frame, byte[]> plaintext;
@@ -82,6 +86,7 @@ public final class CompactionPass {
         List<boolean[]> tombstones = new ArrayList<>(segments.size());
         List<long[]> sizes = new ArrayList<>(segments.size());
         long read = 0;
+        long live = 0;
         for (Segment s : segments) {
             List<Frame> frames = SegmentCodec.decode(s.blob());
             if (frames.size() != s.frames()) {
@@ -94,6 +99,7 @@ public final class CompactionPass {
             for (int i = 0; i < k.length; i++) {
                 Frame f = frames.get(i);
                 size[i] = f.encodedSize();
+                live += f.isHole() ? 0 : 1;
                 if (f.isHole() || !f.kafkaRecord()) {
                     continue;
                 }
@@ -156,7 +162,7 @@ public final class CompactionPass {
             }
             from = to;
         }
-        return new Result(out, read, records, bytes);
+        return new Result(out, read, records, bytes, live - records);
     }
 
     private Rewrite rewrite(List<Segment> run, List<Plan> plans, long raw, int removed) {

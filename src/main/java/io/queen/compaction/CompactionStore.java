@@ -93,8 +93,8 @@ public class CompactionStore {
          * Writes the pass: the partition row lock, each replacement ({@code log_compaction_replace_v1} raises when
          * the segments changed since they were read, and the whole pass then rolls back), the compaction point.
          */
-        public void write(List<CompactionPass.Rewrite> rewrites, long cleanedTo, long records, long bytes, Instant now)
-                throws SQLException {
+        public void write(List<CompactionPass.Rewrite> rewrites, long cleanedTo, long kept, long records, long bytes,
+                Instant now) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT 1 FROM queen.log_partitions WHERE id = ? FOR UPDATE")) {
                 ps.setObject(1, pid);
@@ -110,8 +110,8 @@ public class CompactionStore {
                     ps.executeQuery().close();
                 }
             }
-            SqlCalls.on(c).execute("SELECT queen.log_compaction_done_v1(?, ?, ?, ?, ?)", pid, cleanedTo, records,
-                    bytes, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+            SqlCalls.on(c).execute("SELECT queen.log_compaction_done_v1(?, ?, ?, ?, ?, ?)", pid, cleanedTo, kept,
+                    records, bytes, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
             c.commit();
             committed = true;
         }

@@ -405,7 +405,8 @@ class CompactionTest extends KafkaListenerClients {
             CompactionPass.Result r = new CompactionPass(f -> f.payload(), 1 << 20, 3).run(read, 0, now);
             assertEquals(4, r.recordsRemoved());
             java.sql.SQLException e = assertThrows(java.sql.SQLException.class,
-                    () -> pass.write(r.rewrites(), read.get(read.size() - 1).endOffset(), 4, 0, now));
+                    () -> pass.write(r.rewrites(), read.get(read.size() - 1).endOffset(), r.recordsKept(), 4, 0,
+                            now));
             assertTrue(e.getMessage().contains("changed meanwhile"), e.getMessage());
         }
         // nothing of the pass was written; the invariants hold, and the next cycle compacts what is left
@@ -437,6 +438,47 @@ class CompactionTest extends KafkaListenerClients {
                     .map(CompactionPass.Segment::baseOffset).toList(), "the clean section, then two");
             assertEquals(1, pass.segments(0, 4, 0, 0).size(), "always one segment at least");
         }
+    }
+
+    /**
+     * The dirty ratio weighs the records written after the compaction point against the records the clean section
+     * kept (Kafka's ratio, in records): 80 one-record segments after 200 compacted keys are 0.29 dirty, not due at
+     * 0.5; 231 are 0.54 and due.
+     */
+    @Test
+    void theDirtyRatioCountsRecordsAgainstWhatTheCleanSectionKept() throws Exception {
+        String topic = "compact-dirty-ratio";
+        createCompacted(topic, Map.of());
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int u = 0; u < 10; u++) {
+                for (int k = 0; k < 200; k++) {
+                    p.send(new ProducerRecord<>(topic, 0, "k" + k, "v" + u));
+                }
+                p.flush();
+            }
+            p.send(new ProducerRecord<>(topic, 0, "head", "h")).get();
+        }
+        assertEquals(1, passesOver(topic, cycle.runOnce(Instant.now().plusSeconds(1))));
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int i = 0; i < 79; i++) {  // the previous head is dirty now too: 80
+                p.send(new ProducerRecord<>(topic, 0, "k" + (i % 200), "w" + i)).get();
+            }
+            p.send(new ProducerRecord<>(topic, 0, "head", "h")).get();
+        }
+        assertEquals(0, passesOver(topic, cycle.runOnce(Instant.now().plusSeconds(1))), "80 / 280 is below 0.5");
+        assertEquals(80.0 / 280, Api.metric("queen_compaction_dirty_ratio{queue=\"" + topic + "\"}"), 1e-9);
+        try (KafkaProducer<String, String> p = producer()) {
+            for (int i = 0; i < 150; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + (i % 200), "x" + i)).get();
+            }
+            p.send(new ProducerRecord<>(topic, 0, "head", "h")).get();
+        }
+        assertEquals(1, passesOver(topic, cycle.runOnce(Instant.now().plusSeconds(1))), "231 / 431 reaches 0.5");
+        StorageInvariants.assertHold(ds);
+    }
+
+    private static long passesOver(String topic, CompactionCycle.Report r) {
+        return r.passes().stream().filter(c -> c.queue().equals(topic)).count();
     }
 
     @Test

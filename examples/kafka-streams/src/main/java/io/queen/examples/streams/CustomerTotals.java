@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
@@ -85,8 +87,11 @@ public final class CustomerTotals {
         KafkaStreams streams = new KafkaStreams(topology(), props);
         // what a restart had to read back from the changelog (all of it on a fresh state directory)
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            private final Map<TopicPartition, Long> started = new ConcurrentHashMap<>();
+
             @Override
             public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+                started.put(partition, System.nanoTime());
             }
 
             @Override
@@ -95,7 +100,10 @@ public final class CustomerTotals {
 
             @Override
             public void onRestoreEnd(TopicPartition partition, String store, long total) {
-                System.out.println("restored " + total + " records of " + store + " from " + partition);
+                Long t0 = started.remove(partition);
+                long ms = t0 == null ? 0 : (System.nanoTime() - t0) / 1_000_000;
+                System.out.println("restored " + total + " records of " + store + " from " + partition + " in " + ms
+                        + " ms");
             }
         });
         CountDownLatch stopped = new CountDownLatch(1);

@@ -9,6 +9,10 @@ import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,6 +55,8 @@ class CustomerTotalsCrashTest {
     static final String APP = "customer-totals";
     /** The processing guarantee under test: {@code -Dstreams.guarantee=...} overrides it. */
     static final String GUARANTEE = System.getProperty("streams.guarantee", StreamsConfig.EXACTLY_ONCE_V2);
+    static final String COMPACTION_INTERVAL_MS = System.getProperty("compaction.interval.ms", "1000");
+    static final String CHANGELOG = APP + "-" + CustomerTotals.STORE + "-changelog";
 
     static TestPostgres.Server pg;
     static String database;
@@ -69,6 +75,9 @@ class CustomerTotalsCrashTest {
                 "QUEEN_KAFKA_DEFAULT_PARTITIONS", String.valueOf(PARTITIONS),
                 // a restarted application joins at once; a killed member is dropped after its 6 s session
                 "QUEEN_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0",
+                // the store's changelog is compacted while the application runs, as a long-lived broker's would be
+                // over hours; -Dcompaction.interval.ms=86400000 measures a restore from the whole history
+                "QUEEN_COMPACTION_INTERVAL_MS", COMPACTION_INTERVAL_MS,
                 "DB_POOL_SIZE", "5"));
         broker.awaitListening(kafkaPort, Duration.ofSeconds(30));
         bootstrap = "127.0.0.1:" + kafkaPort;
@@ -100,6 +109,7 @@ class CustomerTotalsCrashTest {
         Path stateB = work.resolve("state-b");
         int restarts = 0;
         long[] killedAt = new long[2];
+        Compacted compacted;
         try (KafkaConsumer<String, String> watch = consumer(false)) {
             LongSupplier written = () -> totalEnd(watch, CustomerTotals.TOTALS);
             Process run = startApp(work, stateA, 1);
@@ -108,6 +118,7 @@ class CustomerTotalsCrashTest {
             run = startApp(work, stateA, 2);  // the same state directory: local store, changelog from its checkpoint
             killedAt[1] = killWhenPast(run, written, 2 * ORDERS / 3);
             restarts++;
+            compacted = awaitChangelogCompacted();
             run = startApp(work, stateB, 3);  // a fresh state directory: the store is restored from the changelog
             awaitCaughtUp(run, watch);
             run.destroy();  // SIGTERM: the application closes cleanly
@@ -115,6 +126,12 @@ class CustomerTotalsCrashTest {
         }
         long restored = restored(work.resolve("run-3.log"));
         assertTrue(restored > 0, "the fresh state directory was restored from the changelog");
+        if (compacted.cleaned() > 0) {
+            // bounded by the keys, not the history: at most one record per customer from the compacted section, then
+            // what lies past it (the last write of each partition, which compaction leaves alone, and fewer dirty
+            // records than the clean section keeps)
+            assertTrue(restored <= CUSTOMERS + compacted.history() - compacted.cleaned(), restored + " restored");
+        }
 
         // every output record, committed ones only
         Map<String, List<String[]>> byCustomer = new TreeMap<>();
@@ -148,9 +165,10 @@ class CustomerTotalsCrashTest {
         }
         System.out.printf("kafka-streams crash test (%s): records in %d, records out %d, duplicates %d, lost %d,"
                         + " customers with a wrong final total %d of %d, restarts %d (SIGKILL at %d and %d records"
-                        + " out, the second restart on a fresh state directory, %d changelog records restored)%n",
+                        + " out, the second restart on a fresh state directory, %d changelog records restored of a"
+                        + " history of %d updates, %d of them in its compacted section)%n",
                 GUARANTEE, ORDERS, out, duplicates, lost, wrongTotals, CUSTOMERS, restarts, killedAt[0],
-                killedAt[1], restored);
+                killedAt[1], restored, compacted.history(), compacted.cleaned());
 
         assertEquals(0, lost, "orders missing from the output");
         if (!GUARANTEE.equals(StreamsConfig.AT_LEAST_ONCE)) {
@@ -296,6 +314,38 @@ class CustomerTotalsCrashTest {
             c.poll(Duration.ofMillis(200)).forEach(out::add);
         }
         return out;
+    }
+
+    /** The store's changelog once compaction caught up: its history (log end offsets) and its compacted section. */
+    record Compacted(long history, long cleaned) {
+    }
+
+    /**
+     * With the application stopped, waits until no partition of the changelog is due for compaction any more (by the
+     * broker's defaults: fewer records past the compaction point than it keeps, the head left alone), so the restart's
+     * restore reads the compacted section plus what compaction leaves by design, not a pass that happened to be late.
+     * Returns at once, with nothing compacted, when the duty's interval is beyond the test's length.
+     */
+    static Compacted awaitChangelogCompacted() throws Exception {
+        String sql = "SELECT coalesce(sum(lp.last_offset + 1), 0), coalesce(sum(d.cleaned_to + 1), 0),"
+                + " coalesce(bool_or(d.due), true)"
+                + " FROM queen.log_compaction_due_v1(now(), 0, 9223372036854775807, 86400000, 0.5) d"
+                + " JOIN queen.log_partitions lp ON lp.id = d.partition_id WHERE d.queue_name = ?";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(database), pg.user(), pg.password());
+                PreparedStatement st = c.prepareStatement(sql)) {
+            st.setString(1, CHANGELOG);
+            while (true) {
+                try (ResultSet rs = st.executeQuery()) {
+                    rs.next();
+                    if (Long.parseLong(COMPACTION_INTERVAL_MS) > 60_000 || !rs.getBoolean(3)) {
+                        return new Compacted(rs.getLong(1), rs.getLong(2));
+                    }
+                    assertTrue(System.nanoTime() < deadline, "changelog still due for compaction after 120 s");
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** The changelog records a run restored, from the application's {@code restored N records of ...} lines. */
