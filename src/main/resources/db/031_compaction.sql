@@ -163,6 +163,16 @@ LANGUAGE sql AS $$
            bytes_removed = c.bytes_removed + EXCLUDED.bytes_removed
 $$;
 
+-- What compaction did to each partition of a queue it ever compacted (the queue's status view and the console).
+CREATE OR REPLACE FUNCTION queen.log_compaction_state_v1(p_queue_id UUID)
+RETURNS TABLE (partition_id UUID, cleaned_to BIGINT, cleaned_at TIMESTAMPTZ, clean_records BIGINT,
+               records_removed BIGINT, bytes_removed BIGINT)
+LANGUAGE sql STABLE AS $$
+    SELECT c.partition_id, c.cleaned_to, c.cleaned_at, c.clean_records, c.records_removed, c.bytes_removed
+      FROM queen.log_compaction c JOIN queen.log_partitions lp ON lp.id = c.partition_id
+     WHERE lp.queue_id = p_queue_id
+$$;
+
 -- Completes a lease that covered only compaction holes (io.queen.pop.PopClaims): no message was delivered, so no
 -- ack would end it. The cursor moves to the lease's end, as past a gap; only while the lease is the one granted.
 CREATE OR REPLACE FUNCTION queen.log_pop_pass_holes_v1(p_pid UUID, p_group TEXT, p_worker TEXT, p_claimed_last BIGINT)

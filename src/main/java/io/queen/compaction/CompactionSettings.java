@@ -3,6 +3,7 @@ package io.queen.compaction;
 import io.queen.config.QueenConfig;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -109,6 +110,19 @@ public class CompactionSettings {
             case MAX_LAG -> "a number of milliseconds of at least 1";
             default -> "a number of milliseconds of at least 0";
         } + ", not " + value);
+    }
+
+    /**
+     * The queue's cleanup policy and effective settings under their HTTP names ({@code cleanupPolicy}, then {@link
+     * #WIRE_NAMES} as numbers): the {@code compaction} object the configure route answers and the queue view shows.
+     */
+    public Map<String, Object> wireView(UUID tenant, String queue, UUID queueId) throws SQLException {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("cleanupPolicy", policy(tenant, queue));
+        for (Setting s : describe(queueId)) {
+            out.put(WIRE_NAMES.get(NAMES.indexOf(s.name())), new BigDecimal(s.value()));
+        }
+        return out;
     }
 
     /** The queue's settings, every one of them, in {@link #NAMES} order. */

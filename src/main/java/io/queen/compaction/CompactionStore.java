@@ -12,7 +12,9 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -46,6 +48,26 @@ public class CompactionStore {
                 rs.getLong("txns_start"), rs.getLong("cleaned_to"), (Long) rs.getObject("cleanable_end"),
                 rs.getDouble("dirty_ratio"), rs.getLong("delete_retention_ms"), rs.getLong("lag_ms"),
                 rs.getBoolean("due"), rs.getObject("tenant_id", UUID.class)), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
+    }
+
+    /**
+     * What compaction did to one partition: offsets up to {@code cleanedTo} are compacted and held {@code
+     * cleanRecords} records after the last pass; the removed totals count every pass.
+     */
+    public record State(long cleanedTo, OffsetDateTime cleanedAt, long cleanRecords, long recordsRemoved,
+            long bytesRemoved) {
+    }
+
+    /** The state of every partition of the queue compaction ever rewrote, by partition id. */
+    public Map<UUID, State> states(UUID queueId) throws SQLException {
+        Map<UUID, State> out = new HashMap<>();
+        for (Map.Entry<UUID, State> e : sql.list("SELECT * FROM queen.log_compaction_state_v1(?)",
+                rs -> Map.entry(rs.getObject("partition_id", UUID.class), new State(rs.getLong("cleaned_to"),
+                        rs.getObject("cleaned_at", OffsetDateTime.class), rs.getLong("clean_records"),
+                        rs.getLong("records_removed"), rs.getLong("bytes_removed"))), queueId)) {
+            out.put(e.getKey(), e.getValue());
+        }
+        return out;
     }
 
     /** An open pass: its connection's transaction holds the partition's advisory lock until {@link #close}. */

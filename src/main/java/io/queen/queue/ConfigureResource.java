@@ -18,7 +18,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -84,12 +83,7 @@ public class ConfigureResource {
         out.put("task", cq.task() == null ? "" : cq.task());
         out.put("storage", "segments");
         out.set("options", cq.options());
-        ObjectNode c = out.putObject("compaction");
-        c.put(POLICY, compaction.policy(callers.tenant(), cq.name()));
-        for (CompactionSettings.Setting setting : compaction.describe(cq.id())) {
-            String wire = CompactionSettings.WIRE_NAMES.get(CompactionSettings.NAMES.indexOf(setting.name()));
-            c.put(wire, new BigDecimal(setting.value()));
-        }
+        out.set("compaction", Json.MAPPER.valueToTree(compaction.wireView(callers.tenant(), cq.name(), cq.id())));
         return Json.ok(out);
     }
 

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.ApiException;
 import io.queen.api.Json;
 import io.queen.api.Times;
+import io.queen.compaction.CompactionSettings;
+import io.queen.compaction.CompactionStore;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -17,11 +19,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
  * {@code GET /api/v1/resources/queues/:queue} (API spec 4.1): one queue with every partition's figures, its
- * effective configuration (the options object of {@code /configure}) and {@code storage:"segments"}. Shares its
+ * effective configuration (the options object of {@code /configure}), {@code storage:"segments"}, and what compaction
+ * did to the queue and each partition ({@code compaction}). Shares its
  * path with {@code queue.QueueDeleteResource} (DELETE). Stateless, thread-safe.
  */
 @Path("/api/v1/resources/queues/{queue}")
@@ -32,6 +36,8 @@ public class QueueResource {
     @Inject StatusStore store;
     @Inject Callers callers;
     @Inject StatusSnapshots snapshots;
+    @Inject CompactionSettings compaction;
+    @Inject CompactionStore compactionStore;
 
     @GET
     public Response get(@PathParam("queue") String name) throws SQLException {
@@ -42,6 +48,11 @@ public class QueueResource {
             ObjectNode out = StatusJson.queueHead(Json.MAPPER.createObjectNode(), q);
             out.put("storage", "segments");
             out.set("config", q.config());
+            ObjectNode compacted = out.putObject("compaction");
+            compacted.setAll((ObjectNode) Json.MAPPER.valueToTree(compaction.wireView(tenant, q.name(), q.id())));
+            Map<UUID, CompactionStore.State> states = compactionStore.states(q.id());
+            compacted.put("recordsRemoved", states.values().stream().mapToLong(CompactionStore.State::recordsRemoved).sum());
+            compacted.put("bytesRemoved", states.values().stream().mapToLong(CompactionStore.State::bytesRemoved).sum());
             ArrayNode ps = out.putArray("partitions");
             for (StatusStore.PartitionRow p : parts) {
                 ObjectNode o = StatusJson.partitionHead(ps, p);
@@ -51,10 +62,25 @@ public class QueueResource {
                 // the watermarks: live offsets are logStart..lastOffset (empty when lastOffset < logStart)
                 o.put("logStart", p.logStart());
                 o.put("lastOffset", p.lastOffset());
+                o.set("compaction", compactionJson(states.get(p.id())));
             }
             out.set("totals", StatusJson.messages(sum(parts)));
             return out;
         });
+    }
+
+    /** A partition's compaction state, or null before compaction first rewrote it. */
+    private static ObjectNode compactionJson(CompactionStore.State s) {
+        if (s == null) {
+            return null;
+        }
+        ObjectNode o = Json.MAPPER.createObjectNode();
+        o.put("cleanedTo", s.cleanedTo());
+        o.put("cleanedAt", Times.millis(s.cleanedAt()));
+        o.put("keptRecords", s.cleanRecords());
+        o.put("recordsRemoved", s.recordsRemoved());
+        o.put("bytesRemoved", s.bytesRemoved());
+        return o;
     }
 
     static StatusStore.Queue requireQueue(StatusStore store, UUID tenant, String name) throws SQLException {

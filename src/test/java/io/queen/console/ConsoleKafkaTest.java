@@ -53,6 +53,9 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
     @Inject
     KafkaListener listener;
 
+    @Inject
+    io.queen.compaction.CompactionCycle compactionCycle;
+
     @Test
     void aTopicItsMessagesAndAKafkaGroupWithLagAndItsMemberShowInTheConsole() throws Exception {
         String bootstrap = "127.0.0.1:" + listener.port();
@@ -155,6 +158,55 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
         assertEquals(List.of("–", "–"), browser.cells(second, "kafkaKey", "kafkaHeaders"), "no key, no header");
         JsonNode listed = get("/api/v1/messages?queue=k-keys").get("messages");
         assertEquals("order-7", listed.get(1).get("kafka").get("key").asText(), listed.toString());
+    }
+
+    @Test
+    void aCompactedTopicShowsItsPolicyAndWhatCompactionRemoved() throws Exception {
+        String topic = "k-compacted";
+        String bootstrap = "127.0.0.1:" + listener.port();
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
+                    "min.cleanable.dirty.ratio", "0.25")), new NewTopic("k-plain", 1, (short) 1)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            for (int u = 0; u < 3; u++) {
+                for (String k : List.of("a", "b")) {
+                    producer.send(new ProducerRecord<>(topic, 0, k, k + u)).get(30, TimeUnit.SECONDS);
+                }
+            }
+            producer.send(new ProducerRecord<>(topic, 0, "head", "h")).get(30, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>("k-plain", 0, "a", "a")).get(30, TimeUnit.SECONDS);
+        }
+        // before any pass: the policy shows, nothing removed yet
+        page("/queues/" + topic, "queue", "queue-compacted-before");
+        assertEquals("compact", browser.text("#view [data-k='cleanupPolicy']"));
+        assertEquals("0", browser.text("#view [data-k='compactionRecordsRemoved']"));
+        assertEquals("–", browser.cell("tr[data-partition='0']", "cleanedTo"));
+
+        assertEquals(1, compactionCycle.runOnce(java.time.Instant.now().plusSeconds(1)).passes().stream()
+                .filter(c -> c.queue().equals(topic)).count());
+        JsonNode q = get("/api/v1/resources/queues/" + topic);
+        assertEquals(4, q.get("compaction").get("recordsRemoved").asLong(), q.toString());
+        assertEquals(0.25, q.get("compaction").get("minCleanableDirtyRatio").asDouble(), q.toString());
+        JsonNode part = q.get("partitions").get(0).get("compaction");
+        assertEquals(List.of(5L, 2L, 4L), List.of(part.get("cleanedTo").asLong(), part.get("keptRecords").asLong(),
+                part.get("recordsRemoved").asLong()), part.toString());
+        page("/queues/" + topic, "queue", "queue-compacted");
+        assertEquals("4", browser.text("#view [data-k='compactionRecordsRemoved']"));
+        assertEquals(List.of("5", "4"), browser.cells("tr[data-partition='0']", "cleanedTo", "recordsRemoved"));
+        assertEquals("0.25", browser.text("#view [data-k='minCleanableDirtyRatio']"));
+
+        // a queue with the delete policy shows no compaction
+        page("/queues/k-plain", "queue", "queue-not-compacted");
+        assertTrue(browser.all("#view [data-k='cleanupPolicy']").isEmpty());
+        JsonNode plain = get("/api/v1/resources/queues/k-plain");
+        assertEquals("delete", plain.get("compaction").get("cleanupPolicy").asText(), plain.toString());
+        assertTrue(plain.get("partitions").get(0).get("compaction").isNull(), plain.toString());
     }
 
     private static long lag() {

@@ -1,5 +1,5 @@
-// One queue: live rates, totals, partitions with their watermarks and figures, consumer groups' lag, and the
-// effective configuration (editable with a write role, saved through POST /api/v1/configure). Actions: publish
+// One queue: live rates, totals, partitions with their watermarks and figures, consumer groups' lag, for a
+// compacted queue its cleanup policy, settings and what compaction removed, and the effective configuration (editable with a write role, saved through POST /api/v1/configure). Actions: publish
 // (read-write), purge and delete (admin).
 import { get, post, canWrite, isAdmin } from '../api.js';
 import { h, num, time, ago, figures, section, table, act, groupName, guard } from '../ui.js';
@@ -15,6 +15,9 @@ export async function render([name], _query, { refresh, go }) {
   const t = q.totals;
   const mine = groups.filter(g => g.queueName === q.name);
   const base = '#/queues/' + encodeURIComponent(q.name) + '/partitions/';
+  const c = q.compaction;
+  const compacted = c && c.cleanupPolicy !== 'delete';
+  const cp = p => p.compaction || {};
   return h('div', { class: 'page', 'data-title': q.name },
     h('div', { class: 'page-head' }, h('h1', null, h('a', { href: '#/queues' }, 'Queues'), ' / ', q.name),
       h('span', { class: 'muted' }, [q.namespace, q.task].filter(Boolean).join(' / ') || 'no namespace or task'),
@@ -50,6 +53,11 @@ export async function render([name], _query, { refresh, go }) {
       { label: 'Dead letters', key: 'deadLetter', value: p => num(p.stats.deadLetter), num: true },
       { label: 'Oldest', key: 'oldest', value: p => time(p.oldestMessage) },
       { label: 'Newest', key: 'newest', value: p => time(p.newestMessage) },
+      ...(compacted ? [
+        { label: 'Compacted to', key: 'cleanedTo', value: p => num(cp(p).cleanedTo), num: true,
+          title: 'offsets up to this one are compacted: the latest record of each key stays' },
+        { label: 'Removed', key: 'recordsRemoved', value: p => num(cp(p).recordsRemoved), num: true },
+      ] : []),
     ], q.partitions, { empty: 'No partitions.', rowAttrs: p => ({ 'data-partition': p.name }) })),
     section('Consumer groups', table([
       { label: 'Group', key: 'group', value: g => h('a', { href: '#/groups/' + encodeURIComponent(g.name) }, groupName(g.name)) },
@@ -59,6 +67,15 @@ export async function render([name], _query, { refresh, go }) {
       { label: 'Time lag', key: 'maxTimeLag', value: g => ago(g.maxTimeLag), num: true },
       { label: 'State', key: 'state', value: g => g.state },
     ], mine, { empty: 'No consumer has read this queue yet.', rowAttrs: g => ({ 'data-group': g.name }) })),
+    compacted ? section('Compaction', figures([
+      ['Cleanup policy', c.cleanupPolicy, 'cleanupPolicy'],
+      ['Records removed', num(c.recordsRemoved), 'compactionRecordsRemoved'],
+      ['Bytes freed', num(c.bytesRemoved), 'compactionBytesRemoved'],
+      ['Min. compaction lag', num(c.minCompactionLagMs) + ' ms', 'minCompactionLagMs'],
+      ['Tombstones kept', num(c.deleteRetentionMs) + ' ms', 'deleteRetentionMs'],
+      ['Min. dirty ratio', String(c.minCleanableDirtyRatio), 'minCleanableDirtyRatio'],
+    ]), h('p', { class: 'muted' }, 'Change these with the Kafka topic configs or the compaction object of POST /api/v1/configure.'))
+      : null,
     section('Configuration', config(q, refresh)));
 }
 
