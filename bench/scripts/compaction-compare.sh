@@ -12,18 +12,20 @@
 #   --out DIR       where the logs and each broker's reads (kafka.json, queen.json) go (default: a new temporary
 #                   directory, printed)
 # The same workload against each, one broker at a time (bench/scripts/compaction_compare.py, librdkafka through
-# Debian's python3-confluent-kafka; PYTHON names another interpreter with confluent_kafka): a topic of 3 partitions with
-# cleanup.policy=compact, min.cleanable.dirty.ratio=0.01, delete.retention.ms=0, min.compaction.lag.ms=0 and
-# segment.ms=200; one idempotent producer writes keys x updates (value k<key>-u<update>), the tombstones, then the head,
-# so that the tombstones are in a closed segment. Then a fresh consumer reads the topic every 2 s until what it reads
-# has stopped shrinking for --settle seconds and is at most keys + head records (or the timeout passed, which it says), and the
-# last read is compared. Apache Kafka: KAFKA_VERSION (default 4.4.0) started as kafka-soak.sh starts it
+# Debian's python3-confluent-kafka; PYTHON names another interpreter with confluent_kafka): a topic of 3 partitions
+# with cleanup.policy=compact, min.cleanable.dirty.ratio=0.01, delete.retention.ms=0, min.compaction.lag.ms=0 and
+# segment.ms=200; one idempotent producer writes keys x updates (value k<key>-u<update>), the tombstones, then the
+# head, so that the tombstones are in a closed segment. Then a fresh consumer reads the topic every 2 s until what it
+# reads has not shrunk for --settle seconds and is at most keys + head records (or the timeout passed, which it says);
+# the last read is compared. Apache Kafka: KAFKA_VERSION (default 4.4.0) started as kafka-soak.sh starts it
 # (bench/scripts/kafka-brokers.sh) with log.cleaner.backoff.ms=100. Queen: a fresh database, the broker with
-# QUEEN_COMPACTION_INTERVAL_MS=1000 (PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, BROKER_ENV, BROKER_JAVA_OPTS as kafka-soak.sh).
+# QUEEN_COMPACTION_INTERVAL_MS=1000 (PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, BROKER_ENV, BROKER_JAVA_OPTS as in
+# kafka-soak.sh).
 # Printed: per broker the records read, keys with a value, tombstones read, the head (records read beyond one per
 # live key), keys read as last acknowledged, offsets increasing per partition, log start and end offsets; then each
 # key whose latest value or offset differs. Exit code 0 when no key differs in latest value or offset, no tombstoned
-# key has a value on one broker only, and the log end offsets are equal; 1 otherwise; 2 usage.
+# key has a value on one broker only (a tombstone on one and none on the other is told, not a difference), and the
+# log end offsets are equal; 1 otherwise; 2 usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 flags=() out="" args=()
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
       [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "compaction-compare: $1 needs a whole number" >&2; exit 2; }
       flags+=("$1" "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
+    -h|--help) args=(); break ;;
     -*) echo "compaction-compare: unknown option $1" >&2; exit 2 ;;
     *) args+=("$1"); shift ;;
   esac

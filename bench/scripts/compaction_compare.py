@@ -18,7 +18,9 @@ to FILE what the last fresh consumer (a new group, auto.offset.reset=earliest, e
 with the log start and end offsets and what the producer was acknowledged.
 
 compare: prints a table of the two runs and every key whose latest value or offset differs; exit code 1 if any
-does, or a tombstoned key shows a value on one broker and not the other, or a run was not acknowledged as written.
+does (a tombstone read on one broker and gone on the other is the same removed key, told but no difference), a
+tombstoned key shows a value on one broker and not the other, the log end offsets differ, offsets do not increase
+within a partition, or a producer had errors.
 """
 import argparse
 import json
@@ -204,7 +206,7 @@ def compare(files):
         ("topic", [r["topic"] for r in runs]),
         ("records acknowledged", [len(r["acked"]) for r in runs]),
         ("producer errors", [len(r["errors"]) for r in runs]),
-        ("compaction settled", ["after %.0f s" % r["settled_after"] if r["settled"]
+        ("final count first read", ["%.0f s after the last write" % r["settled_after"] if r["settled"]
                                 else "NO: gave up after %.0f s" % r["counts"][-1][0] for r in runs]),
         ("records read", [len(r["records"]) for r in runs]),
         ("keys read with a value", [len(s["live"]) for s in sums]),
