@@ -6,6 +6,9 @@
 #   --updates N     records per key, written in rounds of one per key (default 100)
 #   --tombstones N  the last N keys get a tombstone after the updates (default 100)
 #   --head N        updates of live keys per partition written after the tombstones (default 3)
+#   --head-again    once compaction has settled, write the head once more and wait again: Apache Kafka removes a
+#                   tombstone only at a cleaning after the one that stamped it with its delete horizon, and the
+#                   cleaning needs new writes in a closed segment (the table then has both reads)
 #   --settle S      compaction counts as done once what a fresh consumer reads has not shrunk for S seconds
 #                   (default 15)
 #   --timeout S     how long to wait for compaction on each broker (default 300)
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --keys|--updates|--tombstones|--head|--settle|--timeout)
       [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "compaction-compare: $1 needs a whole number" >&2; exit 2; }
       flags+=("$1" "$2"); shift 2 ;;
+    --head-again) flags+=("$1"); shift ;;
     --out) out=$2; shift 2 ;;
     -h|--help) args=(); break ;;
     -*) echo "compaction-compare: unknown option $1" >&2; exit 2 ;;

@@ -4,6 +4,7 @@ bench/scripts/compaction-compare.sh.
 
 Usage: compaction_compare.py run --bootstrap HOST:PORT --broker NAME --out FILE [--keys 1000] [--updates 100]
                                  [--tombstones 100] [--head 3] [--segment-ms 200] [--timeout 300] [--settle 15]
+                                 [--head-again]
        compaction_compare.py compare FILE FILE
 
 run: creates a topic of 3 partitions with cleanup.policy=compact, min.cleanable.dirty.ratio=0.01,
@@ -15,7 +16,9 @@ k<i>-u<updates>), each step a flush and 2 x segment.ms after the one before, so 
 segment on Apache Kafka too. Then it reads the topic with a fresh consumer every 2 s until the records read are at
 most keys + head and their count has not changed for --settle seconds (or --timeout passed: it says so), and writes
 to FILE what the last fresh consumer (a new group, auto.offset.reset=earliest, every partition read to its end) read,
-with the log start and end offsets and what the producer was acknowledged.
+with the log start and end offsets and what the producer was acknowledged. --head-again: once that has settled, the
+head updates are written once more (value k<i>-u<updates + 1>), 2 x segment.ms later, and it waits again; what the
+first wait read is kept as well.
 
 compare: prints a table of the two runs and every key whose latest value or offset differs; exit code 1 if any
 does (a tombstone read on one broker and gone on the other is the same removed key, told but no difference), a
@@ -45,6 +48,7 @@ def parse_args():
     for name, default in (("keys", 1000), ("updates", 100), ("tombstones", 100), ("head", 3), ("segment-ms", 200),
                           ("timeout", 300), ("settle", 15)):
         run.add_argument("--" + name, type=int, default=default)
+    run.add_argument("--head-again", action="store_true")
     cmp = sub.add_parser("compare")
     cmp.add_argument("files", nargs=2)
     a = ap.parse_args()
@@ -146,16 +150,8 @@ def read_all(bootstrap, topic):
     return records, offsets
 
 
-def run(a):
-    topic = "compacted-%d" % int(time.time() * 1000)
-    configs = create_topic(a.bootstrap, topic, a.segment_ms)
-    writer = Writer(a.bootstrap, topic)
-    t0 = time.monotonic()
-    tombstoned, head = write_workload(a, writer)
-    written = time.monotonic()
-    print("%s: %d records acknowledged in %.1f s (%d errors); waiting for compaction" % (
-        a.broker, len(writer.acked), written - t0, len(writer.errors)), file=sys.stderr)
-    bound = a.keys + len(head)
+def wait_compacted(a, topic, bound, written):
+    """Fresh consumers' reads until their count is at most bound and has not changed for --settle seconds."""
     counts, stable_since, settled = [], None, False
     while True:
         records, offsets = read_all(a.bootstrap, topic)
@@ -168,13 +164,34 @@ def run(a):
         print("%s: %.0f s after the last write a fresh consumer read %d records" % (a.broker, now - written,
                                                                                    len(records)), file=sys.stderr)
         if settled or now - written > a.timeout:
-            break
+            return {"settled": settled, "settled_after": round(stable_since - written, 1), "counts": counts,
+                    "records": records, "offsets": {str(p): list(o) for p, o in offsets.items()}}
         time.sleep(POLL_SECONDS)
+
+
+def run(a):
+    topic = "compacted-%d" % int(time.time() * 1000)
+    configs = create_topic(a.bootstrap, topic, a.segment_ms)
+    writer = Writer(a.bootstrap, topic)
+    t0 = time.monotonic()
+    tombstoned, head = write_workload(a, writer)
+    written = time.monotonic()
+    print("%s: %d records acknowledged in %.1f s (%d errors); waiting for compaction" % (
+        a.broker, len(writer.acked), written - t0, len(writer.errors)), file=sys.stderr)
+    read = wait_compacted(a, topic, a.keys + len(head), written)
+    first = None
+    if a.head_again:
+        # Apache Kafka removes a tombstone only at a cleaning after the one that stamped its delete horizon; the
+        # head written again closes the segment of the first head, which starts one
+        first = {k: read[k] for k in ("settled", "settled_after", "counts", "records")}
+        time.sleep(2 * a.segment_ms / 1000)
+        writer.write((k, "%s-u%d" % (k, a.updates + 1)) for k in head)
+        written = time.monotonic()
+        print("%s: the head written again; waiting for compaction" % a.broker, file=sys.stderr)
+        read = wait_compacted(a, topic, a.keys + len(head), written)
     with open(a.out, "w") as f:
-        json.dump({"broker": a.broker, "topic": topic, "configs": configs, "keys": a.keys, "updates": a.updates,
-                   "tombstoned": tombstoned, "head": head, "acked": writer.acked, "errors": writer.errors,
-                   "settled": settled, "settled_after": round(stable_since - written, 1), "counts": counts,
-                   "records": records, "offsets": {str(p): list(o) for p, o in offsets.items()}}, f)
+        json.dump(dict(read, broker=a.broker, topic=topic, configs=configs, keys=a.keys, updates=a.updates,
+                       tombstoned=tombstoned, head=head, acked=writer.acked, errors=writer.errors, first=first), f)
 
 
 def summary(run):
@@ -196,6 +213,12 @@ def summary(run):
             "stale": sorted(k for k, r in produced.items() if r[2] is not None and latest.get(k) != r)}
 
 
+def settled(read):
+    if read["settled"]:
+        return "%.0f s after the last write" % read["settled_after"]
+    return "NO: gave up after %.0f s" % read["counts"][-1][0]
+
+
 def compare(files):
     runs = []
     for name in files:
@@ -206,8 +229,7 @@ def compare(files):
         ("topic", [r["topic"] for r in runs]),
         ("records acknowledged", [len(r["acked"]) for r in runs]),
         ("producer errors", [len(r["errors"]) for r in runs]),
-        ("final count first read", ["%.0f s after the last write" % r["settled_after"] if r["settled"]
-                                else "NO: gave up after %.0f s" % r["counts"][-1][0] for r in runs]),
+        ("final count first read", [settled(r) for r in runs]),
         ("records read", [len(r["records"]) for r in runs]),
         ("keys read with a value", [len(s["live"]) for s in sums]),
         ("tombstones read", [s["tombstones_read"] for s in sums]),
@@ -218,6 +240,13 @@ def compare(files):
         ("log start offsets", [" ".join(str(r["offsets"][str(p)][0]) for p in range(PARTITIONS)) for r in runs]),
         ("log end offsets", [" ".join(str(r["offsets"][str(p)][1]) for p in range(PARTITIONS)) for r in runs]),
     ]
+    if all(r.get("first") for r in runs):
+        rows[3:3] = [
+            ("before the head was written again:", ["" for _ in runs]),
+            ("  final count first read", [settled(r["first"]) for r in runs]),
+            ("  records read", [len(r["first"]["records"]) for r in runs]),
+            ("  tombstones read", [sum(1 for x in r["first"]["records"] if x[3] is None) for r in runs]),
+            ("after it:", ["" for _ in runs])]
     width = max(len(label) for label, _ in rows)
     col = max(24, max(len(str(v)) for _, vs in rows for v in vs) + 2)
     print("%-*s%s" % (width, "", "".join("%*s" % (col, r["broker"]) for r in runs)))
