@@ -91,40 +91,14 @@ if [ "$client" = librdkafka ]; then
   rdkafka=$("$python" -c 'import confluent_kafka as c; print(c.libversion()[0])') \
     || { echo "kafka-soak: $python cannot import confluent_kafka (apt-get install python3-confluent-kafka)" >&2; exit 2; }
 fi
-kver=${KAFKA_VERSION:-4.4.0}
-klib=$root/bench/target/kafka-$kver
-if [ ! -s "$klib/kafka_2.13-$kver.jar" ]; then
-  echo "kafka-soak: copying Apache Kafka $kver and its dependencies into $klib" >&2
-  (cd "$root" && JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$java")")} ./mvnw -B -ntp -q \
-    -f bench/scripts/kafka/pom.xml -Dkafka.version="$kver" dependency:copy-dependencies) >&2
-fi
+me=kafka-soak
+# shellcheck source=bench/scripts/kafka-brokers.sh
+. "$root/bench/scripts/kafka-brokers.sh"
+kafka_jars
 cp="$klib/*:$bench"
-app=""
-if [ -n "$compare" ] || [ "${args[0]}" = queen ]; then
-  app=${compare:-${args[1]:-}}
-  if [ -d "$app" ] && [ -f "$app/quarkus-run.jar" ]; then app=$app/quarkus-run.jar
-  elif [ ! -f "$app" ]; then echo "kafka-soak: $app is no quarkus-app directory or jar" >&2; exit 2; fi
-fi
+if [ -n "$compare" ] || [ "${args[0]}" = queen ]; then queen_app "${compare:-${args[1]:-}}"; fi
 out=${out:-$(mktemp -d /tmp/kafka-soak.XXXXXX)}
 mkdir -p "$out"
-host=${PG_HOST:-127.0.0.1} pgport=${PG_PORT:-5432} user=${PG_USER:-postgres} pass=${PG_PASSWORD:-postgres}
-export PGPASSWORD=$pass
-psql_q() { psql -h "$host" -p "$pgport" -U "$user" -qAtc "$1"; }
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 10000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
-wait_port() {  # <port> <pid> <log>
-  for _ in $(seq 1 240); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { echo "kafka-soak: the broker exited, see $3" >&2; tail -n 20 "$3" >&2; exit 1; }
-    sleep 0.5
-  done
-  echo "kafka-soak: nothing listens on port $1 after 120 s, see $3" >&2; exit 1
-}
 load() {  # <target> <label> <seconds> <warmup> [client flags]
   local target=$1 label=$2 s=$3 w=$4; shift 4
   local common=(--bootstrap "127.0.0.1:$kport" --topic "soak-$label-$RANDOM" --partitions "$partitions"
@@ -138,72 +112,12 @@ load() {  # <target> <label> <seconds> <warmup> [client flags]
   fi
 }
 
-pid="" db="" kdir="" kport="" what="" extra=()
-stop_broker() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  if [ -n "$db" ]; then psql_q "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; fi
-  if [ -n "$kdir" ]; then rm -rf "$kdir"; fi
-  pid="" db="" kdir=""
-}
-cleanup() {  # keeps the script's exit status
-  local status=$?
-  stop_broker
-  exit "$status"
-}
-trap cleanup EXIT
-start_queen() {  # <dir for the logs>
-  db="ks_$(date +%s)_$RANDOM"
-  psql_q "CREATE DATABASE $db"
-  local port
-  port=$(free_port)
-  # shellcheck disable=SC2086
-  env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
-    QUEEN_SPOOL_DIR="$1/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
-    QUEEN_KAFKA_ADVERTISED_HOST=127.0.0.1 ${BROKER_ENV:-} \
-    "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$app" >"$1/broker.log" 2>&1 &
-  pid=$!
-  wait_port "$kport" "$pid" "$1/broker.log"
-  extra=(--pg-port "$pgport" --pg-db "$db")
-  what="Queen $app, Kafka listener on 127.0.0.1:$kport, database $db"
-}
-start_kafka() {  # <dir for the logs>
-  kdir=$(mktemp -d /tmp/kafka-soak-kraft.XXXXXX)
-  local cport cluster
-  cport=$(free_port)
-  cat >"$kdir/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$kport,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$kport
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=$kdir/data
-num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-PROPS
-  # shellcheck disable=SC2206
-  local kjava=("$java" ${KAFKA_HEAP_OPTS:--Xmx1G -Xms1G} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$klib/*")
-  cluster=$("${kjava[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)
-  "${kjava[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$kdir/server.properties" >"$1/format.log" 2>&1 \
-    || { echo "kafka-soak: storage format failed, see $1/format.log" >&2; cat "$1/format.log" >&2; exit 1; }
-  "${kjava[@]}" kafka.Kafka "$kdir/server.properties" >"$1/broker.log" 2>&1 &
-  pid=$!
-  wait_port "$kport" "$pid" "$1/broker.log"
-  extra=()
-  what="Apache Kafka $kver (KRaft, broker+controller) on 127.0.0.1:$kport, logs in $kdir"
-}
 run() {  # <queen|kafka> <dir for the logs and report.txt>: one broker, its warm run and its recorded run
   local target=$1 dir=$2 rc=0
   mkdir -p "$dir"
-  kport=$(free_port)
   "start_$target" "$dir"
+  extra=()
+  [ "$target" = queen ] && extra=(--pg-port "$pgport" --pg-db "$db")
   echo "kafka-soak: $what; $(date -u '+%Y-%m-%d %H:%M UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   if [ "$warm" != 0 ]; then
     echo "kafka-soak: warm run $warm s (not recorded)" >&2
