@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS queen.log_compaction (
     bytes_removed   BIGINT NOT NULL DEFAULT 0
 );
 ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS clean_records BIGINT NOT NULL DEFAULT 0;
+-- The delete horizon: tombstones at or below tombstone_horizon were compacted by the pass at horizon_at (which removed
+-- their keys' older records); they go at a pass delete.retention.ms after it, as Apache Kafka's cleaner removes a
+-- tombstone delete.retention.ms after the cleaning that first kept it. -1 / NULL: no pass yet.
+ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS tombstone_horizon BIGINT NOT NULL DEFAULT -1;
+ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS horizon_at TIMESTAMPTZ;
 
 -- Every partition of a compacted queue that holds records, with what the cycle needs to compact it:
 --   cleanable_end  the last offset compaction may touch: the end of the last segment that is neither the head
@@ -52,15 +57,18 @@ ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS clean_records BIGINT N
 --   due            something cleanable after cleaned_to and (dirty_ratio >= min.cleanable.dirty.ratio or the oldest
 --                  record after cleaned_to is older than max.compaction.lag.ms)
 -- Reads segment headers only. Due first, most dirty first.
+DROP FUNCTION IF EXISTS queen.log_compaction_due_v1(TIMESTAMPTZ, BIGINT, BIGINT, BIGINT, DOUBLE PRECISION);
 CREATE OR REPLACE FUNCTION queen.log_compaction_due_v1(p_now TIMESTAMPTZ, p_min_lag_ms BIGINT, p_max_lag_ms BIGINT,
                                                        p_delete_retention_ms BIGINT, p_min_dirty_ratio DOUBLE PRECISION)
 RETURNS TABLE (partition_id UUID, queue_id UUID, queue_name TEXT, partition_name TEXT, log_start BIGINT,
                txns_start BIGINT, cleaned_to BIGINT, cleanable_end BIGINT, dirty_ratio DOUBLE PRECISION,
-               delete_retention_ms BIGINT, lag_ms BIGINT, due BOOLEAN, tenant_id UUID)
+               delete_retention_ms BIGINT, lag_ms BIGINT, due BOOLEAN, tenant_id UUID, tombstone_horizon BIGINT,
+               horizon_at TIMESTAMPTZ)
 LANGUAGE sql STABLE AS $$
     WITH p AS (
         SELECT lp.id, q.id AS qid, q.tenant_id AS tid, q.name::text AS qname, lp.name AS pname, lp.log_start, lp.txns_start,
                COALESCE(c.cleaned_to, lp.log_start - 1) AS cleaned_to, COALESCE(c.clean_records, 0) AS clean_records,
+               COALESCE(c.tombstone_horizon, -1) AS tombstone_horizon, c.horizon_at,
                COALESCE(qc.min_compaction_lag_ms, p_min_lag_ms) AS min_lag,
                COALESCE(qc.max_compaction_lag_ms, p_max_lag_ms) AS max_lag,
                COALESCE(qc.delete_retention_ms, p_delete_retention_ms) AS del_ms,
@@ -91,7 +99,7 @@ LANGUAGE sql STABLE AS $$
                          OR (s.max_lag < 3153600000000  -- beyond 100 years: never (and no timestamp out of range)
                              AND s.oldest_dirty < p_now - make_interval(secs => s.max_lag / 1000.0))),
                     FALSE),
-           s.tid
+           s.tid, s.tombstone_horizon, s.horizon_at
       FROM s
      ORDER BY 12 DESC, 9 DESC
 $$;
@@ -147,18 +155,21 @@ BEGIN
 END $$;
 
 -- Records a finished pass: offsets <= p_cleaned_to are compacted and hold p_kept records (a pass reads the clean
--- section from the log start); adds what it removed.
+-- section from the log start), the delete horizon the caller decided; adds what it removed.
 DROP FUNCTION IF EXISTS queen.log_compaction_done_v1(UUID, BIGINT, BIGINT, BIGINT, TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS queen.log_compaction_done_v1(UUID, BIGINT, BIGINT, BIGINT, BIGINT, TIMESTAMPTZ);
 CREATE OR REPLACE FUNCTION queen.log_compaction_done_v1(p_pid UUID, p_cleaned_to BIGINT, p_kept BIGINT,
-                                                        p_records BIGINT, p_bytes BIGINT, p_now TIMESTAMPTZ)
+                                                        p_records BIGINT, p_bytes BIGINT, p_now TIMESTAMPTZ,
+                                                        p_horizon BIGINT, p_horizon_at TIMESTAMPTZ)
 RETURNS VOID
 LANGUAGE sql AS $$
     INSERT INTO queen.log_compaction AS c (partition_id, cleaned_to, cleaned_at, clean_records, records_removed,
-                                           bytes_removed)
-    VALUES (p_pid, p_cleaned_to, p_now, p_kept, p_records, p_bytes)
+                                           bytes_removed, tombstone_horizon, horizon_at)
+    VALUES (p_pid, p_cleaned_to, p_now, p_kept, p_records, p_bytes, p_horizon, p_horizon_at)
     ON CONFLICT (partition_id) DO UPDATE
        SET cleaned_to = GREATEST(c.cleaned_to, EXCLUDED.cleaned_to), cleaned_at = EXCLUDED.cleaned_at,
-           clean_records = EXCLUDED.clean_records,
+           clean_records = EXCLUDED.clean_records, tombstone_horizon = EXCLUDED.tombstone_horizon,
+           horizon_at = EXCLUDED.horizon_at,
            records_removed = c.records_removed + EXCLUDED.records_removed,
            bytes_removed = c.bytes_removed + EXCLUDED.bytes_removed
 $$;

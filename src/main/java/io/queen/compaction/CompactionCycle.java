@@ -115,10 +115,15 @@ public class CompactionCycle {
                 return null;
             }
             long cleanedTo = segments.get(segments.size() - 1).endOffset();
+            // tombstones go once the horizon a pass set delete.retention.ms ago covers them; a matured (or no)
+            // horizon is replaced by this pass's compaction point, stamped now
+            boolean matured = p.horizonAt() != null && !p.horizonAt().toInstant()
+                    .isAfter(now.minusMillis(Math.min(p.deleteRetentionMs(), now.toEpochMilli())));
             CompactionPass.Result r = new CompactionPass(cipher::plaintext, config.maxSegmentBytes().asLongValue(),
-                    zstdLevel).run(segments, p.txnsStart(), now.minusMillis(Math.min(p.deleteRetentionMs(),
-                    now.toEpochMilli())));
-            pass.write(r.rewrites(), cleanedTo, r.recordsKept(), r.recordsRemoved(), r.bytesRemoved(), now);
+                    zstdLevel).run(segments, p.txnsStart(), matured ? p.tombstoneHorizon() : -1);
+            boolean renew = matured || p.horizonAt() == null;
+            pass.write(r.rewrites(), cleanedTo, r.recordsKept(), r.recordsRemoved(), r.bytesRemoved(), now,
+                    renew ? cleanedTo : p.tombstoneHorizon(), renew ? now : p.horizonAt().toInstant());
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             meters.removed(r.recordsRemoved(), r.bytesRemoved(), took);
             LOG.debugf("compacted %s/%s to offset %d: %d records read, %d removed, %d bytes freed, %d segments"

@@ -6,7 +6,6 @@ import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
 import java.nio.ByteBuffer;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,8 +17,10 @@ import java.util.function.Function;
  * One compaction pass over the sealed segments of one partition, as pure computation: which records go, and the
  * segments that replace the ones holding them.
  *
- * <p>A record goes when a later record in the pass has the same key, or when it is a tombstone (null value) whose
- * segment was written more than {@code delete.retention.ms} ago. A record without a key (every HTTP message, a Kafka
+ * <p>A record goes when a later record in the pass has the same key, or when it is a tombstone (null value) at or
+ * below the partition's delete horizon: an offset an earlier pass compacted at least {@code delete.retention.ms} ago
+ * (as Apache Kafka's cleaner stamps a tombstone when it first keeps it, so a reader that saw a key's older record
+ * before that pass still meets the tombstone within {@code delete.retention.ms}). A record without a key (every HTTP message, a Kafka
  * record produced without one) never goes. A removed record becomes {@link Frame#HOLE}, so every kept record keeps
  * its offset ({@code base + index}). Consecutive segments are merged into one replacement of at most
  * {@code maxSegmentBytes} raw bytes, never across {@code txnsStart} (a replacement's hash sidecar is the
@@ -77,9 +78,9 @@ public final class CompactionPass {
      * Compacts {@code segments} (consecutive, ascending, the head excluded by the caller).
      *
      * @param txnsStart         the partition's hash-sidecar watermark
-     * @param tombstoneCutoff   tombstones in segments written before this instant go
+     * @param tombstoneHorizon  tombstones at or below this offset go (-1: none)
      */
-    public Result run(List<Segment> segments, long txnsStart, Instant tombstoneCutoff) {
+    public Result run(List<Segment> segments, long txnsStart, long tombstoneHorizon) {
         // pass 1: the last offset of every key, and what each frame is
         Map<ByteBuffer, Long> latest = new HashMap<>();
         List<ByteBuffer[]> keys = new ArrayList<>(segments.size());
@@ -119,14 +120,13 @@ public final class CompactionPass {
         List<Plan> plans = new ArrayList<>(segments.size());
         for (int j = 0; j < segments.size(); j++) {
             Segment s = segments.get(j);
-            boolean expired = s.createdAt().toInstant().isBefore(tombstoneCutoff);
             ByteBuffer[] k = keys.get(j);
             boolean[] removed = new boolean[k.length];
             int count = 0;
             long kept = 0;
             for (int i = 0; i < k.length; i++) {
                 removed[i] = k[i] != null
-                        && (latest.get(k[i]) > s.baseOffset() + i || (tombstones.get(j)[i] && expired));
+                        && (latest.get(k[i]) > s.baseOffset() + i || (tombstones.get(j)[i] && s.baseOffset() + i <= tombstoneHorizon));
                 if (removed[i]) {
                     count++;
                     kept += Frame.HOLE.encodedSize();

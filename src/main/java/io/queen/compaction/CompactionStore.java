@@ -30,10 +30,13 @@ public class CompactionStore {
     @Inject AgroalDataSource ds;
     @Inject SqlCalls sql;
 
-    /** A partition of a compacted queue, as the due listing reports it. */
+    /**
+     * A partition of a compacted queue, as the due listing reports it; {@code tombstoneHorizon}/{@code horizonAt}
+     * its delete horizon (-1 / null before its first pass).
+     */
     public record Partition(UUID partitionId, UUID queueId, String queue, String partition, long logStart,
             long txnsStart, long cleanedTo, Long cleanableEnd, double dirtyRatio, long deleteRetentionMs, long lagMs,
-            boolean due, UUID tenant) {
+            boolean due, UUID tenant, long tombstoneHorizon, OffsetDateTime horizonAt) {
     }
 
     /** The topic defaults the listing applies where a queue sets none. */
@@ -47,7 +50,8 @@ public class CompactionStore {
                 rs.getString("queue_name"), rs.getString("partition_name"), rs.getLong("log_start"),
                 rs.getLong("txns_start"), rs.getLong("cleaned_to"), (Long) rs.getObject("cleanable_end"),
                 rs.getDouble("dirty_ratio"), rs.getLong("delete_retention_ms"), rs.getLong("lag_ms"),
-                rs.getBoolean("due"), rs.getObject("tenant_id", UUID.class)), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
+                rs.getBoolean("due"), rs.getObject("tenant_id", UUID.class), rs.getLong("tombstone_horizon"),
+                rs.getObject("horizon_at", OffsetDateTime.class)), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
     }
 
     /**
@@ -116,7 +120,7 @@ public class CompactionStore {
          * the segments changed since they were read, and the whole pass then rolls back), the compaction point.
          */
         public void write(List<CompactionPass.Rewrite> rewrites, long cleanedTo, long kept, long records, long bytes,
-                Instant now) throws SQLException {
+                Instant now, long horizon, Instant horizonAt) throws SQLException {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT 1 FROM queen.log_partitions WHERE id = ? FOR UPDATE")) {
                 ps.setObject(1, pid);
@@ -132,8 +136,9 @@ public class CompactionStore {
                     ps.executeQuery().close();
                 }
             }
-            SqlCalls.on(c).execute("SELECT queen.log_compaction_done_v1(?, ?, ?, ?, ?, ?)", pid, cleanedTo, kept,
-                    records, bytes, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+            SqlCalls.on(c).execute("SELECT queen.log_compaction_done_v1(?, ?, ?, ?, ?, ?, ?, ?)", pid, cleanedTo, kept,
+                    records, bytes, OffsetDateTime.ofInstant(now, ZoneOffset.UTC), horizon,
+                    OffsetDateTime.ofInstant(horizonAt, ZoneOffset.UTC));
             c.commit();
             committed = true;
         }

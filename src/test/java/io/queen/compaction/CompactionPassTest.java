@@ -8,7 +8,6 @@ import io.queen.segment.SegmentCodec;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -64,31 +63,32 @@ class CompactionPassTest {
                 segment(10, record("a", "1"), record("b", "1"), record(null, "x")),
                 segment(13, Frame.of(UUID.randomUUID(), "t", bytes("{\"http\":1}")), record("a", "2")),
                 segment(15, record("b", null), record("c", "1")));
-        CompactionPass.Result r = pass(1 << 20).run(segs, 0, T.toInstant());
+        CompactionPass.Result r = pass(1 << 20).run(segs, 0, -1);
         assertEquals(1, r.rewrites().size());
         CompactionPass.Rewrite w = r.rewrites().get(0);
         assertEquals(List.of(10L, 16L, 3L), List.of(w.baseOffset(), w.endOffset(), (long) w.rows()));
-        // the tombstone of b stays: its segment is not older than the cutoff
+        // the tombstone of b stays: no delete horizon covers it
         assertEquals(List.of("-", "-", "null=x", "{\"http\":1}", "a=2", "b=null", "c=1"), frames(w));
         assertEquals(2, r.recordsRemoved());
-        // older than the cutoff, the tombstone goes too
-        CompactionPass.Result later = pass(1 << 20).run(segs, 0, T.toInstant().plusSeconds(1));
+        // at or below the horizon, the tombstone goes too; just above it, it stays
+        assertEquals(frames(w), frames(pass(1 << 20).run(segs, 0, 14).rewrites().get(0)));
+        CompactionPass.Result later = pass(1 << 20).run(segs, 0, 15);
         assertEquals(List.of("-", "-", "null=x", "{\"http\":1}", "a=2", "-", "c=1"), frames(later.rewrites().get(0)));
         // a compact log is left as it is
         CompactionPass.Segment compact = new CompactionPass.Segment(10, 16, T, w.blob());
-        assertEquals(List.of(), pass(1 << 20).run(List.of(compact), 0, T.toInstant()).rewrites());
+        assertEquals(List.of(), pass(1 << 20).run(List.of(compact), 0, -1).rewrites());
     }
 
     @Test
     void runsSplitAtTheSidecarWatermarkAndTheSizeCap() {
         List<CompactionPass.Segment> segs = List.of(segment(0, record("a", "1")), segment(1, record("a", "2")),
                 segment(2, record("a", "3")), segment(3, record("b", "1")));
-        List<CompactionPass.Rewrite> atTwo = pass(1 << 20).run(segs, 2, T.toInstant()).rewrites();
+        List<CompactionPass.Rewrite> atTwo = pass(1 << 20).run(segs, 2, -1).rewrites();
         assertEquals(List.of("0-1", "2-3"), atTwo.stream().map(w -> w.baseOffset() + "-" + w.endOffset()).toList());
-        assertEquals(List.of("0-3"), pass(1 << 20).run(segs, 0, T.toInstant()).rewrites().stream()
+        assertEquals(List.of("0-3"), pass(1 << 20).run(segs, 0, -1).rewrites().stream()
                 .map(w -> w.baseOffset() + "-" + w.endOffset()).toList());
         // 60 raw bytes hold two holes (4 bytes each) and one record (45): the last segment stays as it is
-        assertEquals(List.of("0-2"), pass(60).run(segs, 0, T.toInstant()).rewrites().stream()
+        assertEquals(List.of("0-2"), pass(60).run(segs, 0, -1).rewrites().stream()
                 .map(w -> w.baseOffset() + "-" + w.endOffset()).toList());
     }
 
@@ -107,7 +107,7 @@ class CompactionPassTest {
         var mx = ManagementFactory.getThreadMXBean();
         long cpu = mx.getCurrentThreadCpuTime();
         long wall = System.nanoTime();
-        CompactionPass.Result r = pass(8 << 20).run(segs, 0, T.toInstant());
+        CompactionPass.Result r = pass(8 << 20).run(segs, 0, -1);
         double cpuS = (mx.getCurrentThreadCpuTime() - cpu) / 1e9;
         double wallS = (System.nanoTime() - wall) / 1e9;
         LOG.infof("compaction pass: %d records read, %d removed, %d bytes freed: %.3f s CPU, %.3f s wall, %.0f records/s",
