@@ -1,6 +1,5 @@
 package io.queen.compaction;
 
-import io.agroal.api.AgroalDataSource;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -27,7 +26,6 @@ public class CompactionStore {
     /** First key of the per-partition transaction advisory lock (the second is the partition id's hash). */
     static final int COMPACTION_LOCK = 737005;
 
-    @Inject AgroalDataSource ds;
     @Inject SqlCalls sql;
 
     /**
@@ -158,26 +156,7 @@ public class CompactionStore {
 
     /** Opens a pass over {@code pid}, or null when another pass (on any broker) holds the partition. */
     public Pass open(UUID pid) throws SQLException {
-        Connection c = ds.getConnection();
-        try {
-            c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock(?, hashtext(?::text))")) {
-                ps.setInt(1, COMPACTION_LOCK);
-                ps.setObject(2, pid);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        return new Pass(c, pid);
-                    }
-                }
-            }
-            c.rollback();
-            c.setAutoCommit(true);
-            c.close();
-            return null;
-        } catch (SQLException | RuntimeException e) {
-            c.close();
-            throw e;
-        }
+        Connection c = sql.tryLocked("SELECT pg_try_advisory_xact_lock(?, hashtext(?::text))", COMPACTION_LOCK, pid);
+        return c == null ? null : new Pass(c, pid);
     }
 }

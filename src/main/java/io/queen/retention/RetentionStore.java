@@ -1,13 +1,10 @@
 package io.queen.retention;
 
 import jakarta.inject.Inject;
-import io.agroal.api.AgroalDataSource;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -22,8 +19,6 @@ public class RetentionStore {
     /** The cluster-wide retention lock: one broker runs a cycle at a time. */
     static final long RETENTION_LOCK = 737001L;
 
-    /** Only for the leadership lock, which holds a connection in a transaction across the cycle. */
-    @Inject AgroalDataSource ds;
     @Inject SqlCalls sql;
 
     /** What one cycle has to do for one partition. */
@@ -43,24 +38,8 @@ public class RetentionStore {
      * breaks, PostgreSQL releases it with the transaction.
      */
     public Leadership tryLead() throws SQLException {
-        Connection c = ds.getConnection();
-        try {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT pg_try_advisory_xact_lock(" + RETENTION_LOCK + ")")) {
-                rs.next();
-                if (rs.getBoolean(1)) {
-                    return new Leadership(c);
-                }
-            }
-            c.rollback();
-            c.setAutoCommit(true);
-            c.close();
-            return null;
-        } catch (SQLException | RuntimeException e) {
-            c.close();
-            throw e;
-        }
+        Connection c = sql.tryLocked("SELECT pg_try_advisory_xact_lock(" + RETENTION_LOCK + ")");
+        return c == null ? null : new Leadership(c);
     }
 
     /** Holds the retention lock until closed. Not thread-safe; owned by the cycle that acquired it. */

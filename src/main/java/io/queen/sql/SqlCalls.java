@@ -176,6 +176,29 @@ public class SqlCalls {
         }
     }
 
+    /**
+     * A pooled connection in an open transaction that holds the transaction advisory lock {@code trySql} (a {@code
+     * SELECT pg_try_advisory_xact_lock(...)}) took, for a duty that must be alone on what the lock names; null, with
+     * the connection returned, when another holds it. The lock ends with the transaction (commit, rollback, or the
+     * connection's loss), so a crashed holder never keeps it. The caller owns the connection.
+     */
+    public Connection tryLocked(String trySql, Object... args) throws SQLException {
+        Connection c = ds.getConnection();
+        try {
+            c.setAutoCommit(false);
+            if (on(c).flag(trySql, args)) {
+                return c;
+            }
+            c.rollback();
+            c.setAutoCommit(true);
+            c.close();
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
     /** A bigint column that may be SQL null. */
     public static Long longOrNull(ResultSet rs, int column) throws SQLException {
         long v = rs.getLong(column);
