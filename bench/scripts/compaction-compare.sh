@@ -16,7 +16,7 @@
 #                   directory, printed)
 # The same workload against each, one broker at a time (bench/scripts/compaction_compare.py, librdkafka through
 # Debian's python3-confluent-kafka; PYTHON names another interpreter with confluent_kafka): a topic of 3 partitions
-# with cleanup.policy=compact, min.cleanable.dirty.ratio=0.01, delete.retention.ms=0, min.compaction.lag.ms=0 and
+# with cleanup.policy=compact, min.cleanable.dirty.ratio=0.001, delete.retention.ms=0, min.compaction.lag.ms=0 and
 # segment.ms=200; one idempotent producer writes keys x updates (value k<key>-u<update>), the tombstones, then the
 # head, so that the tombstones are in a closed segment. Then a fresh consumer reads the topic every 2 s until what it
 # reads has not shrunk for --settle seconds and is at most keys + head records (or the timeout passed, which it says);

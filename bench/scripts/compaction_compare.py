@@ -7,7 +7,7 @@ Usage: compaction_compare.py run --bootstrap HOST:PORT --broker NAME --out FILE 
                                  [--head-again]
        compaction_compare.py compare FILE FILE
 
-run: creates a topic of 3 partitions with cleanup.policy=compact, min.cleanable.dirty.ratio=0.01,
+run: creates a topic of 3 partitions with cleanup.policy=compact, min.cleanable.dirty.ratio=0.001,
 delete.retention.ms=0, min.compaction.lag.ms=0 and segment.ms (the one config that matters to Apache Kafka, whose
 cleaner only cleans closed segments; Queen seals a segment per write). One idempotent producer (acks=all, linger.ms=5)
 writes --updates rounds of every key k<i> (value k<i>-u<round>), flushing after each round, then a tombstone (null
@@ -59,7 +59,7 @@ def parse_args():
 
 
 def create_topic(bootstrap, topic, segment_ms):
-    configs = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0",
+    configs = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.001", "delete.retention.ms": "0",
                "min.compaction.lag.ms": "0", "segment.ms": str(segment_ms)}
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, PARTITIONS, 1, config=configs)])[topic].result(30)
