@@ -57,9 +57,12 @@ ALTER TABLE queen.log_compaction ADD COLUMN IF NOT EXISTS horizon_at TIMESTAMPTZ
 --   due            something cleanable after cleaned_to and (dirty_ratio >= min.cleanable.dirty.ratio or the oldest
 --                  record after cleaned_to is older than max.compaction.lag.ms)
 -- Reads segment headers only. Due first, most dirty first.
+-- p_queue_id limits the listing to one queue (the queue's status view); NULL lists every compacted queue.
 DROP FUNCTION IF EXISTS queen.log_compaction_due_v1(TIMESTAMPTZ, BIGINT, BIGINT, BIGINT, DOUBLE PRECISION);
+DROP FUNCTION IF EXISTS queen.log_compaction_due_v1(TIMESTAMPTZ, BIGINT, BIGINT, BIGINT, DOUBLE PRECISION, UUID);
 CREATE OR REPLACE FUNCTION queen.log_compaction_due_v1(p_now TIMESTAMPTZ, p_min_lag_ms BIGINT, p_max_lag_ms BIGINT,
-                                                       p_delete_retention_ms BIGINT, p_min_dirty_ratio DOUBLE PRECISION)
+                                                       p_delete_retention_ms BIGINT, p_min_dirty_ratio DOUBLE PRECISION,
+                                                       p_queue_id UUID DEFAULT NULL)
 RETURNS TABLE (partition_id UUID, queue_id UUID, queue_name TEXT, partition_name TEXT, log_start BIGINT,
                txns_start BIGINT, cleaned_to BIGINT, cleanable_end BIGINT, dirty_ratio DOUBLE PRECISION,
                delete_retention_ms BIGINT, lag_ms BIGINT, due BOOLEAN, tenant_id UUID, tombstone_horizon BIGINT,
@@ -78,7 +81,8 @@ LANGUAGE sql STABLE AS $$
           JOIN queen.log_partitions lp ON lp.queue_id = q.id
           LEFT JOIN queen.queue_compaction qc ON qc.queue_id = q.id
           LEFT JOIN queen.log_compaction c ON c.partition_id = lp.id
-         WHERE kt.cleanup_policy LIKE 'compact%' AND lp.last_offset >= lp.log_start),
+         WHERE kt.cleanup_policy LIKE 'compact%' AND lp.last_offset >= lp.log_start
+           AND (p_queue_id IS NULL OR q.id = p_queue_id)),
     s AS (
         SELECT p.*, x.*
           FROM p, LATERAL (

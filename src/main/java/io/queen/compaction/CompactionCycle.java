@@ -76,9 +76,7 @@ public class CompactionCycle {
     }
 
     private Report cycle(Instant now) throws SQLException {
-        List<CompactionStore.Partition> listed = store.partitions(now, new CompactionStore.Defaults(
-                config.minCompactionLagMs(), config.maxCompactionLagMs(), config.deleteRetentionMs(),
-                config.minCleanableDirtyRatio()));
+        List<CompactionStore.Partition> listed = store.partitions(now, CompactionStore.Defaults.of(config));
         meters.listed(listed);
         List<Compacted> passes = new ArrayList<>();
         int due = 0;

@@ -1,5 +1,6 @@
 package io.queen.compaction;
 
+import io.queen.config.QueenConfig;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,17 +40,28 @@ public class CompactionStore {
 
     /** The topic defaults the listing applies where a queue sets none. */
     public record Defaults(long minLagMs, long maxLagMs, long deleteRetentionMs, double minDirtyRatio) {
+        /** The broker's configured defaults ({@code queen.compaction.*}). */
+        public static Defaults of(QueenConfig.Compaction c) {
+            return new Defaults(c.minCompactionLagMs(), c.maxCompactionLagMs(), c.deleteRetentionMs(),
+                    c.minCleanableDirtyRatio());
+        }
     }
 
     /** Every partition of a compacted queue holding records: due ones first, most dirty first. */
     public List<Partition> partitions(Instant now, Defaults d) throws SQLException {
-        return sql.list("SELECT * FROM queen.log_compaction_due_v1(?, ?, ?, ?, ?)", rs -> new Partition(
+        return partitions(now, d, null);
+    }
+
+    /** The partitions of the one compacted queue {@code queueId} (of any compacted queue when null) holding records. */
+    public List<Partition> partitions(Instant now, Defaults d, UUID queueId) throws SQLException {
+        return sql.list("SELECT * FROM queen.log_compaction_due_v1(?, ?, ?, ?, ?, ?)", rs -> new Partition(
                 rs.getObject("partition_id", UUID.class), rs.getObject("queue_id", UUID.class),
                 rs.getString("queue_name"), rs.getString("partition_name"), rs.getLong("log_start"),
                 rs.getLong("txns_start"), rs.getLong("cleaned_to"), (Long) rs.getObject("cleanable_end"),
                 rs.getDouble("dirty_ratio"), rs.getLong("delete_retention_ms"), rs.getLong("lag_ms"),
                 rs.getBoolean("due"), rs.getObject("tenant_id", UUID.class), rs.getLong("tombstone_horizon"),
-                rs.getObject("horizon_at", OffsetDateTime.class)), now, d.minLagMs(), d.maxLagMs(), d.deleteRetentionMs(), d.minDirtyRatio());
+                rs.getObject("horizon_at", OffsetDateTime.class)), now, d.minLagMs(), d.maxLagMs(),
+                d.deleteRetentionMs(), d.minDirtyRatio(), queueId);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.queen.api.Json;
 import io.queen.api.Times;
 import io.queen.compaction.CompactionSettings;
 import io.queen.compaction.CompactionStore;
+import io.queen.config.QueenConfig;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -18,6 +19,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -38,6 +41,7 @@ public class QueueResource {
     @Inject StatusSnapshots snapshots;
     @Inject CompactionSettings compaction;
     @Inject CompactionStore compactionStore;
+    @Inject QueenConfig config;
 
     @GET
     public Response get(@PathParam("queue") String name) throws SQLException {
@@ -51,6 +55,11 @@ public class QueueResource {
             ObjectNode compacted = out.putObject("compaction");
             compacted.setAll((ObjectNode) Json.MAPPER.valueToTree(compaction.wireView(tenant, q.name(), q.id())));
             Map<UUID, CompactionStore.State> states = compactionStore.states(q.id());
+            Map<UUID, CompactionStore.Partition> listed = new HashMap<>();
+            for (CompactionStore.Partition p : compactionStore.partitions(Instant.now(),
+                    CompactionStore.Defaults.of(config.compaction()), q.id())) {
+                listed.put(p.partitionId(), p);
+            }
             compacted.put("recordsRemoved", states.values().stream().mapToLong(CompactionStore.State::recordsRemoved).sum());
             compacted.put("bytesRemoved", states.values().stream().mapToLong(CompactionStore.State::bytesRemoved).sum());
             ArrayNode ps = out.putArray("partitions");
@@ -62,24 +71,37 @@ public class QueueResource {
                 // the watermarks: live offsets are logStart..lastOffset (empty when lastOffset < logStart)
                 o.put("logStart", p.logStart());
                 o.put("lastOffset", p.lastOffset());
-                o.set("compaction", compactionJson(states.get(p.id())));
+                o.set("compaction", compactionJson(states.get(p.id()), listed.get(p.id())));
             }
             out.set("totals", StatusJson.messages(sum(parts)));
             return out;
         });
     }
 
-    /** A partition's compaction state, or null before compaction first rewrote it. */
-    private static ObjectNode compactionJson(CompactionStore.State s) {
-        if (s == null) {
+    /**
+     * A partition's compaction: what passes did ({@code state}, null before the first) and how dirty it is now
+     * ({@code listed}, null unless its queue is compacted and it holds records); null when it has neither.
+     */
+    private static ObjectNode compactionJson(CompactionStore.State state, CompactionStore.Partition listed) {
+        if (state == null && listed == null) {
             return null;
         }
         ObjectNode o = Json.MAPPER.createObjectNode();
-        o.put("cleanedTo", s.cleanedTo());
-        o.put("cleanedAt", Times.millis(s.cleanedAt()));
-        o.put("keptRecords", s.cleanRecords());
-        o.put("recordsRemoved", s.recordsRemoved());
-        o.put("bytesRemoved", s.bytesRemoved());
+        if (state == null) {
+            o.putNull("cleanedTo");
+            o.putNull("cleanedAt");
+        } else {
+            o.put("cleanedTo", state.cleanedTo());
+            o.put("cleanedAt", Times.millis(state.cleanedAt()));
+        }
+        o.put("keptRecords", state == null ? 0 : state.cleanRecords());
+        o.put("recordsRemoved", state == null ? 0 : state.recordsRemoved());
+        o.put("bytesRemoved", state == null ? 0 : state.bytesRemoved());
+        if (listed != null) {
+            o.put("dirtyRatio", listed.dirtyRatio());
+            o.put("lagMs", listed.lagMs());
+            o.put("due", listed.due());
+        }
         return o;
     }
 

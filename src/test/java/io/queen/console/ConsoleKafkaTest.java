@@ -1,6 +1,7 @@
 package io.queen.console;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -186,7 +187,8 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
         page("/queues/" + topic, "queue", "queue-compacted-before");
         assertEquals("compact", browser.text("#view [data-k='cleanupPolicy']"));
         assertEquals("0", browser.text("#view [data-k='compactionRecordsRemoved']"));
-        assertEquals("–", browser.cell("tr[data-partition='0']", "cleanedTo"));
+        assertEquals(List.of("–", "1.00 (due)"), browser.cells("tr[data-partition='0']", "cleanedTo", "dirtyRatio"),
+                "six records past no compaction point, the head not counted");
 
         assertEquals(1, compactionCycle.runOnce(java.time.Instant.now().plusSeconds(1)).passes().stream()
                 .filter(c -> c.queue().equals(topic)).count());
@@ -196,9 +198,12 @@ class ConsoleKafkaTest extends ConsoleBrowserTest {
         JsonNode part = q.get("partitions").get(0).get("compaction");
         assertEquals(List.of(5L, 2L, 4L), List.of(part.get("cleanedTo").asLong(), part.get("keptRecords").asLong(),
                 part.get("recordsRemoved").asLong()), part.toString());
+        assertEquals(0.0, part.get("dirtyRatio").asDouble(), part.toString());
+        assertFalse(part.get("due").asBoolean(), part.toString());
         page("/queues/" + topic, "queue", "queue-compacted");
         assertEquals("4", browser.text("#view [data-k='compactionRecordsRemoved']"));
-        assertEquals(List.of("5", "4"), browser.cells("tr[data-partition='0']", "cleanedTo", "recordsRemoved"));
+        assertEquals(List.of("5", "4", "0.00"), browser.cells("tr[data-partition='0']", "cleanedTo", "recordsRemoved",
+                "dirtyRatio"));
         assertEquals("0.25", browser.text("#view [data-k='minCleanableDirtyRatio']"));
 
         // a queue with the delete policy shows no compaction

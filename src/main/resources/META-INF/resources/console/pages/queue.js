@@ -57,6 +57,9 @@ export async function render([name], _query, { refresh, go }) {
         { label: 'Compacted to', key: 'cleanedTo', value: p => num(cp(p).cleanedTo), num: true,
           title: 'offsets up to this one are compacted: the latest record of each key stays' },
         { label: 'Removed', key: 'recordsRemoved', value: p => num(cp(p).recordsRemoved), num: true },
+        { label: 'Dirty', key: 'dirtyRatio', num: true,
+          title: 'records after the compaction point over those plus the records it kept; due from min. dirty ratio',
+          value: p => (cp(p).dirtyRatio === undefined ? '–' : cp(p).dirtyRatio.toFixed(2) + (cp(p).due ? ' (due)' : '')) },
       ] : []),
     ], q.partitions, { empty: 'No partitions.', rowAttrs: p => ({ 'data-partition': p.name }) })),
     section('Consumer groups', table([
