@@ -115,7 +115,7 @@ public class CompactionCycle {
                 return null;
             }
             long cleanedTo = segments.get(segments.size() - 1).endOffset();
-            CompactionPass.Result r = new CompactionPass(cipher::plaintext, config.maxSegmentBytes().asLongValue(),
+            CompactionPass.Result r = new CompactionPass(cipher::plaintext, cipher::key, config.maxSegmentBytes().asLongValue(),
                     zstdLevel).run(segments, p.txnsStart(), now.minusMillis(Math.min(p.deleteRetentionMs(),
                     now.toEpochMilli())));
             pass.write(r.rewrites(), cleanedTo, r.recordsRemoved(), r.bytesRemoved(), now);
