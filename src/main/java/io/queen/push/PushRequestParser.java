@@ -113,7 +113,7 @@ public final class PushRequestParser {
                     if (v != JsonToken.VALUE_NULL && v != JsonToken.VALUE_STRING) {
                         throw badKey(index);
                     }
-                    key = p.getText();
+                    key = v == JsonToken.VALUE_NULL ? null : p.getText();
                 }
                 case "payload" -> payload = rawValue(p, v, body);
                 default -> p.skipChildren();
