@@ -196,11 +196,16 @@ public final class RecordEnvelope {
 
     /** {@link #keyJson} as a tree node, for the readers that build one. */
     public static JsonNode keyNode(byte[] key) {
-        try {
-            return Json.MAPPER.readTree(keyJson(key));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (key == null) {
+            return Json.MAPPER.nullNode();
         }
+        String text = utf8(key);
+        if (text != null) {
+            return Json.MAPPER.getNodeFactory().textNode(text);
+        }
+        ObjectNode o = Json.MAPPER.createObjectNode();
+        o.put("base64", Base64.getEncoder().encodeToString(key));
+        return o;
     }
 
     /** The payload HTTP readers get for frame {@code f} ({@code plaintext}: its payload decrypted): JSON always. */
