@@ -295,6 +295,33 @@ class HttpKeyCompactionTest extends KafkaListenerClients {
     }
 
     @Test
+    void aDeadLetterKeepsTheKeyAndItsReplayWritesItBack() throws Exception {
+        for (String queue : new String[] {"http-key-dlq", "http-key-dlq-enc"}) {
+            Api.configure(queue, "{\"encryptionEnabled\":" + queue.endsWith("enc") + "}");
+            ArrayNode items = Api.M.createArrayNode();
+            item(items, queue, "dead-key").putObject("payload").put("n", 1);
+            item(items, queue, null).putObject("payload").put("n", 2);
+            pushed(items);
+            for (int i = 0; i < 2; i++) {
+                Api.ackAll(Api.pop("/api/v1/pop/queue/" + queue + "/partition/0?batch=1&wait=false"), "dlq", null);
+            }
+            JsonNode letters = Api.json(Http.get("/api/v1/dlq?queue=" + queue).body()).get("messages");
+            assertEquals(2, letters.size(), letters.toString());
+            for (JsonNode letter : letters) {
+                Http.Reply r = Http.post("/api/v1/dlq/" + letter.get("id").asText() + "/replay", "");
+                assertEquals(200, r.status(), r.body());
+            }
+            Map<Integer, String> keys = new HashMap<>();
+            Api.messages(Api.pop("/api/v1/pop/queue/" + queue + "/partition/0?batch=10&wait=false"))
+                    .forEach(m -> keys.put(m.get("data").get("n").asInt(), m.get("key").asText(null)));
+            Map<Integer, String> want = new HashMap<>();
+            want.put(1, "dead-key");
+            want.put(2, null);
+            assertEquals(want, keys, queue);
+        }
+    }
+
+    @Test
     void anEncryptedQueueStoresTheKeyEncryptedAndStillCompactsByIt() throws Exception {
         String queue = "http-keys-enc";
         compacted(queue, "{\"encryptionEnabled\":true}", "");
