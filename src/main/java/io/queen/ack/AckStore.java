@@ -155,6 +155,15 @@ public class AckStore {
         }
     }
 
+    /** Keeps a message's key (frame flag 32, as stored) with the dead letter {@code id} filed in {@code c}. */
+    public void setDeadLetterKey(Connection c, UUID id, byte[] key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT queen.log_dlq_set_key_v1(?, ?)")) {
+            ps.setObject(1, id);
+            ps.setBytes(2, key);
+            ps.execute();
+        }
+    }
+
     /** A partition's names and tenant ({@code tenant} null where only the names are known). */
     public record PartitionInfo(String partition, String queue, UUID tenant) {
     }

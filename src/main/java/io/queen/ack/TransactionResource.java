@@ -173,7 +173,7 @@ public class TransactionResource {
         byte[] bytes = payload == null ? null : mapper.writeValueAsBytes(payload);
         return PushRequestParser.item(index, q.textValue(), AckResource.optional(it, "partition"),
                 AckResource.optional(it, "transactionId"), AckResource.optional(it, "traceId"),
-                AckResource.optional(it, "traceparent"), bytes);
+                AckResource.optional(it, "traceparent"), PushRequestParser.key(it, index), bytes);
     }
 
     private void pushAll(LogWriter.InTransaction log, List<PushItem> pushes, List<Integer> resultIndex,

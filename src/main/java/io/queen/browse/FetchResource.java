@@ -14,6 +14,7 @@ import io.queen.auth.Callers;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
 import io.queen.segment.SegmentCodec;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -145,7 +146,9 @@ public class FetchResource {
             ObjectNode r = records.addObject();
             r.put("offset", s.baseOffset() + start + i);
             r.put("transactionId", f.transactionId());
-            r.set("payload", MessageBrowser.payload(cipher.httpPayload(f)));
+            Frame http = cipher.httpFrame(f);
+            r.set("payload", MessageBrowser.payload(http.payload()));
+            r.set("key", RecordEnvelope.keyNode(http.key()));
             r.put("ts", ts);
             r.put("messageId", f.messageId().toString());
             if (f.traceId() == null) {

@@ -166,11 +166,11 @@ public class MessageBrowser {
                 m.put("createdAt", Times.millis(s.createdAt()));
                 putText(m, "leaseExpiresAt", Times.millis(c.leaseExpiresAt(offset)));
                 // a Kafka record's key and headers, so the list can show them without opening each message
-                ObjectNode kafka = fr.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)
-                        ? RecordEnvelope.keyAndHeaders(fr, cipher.plaintext(fr)) : null;
+                ObjectNode kafka = kafka(fr);
                 if (kafka != null) {
                     m.set("kafka", kafka);
                 }
+                putKey(m, fr, kafka);
             }
         }
         ObjectNode mode = out.putObject("mode");
@@ -199,6 +199,7 @@ public class MessageBrowser {
         m.set("payload", data);
         m.set("data", data);
         m.put("isEncrypted", fr.encrypted());
+        putKey(m, fr, kafka(fr));
         putTrace(m, fr);
         putText(m, "producerSub", fr.producerSub());
         m.put("createdAt", Times.millis(found.createdAt()));
@@ -354,6 +355,20 @@ public class MessageBrowser {
 
     private static void putUuid(ObjectNode n, String k, UUID v) {
         putText(n, k, v == null ? null : v.toString());
+    }
+
+    /** A Kafka record's key and headers ({@link RecordEnvelope#keyAndHeaders}), null for any other message. */
+    private ObjectNode kafka(Frame fr) {
+        return fr.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)
+                ? RecordEnvelope.keyAndHeaders(fr, cipher.plaintext(fr)) : null;
+    }
+
+    /**
+     * The message's key for log compaction: a Kafka record's key as its envelope holds it ({@code kafka}), else the
+     * key an HTTP producer gave (decrypted), null without one.
+     */
+    private void putKey(ObjectNode m, Frame fr, ObjectNode kafka) {
+        m.set("key", kafka != null ? kafka.get("key") : RecordEnvelope.keyNode(cipher.key(fr)));
     }
 
     /** The message's trace id and, when it carries its producer's span, its W3C {@code traceparent}. */

@@ -117,8 +117,9 @@ public class CompactionCycle {
             // horizon is replaced by this pass's compaction point, stamped now
             boolean matured = p.horizonAt() != null && !p.horizonAt().toInstant()
                     .isAfter(now.minusMillis(Math.min(p.deleteRetentionMs(), now.toEpochMilli())));
-            CompactionPass.Result r = new CompactionPass(cipher::plaintext, config.maxSegmentBytes().asLongValue(),
-                    zstdLevel).run(segments, p.txnsStart(), matured ? p.tombstoneHorizon() : -1);
+            CompactionPass.Result r = new CompactionPass(cipher::plaintext, cipher::key,
+                    config.maxSegmentBytes().asLongValue(), zstdLevel)
+                    .run(segments, p.txnsStart(), matured ? p.tombstoneHorizon() : -1);
             boolean renew = matured || p.horizonAt() == null;
             pass.write(r.rewrites(), cleanedTo, r.recordsKept(), r.recordsRemoved(), r.bytesRemoved(), now,
                     renew ? cleanedTo : p.tombstoneHorizon(), renew ? now : p.horizonAt().toInstant());

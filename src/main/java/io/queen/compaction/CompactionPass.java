@@ -20,8 +20,10 @@ import java.util.function.Function;
  * <p>A record goes when a later record in the pass has the same key, or when it is a tombstone (null value) at or
  * below the partition's delete horizon: an offset an earlier pass compacted at least {@code delete.retention.ms} ago
  * (as Apache Kafka's cleaner stamps a tombstone when it first keeps it, so a reader that saw a key's older record
- * before that pass still meets the tombstone within {@code delete.retention.ms}). A record without a key (every HTTP message, a Kafka
- * record produced without one) never goes. A removed record becomes {@link Frame#HOLE}, so every kept record keeps
+ * before that pass still meets the tombstone within {@code delete.retention.ms}). A Kafka record's key is inside its payload (frame
+ * flag 8), an HTTP message's is the frame's own (flag 32), whose tombstone is a JSON {@code null} payload; the two
+ * share one key space. A record without a key (an HTTP message pushed without one, a Kafka record produced without
+ * one) never goes. A removed record becomes {@link Frame#HOLE}, so every kept record keeps
  * its offset ({@code base + index}). Consecutive segments are merged into one replacement of at most
  * {@code maxSegmentBytes} raw bytes, never across {@code txnsStart} (a replacement's hash sidecar is the
  * concatenation of its segments' rows, which exist on one side of that watermark only); a run is rewritten only when
@@ -56,16 +58,20 @@ public final class CompactionPass {
     }
 
     private final Function<Frame, byte[]> plaintext;
+    private final Function<Frame, byte[]> key;
     private final long maxSegmentBytes;
     private final int zstdLevel;
 
     /**
      * @param plaintext       a frame's payload decrypted (the Kafka key of an encrypted record is inside it)
+     * @param key             a frame's own key (flag 32) decrypted, null without one
      * @param maxSegmentBytes raw bytes of one merged replacement at most (a single segment is never split)
      * @param zstdLevel       level of the blobs written
      */
-    public CompactionPass(Function<Frame, byte[]> plaintext, long maxSegmentBytes, int zstdLevel) {
+    public CompactionPass(Function<Frame, byte[]> plaintext, Function<Frame, byte[]> key, long maxSegmentBytes,
+            int zstdLevel) {
         this.plaintext = plaintext;
+        this.key = key;
         this.maxSegmentBytes = maxSegmentBytes;
         this.zstdLevel = zstdLevel;
     }
@@ -101,16 +107,23 @@ public final class CompactionPass {
                 Frame f = frames.get(i);
                 size[i] = f.encodedSize();
                 live += f.isHole() ? 0 : 1;
-                if (f.isHole() || !f.kafkaRecord()) {
+                if (f.isHole()) {
                     continue;
                 }
                 read++;
-                RecordEnvelope.Kafka r = KafkaRecordFormat.decode(plaintext.apply(f));
-                if (r == null || r.key() == null) {
+                if (f.kafkaRecord()) {
+                    RecordEnvelope.Kafka r = KafkaRecordFormat.decode(plaintext.apply(f));
+                    if (r == null || r.key() == null) {
+                        continue;
+                    }
+                    k[i] = ByteBuffer.wrap(r.key());
+                    t[i] = r.value() == null;
+                } else if (f.key() != null) {
+                    k[i] = ByteBuffer.wrap(key.apply(f));
+                    t[i] = RecordEnvelope.isTombstone(f, plaintext.apply(f));
+                } else {
                     continue;
                 }
-                k[i] = ByteBuffer.wrap(r.key());
-                t[i] = r.value() == null;
                 latest.put(k[i], s.baseOffset() + i);
             }
             keys.add(k);

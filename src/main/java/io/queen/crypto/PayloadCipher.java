@@ -83,6 +83,19 @@ public class PayloadCipher {
         return f.encrypted() ? decrypt(f.payload()) : f.payload();
     }
 
+    /** A frame's key as the producer sent it (decrypted when the frame carries flag 4), or null without one. */
+    public byte[] key(Frame f) {
+        return f.key() == null || !f.encrypted() ? f.key() : decrypt(f.key());
+    }
+
+    /**
+     * A frame as HTTP readers see it: payload and key decrypted, and a Kafka record (flag 8) as its JSON envelope
+     * with its Kafka key as the frame's key.
+     */
+    public Frame httpFrame(Frame f) {
+        return RecordEnvelope.http(f, plaintext(f), key(f));
+    }
+
     /** A frame's payload as HTTP readers see it: decrypted, and a Kafka record (flag 8) as its JSON envelope. */
     public byte[] httpPayload(Frame f) {
         return RecordEnvelope.httpPayload(f, plaintext(f));

@@ -16,7 +16,7 @@ import java.util.UUID;
 
 /**
  * Moves one dead letter back into the log (both replay routes). The frame (fresh UUIDv7 message id, the
- * deterministic transaction id {@code dlq:<row id>}, the snapshot payload, trace id and producer sub) and its
+ * deterministic transaction id {@code dlq:<row id>}, the snapshot payload, key, trace id and producer sub) and its
  * 16-byte hash are built here; {@code queen.log_dlq_move_v1} then locks the DLQ row, pushes through the normal
  * allocator and deletes the row in ONE transaction, so concurrent replays of a row move it exactly once.
  * A replay does not go through push fusion: {@link LogWriter#moved} counts it and tells the commit listeners
@@ -59,8 +59,10 @@ public class DlqReplay {
         // a snapshot of an encrypted queue's message is still its envelope: it goes back with frame flag 4
         boolean encrypted = PayloadCipher.isEnvelope(DlqJson.payload(row.payload()));
         byte[] record = kafkaRecord(row, payload, encrypted);
+        // an HTTP message's key goes back with it (encrypted with the payload); a Kafka record's is in its payload
+        byte[] key = record == null ? store.key(id) : null;
         b.add(new Frame(messageId, row.traceId(), txn, row.producerSub(), encrypted, record == null ? payload : record,
-                record != null));
+                record != null, 0, (byte) 0, key));
         DlqStore.Move m = store.move(tenant, id, q, p, TransactionHash.of(txn), b.compress(zstdLevel));
         switch (m.verdict()) {
             case "moved" -> {

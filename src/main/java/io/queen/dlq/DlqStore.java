@@ -97,6 +97,11 @@ public class DlqStore {
         return sql.one("SELECT " + COLUMNS + " FROM queen.log_dlq_get_v1(?, ?)", rs -> read(rs, 1), tenant, id);
     }
 
+    /** The message key a dead letter keeps (frame flag 32, as it was stored), null without one. */
+    public byte[] key(UUID id) throws SQLException {
+        return sql.one("SELECT queen.log_dlq_key_v1(?)", rs -> rs.getBytes(1), id);
+    }
+
     public UUID find(UUID tenant, UUID partitionId, String transactionId) throws SQLException {
         return sql.one("SELECT queen.log_dlq_find_v1(?, ?, ?)", rs -> rs.getObject(1, UUID.class),
                 tenant, partitionId, transactionId);

@@ -37,7 +37,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * into the log as JSON (a dead letter retried with its {@code kafka:} transaction id).
  *
  * <p>A message that is neither (an HTTP push) is read by Kafka clients as a record whose value is the payload's
- * bytes, without key or headers, stamped with its segment's commit time. Stateless, thread-safe.
+ * bytes and whose key is the message's key (frame flag 32; none without one), without headers, stamped with its
+ * segment's commit time; a keyed message whose payload is JSON {@code null} is a tombstone, read with a null value.
+ * Stateless, thread-safe.
  */
 public final class RecordEnvelope {
     /** Transaction ids of messages written by the Kafka listener start with this. */
@@ -95,14 +97,17 @@ public final class RecordEnvelope {
     }
 
     /**
-     * The record frame {@code f} stands for, {@code plaintext} its payload decrypted; {@code commitMillis} stamps a
-     * message that holds no record.
+     * The record frame {@code f} stands for, {@code plaintext} its payload decrypted and {@code key} its key
+     * decrypted (null without one); {@code commitMillis} stamps a message that holds no record.
      */
-    public static Kafka decode(Frame f, byte[] plaintext, long commitMillis) {
+    public static Kafka decode(Frame f, byte[] plaintext, byte[] key, long commitMillis) {
         if (f.kafkaRecord()) {
             return stored(plaintext);
         }
         Kafka k = decode(f.transactionId(), plaintext, commitMillis);
+        if (key != null) {
+            k = new Kafka(k.timestamp(), key, isJsonNull(plaintext) ? null : k.value(), k.headers());
+        }
         if (f.spanId() == 0 || k.headers().length > 0) {
             return k;
         }
@@ -131,6 +136,76 @@ public final class RecordEnvelope {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether frame {@code f} ({@code plaintext}: its payload decrypted) is a keyed HTTP message that is a tombstone:
+     * its payload is JSON {@code null}. A Kafka record's tombstone is its null value instead.
+     */
+    public static boolean isTombstone(Frame f, byte[] plaintext) {
+        return f.key() != null && isJsonNull(plaintext);
+    }
+
+    /** Whether {@code b} is the JSON literal {@code null}, surrounding whitespace allowed. */
+    static boolean isJsonNull(byte[] b) {
+        int from = 0;
+        int to = b.length;
+        while (from < to && isJsonSpace(b[from])) {
+            from++;
+        }
+        while (to > from && isJsonSpace(b[to - 1])) {
+            to--;
+        }
+        return to - from == 4 && b[from] == 'n' && b[from + 1] == 'u' && b[from + 2] == 'l' && b[from + 3] == 'l';
+    }
+
+    private static boolean isJsonSpace(byte c) {
+        return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    }
+
+    /**
+     * Frame {@code f} as HTTP readers get it ({@code plaintext}, {@code key}: its payload and key decrypted): not
+     * encrypted, the payload JSON always, and for a Kafka record (flag 8) its JSON envelope with its Kafka key as
+     * the frame's key, so a reader finds the key of any message in one place.
+     */
+    public static Frame http(Frame f, byte[] plaintext, byte[] key) {
+        byte[] payload = plaintext;
+        if (f.kafkaRecord()) {
+            Kafka k = stored(plaintext);
+            payload = encode(k.timestamp(), wrap(k.key()), wrap(k.value()), k.headers());
+            key = k.key();
+        }
+        return new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false, payload, false,
+                f.spanId(), f.traceFlags(), key);
+    }
+
+    /**
+     * A message's key as HTTP readers get it, in the encoding the envelope uses for {@code kafka.key}: a JSON
+     * string when the bytes are well-formed UTF-8 (an HTTP push's key always is), else {@code {"base64":...}};
+     * JSON null without a key.
+     */
+    public static byte[] keyJson(byte[] key) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(key == null ? 4 : key.length + 16);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            writeBytes(g, key);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** {@link #keyJson} as a tree node, for the readers that build one. */
+    public static JsonNode keyNode(byte[] key) {
+        if (key == null) {
+            return Json.MAPPER.nullNode();
+        }
+        String text = utf8(key);
+        if (text != null) {
+            return Json.MAPPER.getNodeFactory().textNode(text);
+        }
+        ObjectNode o = Json.MAPPER.createObjectNode();
+        o.put("base64", Base64.getEncoder().encodeToString(key));
+        return o;
     }
 
     /** The payload HTTP readers get for frame {@code f} ({@code plaintext}: its payload decrypted): JSON always. */

@@ -128,7 +128,7 @@ public class RecordBatches {
                     }
                     continue;
                 }
-                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), commitMillis);
+                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), cipher.key(f), commitMillis);
                 if (base < 0) {
                     base = offset;
                     baseTimestamp = k.timestamp();

@@ -60,6 +60,8 @@ public class PushSpool implements PushHold {
     private static final int FLAG_KAFKA_RECORD = 16;
     /** The trace id is followed by the producer's span id (8 bytes) and trace flags (1 byte). */
     private static final int FLAG_SPAN = 32;
+    /** The producer sub (or the message id) is followed by the message's key (u32 length, bytes). */
+    private static final int FLAG_KEY = 64;
 
     private final MaintenanceSwitches switches;
     private final LogWriter writer;
@@ -478,14 +480,17 @@ public class PushSpool implements PushHold {
             byte[] t = it.transactionIdUtf8();
             byte[] payload = it.payload();
             byte[] sub = it.producerSubUtf8();
+            byte[] key = it.key();
             int len = 1 + 16 + 4 + q.length + 4 + p.length + 4 + t.length + 1 + (it.traceId() == null ? 0 : 16) + (it.spanId() == 0 ? 0 : 9) + 16
-                    + (sub == null ? 0 : 4 + sub.length) + 4 + (payload == null ? 0 : payload.length);
+                    + (sub == null ? 0 : 4 + sub.length) + (key == null ? 0 : 4 + key.length) + 4
+                    + (payload == null ? 0 : payload.length);
             ByteBuffer b = ByteBuffer.allocate(len);
             b.put(VERSION).putLong(tenant.getMostSignificantBits()).putLong(tenant.getLeastSignificantBits());
             b.putInt(q.length).put(q).putInt(p.length).put(p).putInt(t.length).put(t);
             int flags = (it.traceId() != null ? FLAG_TRACE : 0) | (it.encrypted() ? FLAG_ENCRYPTED : 0)
                     | (payload == null ? FLAG_NULL_PAYLOAD : 0) | (sub != null ? FLAG_PRODUCER_SUB : 0)
-                    | (it.kafkaRecord() ? FLAG_KAFKA_RECORD : 0) | (it.spanId() != 0 ? FLAG_SPAN : 0);
+                    | (it.kafkaRecord() ? FLAG_KAFKA_RECORD : 0) | (it.spanId() != 0 ? FLAG_SPAN : 0)
+                    | (key != null ? FLAG_KEY : 0);
             b.put((byte) flags);
             if (it.traceId() != null) {
                 b.putLong(it.traceId().getMostSignificantBits()).putLong(it.traceId().getLeastSignificantBits());
@@ -496,6 +501,9 @@ public class PushSpool implements PushHold {
             b.putLong(it.messageId().getMostSignificantBits()).putLong(it.messageId().getLeastSignificantBits());
             if (sub != null) {
                 b.putInt(sub.length).put(sub);
+            }
+            if (key != null) {
+                b.putInt(key.length).put(key);
             }
             b.putInt(payload == null ? 0 : payload.length);
             if (payload != null) {
@@ -533,11 +541,17 @@ public class PushSpool implements PushHold {
             sub = new byte[b.getInt()];
             b.get(sub);
         }
+        byte[] key = null;
+        if ((flags & FLAG_KEY) != 0) {
+            key = new byte[b.getInt()];
+            b.get(key);
+        }
         byte[] payload = new byte[b.getInt()];
         b.get(payload);
         out.add(new Record(tenant, new PushItem(out.size(), queue, partition, new String(txn, StandardCharsets.UTF_8),
                 txn, trace, messageId, (flags & FLAG_NULL_PAYLOAD) != 0 ? null : payload,
-                (flags & FLAG_ENCRYPTED) != 0, sub, (flags & FLAG_KAFKA_RECORD) != 0, span, traceFlags), end));
+                (flags & FLAG_ENCRYPTED) != 0, sub, (flags & FLAG_KAFKA_RECORD) != 0, span, traceFlags,
+                key), end));
     }
 
     private static String string(ByteBuffer b) {

@@ -174,8 +174,8 @@ public class PopClaims {
     }
 
     /**
-     * Encrypted payloads (frame flag 4) are decrypted: clients only ever see what the producer sent; a Kafka record
-     * (flag 8) is given as its JSON envelope.
+     * Encrypted payloads and keys (frame flag 4) are decrypted: clients only ever see what the producer sent; a
+     * Kafka record (flag 8) is given as its JSON envelope, its Kafka key as the message's key.
      */
     private List<Frame> plaintext(List<Frame> frames) {
         List<Frame> out = null;
@@ -185,8 +185,7 @@ public class PopClaims {
                 if (out == null) {
                     out = new ArrayList<>(frames);
                 }
-                out.set(i, new Frame(f.messageId(), f.traceId(), f.transactionId(), f.producerSub(), false,
-                        cipher.httpPayload(f), false, f.spanId(), f.traceFlags()));
+                out.set(i, cipher.httpFrame(f));
             }
         }
         return out == null ? frames : out;

@@ -1,6 +1,7 @@
 package io.queen.pop;
 
 import io.queen.api.JsonBytes;
+import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
 import io.queen.tracing.TraceParent;
 import java.time.OffsetDateTime;
@@ -20,6 +21,7 @@ final class PopResponseWriter {
     private static final byte[] TXN = JsonBytes.ascii(",\"transactionId\":");
     private static final byte[] PRODUCER_SUB = JsonBytes.ascii(",\"producerSub\":");
     private static final byte[] TRACEPARENT = JsonBytes.ascii(",\"traceparent\":");
+    private static final byte[] KEY = JsonBytes.ascii(",\"key\":");
     /** Pop timestamps carry microseconds (spec 1.8), always true UTC. */
     static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
@@ -34,7 +36,8 @@ final class PopResponseWriter {
         if (f.isHole()) {
             return 0;
         }
-        return f.payload().length + f.transactionId().length() + 400L;
+        // a key is at most 65,535 bytes; as JSON it may grow by a third (base64) or more (escapes)
+        return f.payload().length + f.transactionId().length() + 400L + (f.key() == null ? 0 : 2L * f.key().length);
     }
 
     static byte[] write(String queue, String group, String leaseId, List<Delivered> delivered, int partitionsClaimed) {
@@ -80,6 +83,7 @@ final class PopResponseWriter {
                         .raw(TRACEPARENT).string(f.spanId() == 0 ? null
                                 : TraceParent.format(f.traceId(), f.spanId(), f.traceFlags()))
                         .raw(PRODUCER_SUB).string(f.producerSub())
+                        .raw(KEY).raw(f.key() == null ? NULL : RecordEnvelope.keyJson(f.key()))
                         .raw(beforeOffset).number(offset++).raw('}');
                 firstMessage = false;
             }

@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Replaces the payloads of items bound for queues with {@code encryptionEnabled} by AES-GCM envelopes before
+ * Replaces the payloads (and keys) of items bound for queues with {@code encryptionEnabled} by AES-GCM envelopes before
  * they are packed (push and the transaction wire). Without a configured key a push to such a queue is a 400
  * naming {@code QUEEN_ENCRYPTION_KEY} and writes nothing (it would otherwise store plaintext in a queue that
  * promises encryption). Thread-safe.
@@ -44,7 +44,9 @@ public class PushEncryption {
         }
         List<PushItem> out = new ArrayList<>(items.size());
         for (PushItem it : items) {
-            out.add(encrypted.contains(it.queue()) ? it.withEncryptedPayload(cipher.encrypt(it.payload())) : it);
+            // the key is the producer's data as much as the payload: it gets its own envelope under the same key
+            out.add(encrypted.contains(it.queue()) ? it.withEncrypted(cipher.encrypt(it.payload()),
+                    it.key() == null ? null : cipher.encrypt(it.key())) : it);
         }
         return out;
     }

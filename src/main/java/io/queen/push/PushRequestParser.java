@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.queen.api.ApiException;
 import io.queen.api.InvalidJson;
 import io.queen.api.JsonLimits;
@@ -91,6 +92,7 @@ public final class PushRequestParser {
         String txn = null;
         String trace = null;
         String traceparent = null;
+        String key = null;
         boolean queueSeen = false;
         byte[] payload = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -107,6 +109,12 @@ public final class PushRequestParser {
                 case "traceId" -> trace = stringOrNull(p, v, "TraceId must be a string (", index, "traceId)");
                 case "traceparent" ->
                     traceparent = stringOrNull(p, v, "traceparent must be a string (", index, "traceparent)");
+                case "key" -> {
+                    if (v != JsonToken.VALUE_NULL && v != JsonToken.VALUE_STRING) {
+                        throw badKey(index);
+                    }
+                    key = v == JsonToken.VALUE_NULL ? null : p.getText();
+                }
                 case "payload" -> payload = rawValue(p, v, body);
                 default -> p.skipChildren();
             }
@@ -114,16 +122,60 @@ public final class PushRequestParser {
         if (!queueSeen || queue == null) {
             throw ApiException.badRequest("Queue must be a string (" + at(index) + "queue is required)");
         }
-        return item(index, queue, partition, txn, trace, traceparent, payload);
+        return item(index, queue, partition, txn, trace, traceparent, key == null ? null : keyUtf8(key, index),
+                payload);
+    }
+
+    /** Upper bound of a push item's {@code key} in UTF-8 bytes. */
+    public static final int MAX_KEY_BYTES = 4096;
+
+    /**
+     * The item's {@code key} field of a JSON tree item (the transaction and stream-cycle wires) as its UTF-8 bytes;
+     * null when absent or JSON null, a 400 naming {@code items[index].key} for anything else.
+     */
+    public static byte[] key(JsonNode item, int index) {
+        JsonNode k = item.get("key");
+        if (k == null || k.isNull()) {
+            return null;
+        }
+        if (!k.isTextual()) {
+            throw badKey(index);
+        }
+        return keyUtf8(k.textValue(), index);
+    }
+
+    /** A key's UTF-8 bytes: 1 to {@value #MAX_KEY_BYTES} of them, from well-formed UTF-16 (no lone surrogate). */
+    private static byte[] keyUtf8(String key, int index) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (Character.isSurrogate(c)) {
+                // the UTF-8 encoder would turn a lone surrogate into '?', merging distinct keys
+                if (!Character.isHighSurrogate(c) || i + 1 == key.length()
+                        || !Character.isLowSurrogate(key.charAt(++i))) {
+                    throw badKey(index);
+                }
+            }
+        }
+        byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length == 0 || utf8.length > MAX_KEY_BYTES) {
+            throw badKey(index);
+        }
+        return utf8;
+    }
+
+    private static ApiException badKey(int index) {
+        return ApiException.badRequest("key must be a non-empty string of at most " + MAX_KEY_BYTES
+                + " UTF-8 bytes (" + at(index) + "key)");
     }
 
     /**
      * Validates one item's fields and mints its message id (and its transaction id when absent). Shared with
      * the transaction wire. {@code payload} null means the JSON literal null; {@code traceparent} is a W3C trace
-     * context (the producer's span), whose trace id becomes the message's {@code traceId}.
+     * context (the producer's span), whose trace id becomes the message's {@code traceId}; {@code key} is the
+     * message's key for log compaction (UTF-8, validated by the caller) or null.
      */
     public static PushItem item(int index, String queue, String partition, String txn, String trace,
-            String traceparent, byte[] payload) {
+            String traceparent, byte[] key, byte[] payload) {
         // the field paths ("items[3].queue") are built only for an error: a valid item allocates none of them
         if (!Names.isValidName(queue)) {
             Names.requireName(queue, at(index) + "queue");
@@ -163,10 +215,10 @@ public final class PushRequestParser {
         }
         if (context != null) {
             return new PushItem(index, queue, partition, txn, txnUtf8, context.traceId(), messageId,
-                    payload == null ? NULL : payload, false, null, false, context.spanId(), context.flags());
+                    payload == null ? NULL : payload, false, null, false, context.spanId(), context.flags(), key);
         }
         return new PushItem(index, queue, partition, txn, txnUtf8, traceId, messageId, payload == null ? NULL : payload,
-                false);
+                false, null, false, 0, (byte) 0, key);
     }
 
     private static String at(int index) {

@@ -38,14 +38,16 @@ public final class SegmentPacker {
         for (PushItem it : items) {
             // the exact raw size, so the builder never regrows (and recopies) its buffer
             raw += Frame.encodedSize(it.traceId() != null, it.spanId() != 0, it.transactionIdUtf8().length,
-                    it.producerSubUtf8() == null ? -1 : it.producerSubUtf8().length, it.payload().length);
+                    it.producerSubUtf8() == null ? -1 : it.producerSubUtf8().length,
+                    it.key() == null ? -1 : it.key().length, it.payload().length);
         }
         SegmentBuilder b = new SegmentBuilder((int) Math.min(raw, Integer.MAX_VALUE - 64));
         byte[] sidecar = new byte[16 * items.size()];
         for (int k = 0; k < items.size(); k++) {
             PushItem it = items.get(k);
             b.add(it.messageId(), it.traceId(), it.spanId(), it.traceFlags(), it.transactionIdUtf8(),
-                    it.producerSubUtf8(), it.encrypted(), it.kafkaRecord(), it.payload(), 0, it.payload().length);
+                    it.producerSubUtf8(), it.key(), it.encrypted(), it.kafkaRecord(), it.payload(), 0,
+                    it.payload().length);
             System.arraycopy(hashes.get(k), 0, sidecar, 16 * k, 16);
         }
         return new Packed(items.size(), b.compress(zstdLevel), sidecar);

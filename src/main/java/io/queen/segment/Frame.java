@@ -28,6 +28,9 @@ import java.util.UUID;
  * @param spanId        the producer's span id (W3C traceparent parent-id) when the message carries a whole span
  *                      context (flag 16), else 0; never non-zero without a {@code traceId}
  * @param traceFlags    the W3C trace-flags byte that came with {@code spanId} (bit 0 = sampled), 0 without one
+ * @param key           the message's key for log compaction (flag 32), or null; like the payload it is not copied,
+ *                      and under {@code encrypted} it is ciphertext too. Never set with {@code kafkaRecord}: a
+ *                      Kafka record keeps its key inside its payload
  */
 public record Frame(
         UUID messageId,
@@ -38,7 +41,8 @@ public record Frame(
         byte[] payload,
         boolean kafkaRecord,
         long spanId,
-        byte traceFlags) {
+        byte traceFlags,
+        byte[] key) {
 
     /** Upper bound of the UTF-8 length of {@code transactionId} and {@code producerSub} (u16 length field). */
     public static final int MAX_STRING_BYTES = 0xFFFF;
@@ -64,6 +68,22 @@ public record Frame(
         if (producerSub != null) {
             checkUtf8Length("producerSub", producerSub);
         }
+        if (key != null) {
+            if (kafkaRecord) {
+                throw new IllegalArgumentException("a Kafka record (flag 8) keeps its key in its payload");
+            }
+            if (key.length > MAX_STRING_BYTES) {
+                throw new IllegalArgumentException("key is " + key.length + " bytes, more than the "
+                        + MAX_STRING_BYTES + " a frame can hold");
+            }
+        }
+    }
+
+    /** A frame without a key (no flag 32). */
+    public Frame(UUID messageId, UUID traceId, String transactionId, String producerSub, boolean encrypted,
+            byte[] payload, boolean kafkaRecord, long spanId, byte traceFlags) {
+        this(messageId, traceId, transactionId, producerSub, encrypted, payload, kafkaRecord, spanId, traceFlags,
+                null);
     }
 
     /** A frame without a span context (no flag 16). */
@@ -95,17 +115,17 @@ public record Frame(
         }
         return FrameFormat.LENGTH_PREFIX + FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId),
                 Utf8.encodedLength(transactionId), producerSub == null ? -1 : Utf8.encodedLength(producerSub),
-                payload.length);
+                key == null ? -1 : key.length, payload.length);
     }
 
     /**
      * Size of a frame with these parts once encoded, including its 4-byte length prefix ({@code producerSubBytes
-     * < 0}: no producer sub), for sizing a buffer before the frame objects exist.
+     * < 0}: no producer sub; {@code keyBytes < 0}: no key), for sizing a buffer before the frame objects exist.
      */
     public static long encodedSize(boolean trace, boolean span, int transactionIdBytes, int producerSubBytes,
-            long payloadBytes) {
+            int keyBytes, long payloadBytes) {
         return FrameFormat.LENGTH_PREFIX + FrameFormat.bodyLength(FrameFormat.traceBytes(trace, span ? 1 : 0),
-                transactionIdBytes, producerSubBytes, payloadBytes);
+                transactionIdBytes, producerSubBytes, keyBytes, payloadBytes);
     }
 
     private static void checkUtf8Length(String field, String value) {
@@ -132,6 +152,7 @@ public record Frame(
                 && Objects.equals(traceId, f.traceId)
                 && transactionId.equals(f.transactionId)
                 && Objects.equals(producerSub, f.producerSub)
+                && Arrays.equals(key, f.key)
                 && Arrays.equals(payload, f.payload);
     }
 
@@ -144,6 +165,7 @@ public record Frame(
         h = 31 * h + Boolean.hashCode(encrypted);
         h = 31 * h + Boolean.hashCode(kafkaRecord);
         h = 31 * h + Long.hashCode(spanId);
+        h = 31 * h + Arrays.hashCode(key);
         return 31 * h + Arrays.hashCode(payload);
     }
 
@@ -160,6 +182,7 @@ public record Frame(
                 + ", producerSub=" + producerSub
                 + ", encrypted=" + encrypted
                 + ", kafkaRecord=" + kafkaRecord
+                + (key == null ? "" : ", key=" + key.length + " bytes")
                 + ", payload=" + payload.length + " bytes]";
     }
 }

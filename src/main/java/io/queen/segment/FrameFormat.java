@@ -22,7 +22,9 @@ final class FrameFormat {
     static final int FLAG_ENCRYPTED = 4;
     static final int FLAG_KAFKA_RECORD = 8;
     static final int FLAG_SPAN = 16;
-    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED | FLAG_KAFKA_RECORD | FLAG_SPAN;
+    static final int FLAG_KEY = 32;
+    static final int KNOWN_FLAGS = FLAG_TRACE | FLAG_PRODUCER_SUB | FLAG_ENCRYPTED | FLAG_KAFKA_RECORD | FLAG_SPAN
+            | FLAG_KEY;
     /** span_id (u64, big-endian as W3C writes it in hex) + trace_flags (u8), after trace_id when flag 16 is set. */
     static final int SPAN_BYTES = 8 + 1;
 
@@ -39,10 +41,11 @@ final class FrameFormat {
 
     /**
      * Body length for the given field sizes; {@code traceBytes} is 0, {@link #UUID_BYTES} or {@link #UUID_BYTES}
-     * + {@link #SPAN_BYTES}; {@code psubLen < 0} means no producer sub.
+     * + {@link #SPAN_BYTES}; {@code psubLen < 0} means no producer sub, {@code keyLen < 0} no key.
      */
-    static long bodyLength(int traceBytes, int txnLen, int psubLen, long payloadLen) {
-        return 1L + UUID_BYTES + traceBytes + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0) + payloadLen;
+    static long bodyLength(int traceBytes, int txnLen, int psubLen, int keyLen, long payloadLen) {
+        return 1L + UUID_BYTES + traceBytes + 2 + txnLen + (psubLen >= 0 ? 2L + psubLen : 0)
+                + (keyLen >= 0 ? 2L + keyLen : 0) + payloadLen;
     }
 
     /** Bytes the trace fields take: none, the trace id, or the trace id and the span context. */
@@ -50,9 +53,9 @@ final class FrameFormat {
         return !trace ? 0 : spanId == 0 ? UUID_BYTES : UUID_BYTES + SPAN_BYTES;
     }
 
-    static int flags(boolean trace, long spanId, boolean psub, boolean encrypted, boolean kafkaRecord) {
+    static int flags(boolean trace, long spanId, boolean psub, boolean encrypted, boolean kafkaRecord, boolean key) {
         return (trace ? FLAG_TRACE : 0) | (trace && spanId != 0 ? FLAG_SPAN : 0) | (psub ? FLAG_PRODUCER_SUB : 0)
-                | (encrypted ? FLAG_ENCRYPTED : 0) | (kafkaRecord ? FLAG_KAFKA_RECORD : 0);
+                | (encrypted ? FLAG_ENCRYPTED : 0) | (kafkaRecord ? FLAG_KAFKA_RECORD : 0) | (key ? FLAG_KEY : 0);
     }
 
     // ---- primitive access; callers guarantee the bounds ----
@@ -104,6 +107,10 @@ final class FrameFormat {
         if (span && !trace) {
             throw error(Kind.BAD_FLAGS, "flag 16 (span context) without flag 1 (trace id)", frameIndex, framePos);
         }
+        if ((flags & FLAG_KEY) != 0 && (flags & FLAG_KAFKA_RECORD) != 0) {
+            throw error(Kind.BAD_FLAGS, "flag 32 (key) with flag 8 (a Kafka record keeps its key in its payload)",
+                    frameIndex, framePos);
+        }
         int fixed = MIN_BODY + (trace ? UUID_BYTES : 0) + (span ? SPAN_BYTES : 0);
         if (len < fixed) {
             throw error(Kind.TRUNCATED_FRAME, "body of " + len + " bytes is shorter than its " + fixed + " fixed bytes", frameIndex, framePos);
@@ -147,9 +154,22 @@ final class FrameFormat {
             psub = string(b, p, psubLen, "producer_sub", frameIndex, framePos);
             p += psubLen;
         }
+        byte[] key = null;
+        if ((flags & FLAG_KEY) != 0) {
+            if (end - p < 2) {
+                throw error(Kind.TRUNCATED_FRAME, "body ends before key_len", frameIndex, framePos);
+            }
+            int keyLen = u16(b, p);
+            p += 2;
+            if (keyLen > end - p) {
+                throw error(Kind.LENGTH_PAST_END, "key_len " + keyLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
+            }
+            key = Arrays.copyOfRange(b, p, p + keyLen);
+            p += keyLen;
+        }
         byte[] payload = Arrays.copyOfRange(b, p, end);
         return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload,
-                (flags & FLAG_KAFKA_RECORD) != 0, spanId, traceFlags);
+                (flags & FLAG_KAFKA_RECORD) != 0, spanId, traceFlags, key);
     }
 
     private static String string(byte[] b, int off, int len, String field, long frameIndex, long framePos) {

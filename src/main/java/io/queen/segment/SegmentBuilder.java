@@ -57,16 +57,17 @@ public final class SegmentBuilder {
         int txnLen = Utf8.encodedLength(frame.transactionId());
         int psubLen = frame.producerSub() == null ? -1 : Utf8.encodedLength(frame.producerSub());
         byte[] payload = frame.payload();
+        byte[] key = frame.key();
         int p = begin(frame.messageId(), frame.traceId(), frame.spanId(), frame.traceFlags(), txnLen, psubLen,
-                FrameFormat.flags(frame.traceId() != null, frame.spanId(), psubLen >= 0, frame.encrypted(),
-                        frame.kafkaRecord()),
+                key == null ? -1 : key.length, FrameFormat.flags(frame.traceId() != null, frame.spanId(),
+                        psubLen >= 0, frame.encrypted(), frame.kafkaRecord(), key != null),
                 payload.length);
         p = Utf8.encode(frame.transactionId(), buf, p);
         if (psubLen >= 0) {
             FrameFormat.putU16(buf, p, psubLen);
             p = Utf8.encode(frame.producerSub(), buf, p + 2);
         }
-        return finish(p, payload, 0, payload.length);
+        return finish(p, key, payload, 0, payload.length);
     }
 
     /**
@@ -104,8 +105,23 @@ public final class SegmentBuilder {
     public int add(UUID messageId, UUID traceId, long spanId, byte traceFlags, byte[] txnUtf8,
             byte[] producerSubUtf8OrNull, boolean encrypted, boolean kafkaRecord, byte[] payload, int payloadOff,
             int payloadLen) {
+        return add(messageId, traceId, spanId, traceFlags, txnUtf8, producerSubUtf8OrNull, null, encrypted,
+                kafkaRecord, payload, payloadOff, payloadLen);
+    }
+
+    /**
+     * {@link #add(UUID, UUID, long, byte, byte[], byte[], boolean, boolean, byte[], int, int)} with the message's
+     * key: a non-null {@code keyOrNull} (at most 65,535 bytes, never with {@code kafkaRecord}) sets flag 32.
+     */
+    public int add(UUID messageId, UUID traceId, long spanId, byte traceFlags, byte[] txnUtf8,
+            byte[] producerSubUtf8OrNull, byte[] keyOrNull, boolean encrypted, boolean kafkaRecord, byte[] payload,
+            int payloadOff, int payloadLen) {
         if (spanId != 0 && traceId == null) {
             throw new IllegalArgumentException("a span id needs a trace id");
+        }
+        if (keyOrNull != null && (kafkaRecord || keyOrNull.length > Frame.MAX_STRING_BYTES)) {
+            throw new IllegalArgumentException(kafkaRecord ? "a Kafka record (flag 8) keeps its key in its payload"
+                    : "key is " + keyOrNull.length + " bytes, more than " + Frame.MAX_STRING_BYTES);
         }
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(txnUtf8, "txnUtf8");
@@ -117,7 +133,9 @@ public final class SegmentBuilder {
         }
         int psubLen = producerSubUtf8OrNull == null ? -1 : producerSubUtf8OrNull.length;
         int p = begin(messageId, traceId, spanId, traceFlags, txnUtf8.length, psubLen,
-                FrameFormat.flags(traceId != null, spanId, psubLen >= 0, encrypted, kafkaRecord), payloadLen);
+                keyOrNull == null ? -1 : keyOrNull.length,
+                FrameFormat.flags(traceId != null, spanId, psubLen >= 0, encrypted, kafkaRecord, keyOrNull != null),
+                payloadLen);
         System.arraycopy(txnUtf8, 0, buf, p, txnUtf8.length);
         p += txnUtf8.length;
         if (psubLen >= 0) {
@@ -125,7 +143,7 @@ public final class SegmentBuilder {
             System.arraycopy(producerSubUtf8OrNull, 0, buf, p + 2, psubLen);
             p += 2 + psubLen;
         }
-        return finish(p, payload, payloadOff, payloadLen);
+        return finish(p, keyOrNull, payload, payloadOff, payloadLen);
     }
 
     /**
@@ -146,9 +164,9 @@ public final class SegmentBuilder {
     }
 
     /** Reserves room for the frame and writes everything up to and including txn_len; returns the write position. */
-    private int begin(UUID messageId, UUID traceId, long spanId, byte traceFlags, int txnLen, int psubLen, int flags,
-            int payloadLen) {
-        long body = FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId), txnLen, psubLen,
+    private int begin(UUID messageId, UUID traceId, long spanId, byte traceFlags, int txnLen, int psubLen,
+            int keyLen, int flags, int payloadLen) {
+        long body = FrameFormat.bodyLength(FrameFormat.traceBytes(traceId != null, spanId), txnLen, psubLen, keyLen,
                 payloadLen);
         long total = (long) size + FrameFormat.LENGTH_PREFIX + body;
         if (total > SegmentCodec.MAX_RAW_SEGMENT_BYTES) {
@@ -175,7 +193,13 @@ public final class SegmentBuilder {
         return p + 2;
     }
 
-    private int finish(int p, byte[] payload, int payloadOff, int payloadLen) {
+    /** Writes the key (when there is one) and the payload after the producer sub, and counts the frame. */
+    private int finish(int p, byte[] key, byte[] payload, int payloadOff, int payloadLen) {
+        if (key != null) {
+            FrameFormat.putU16(buf, p, key.length);
+            System.arraycopy(key, 0, buf, p + 2, key.length);
+            p += 2 + key.length;
+        }
         System.arraycopy(payload, payloadOff, buf, p, payloadLen);
         size = p + payloadLen;
         return count++;

@@ -10,7 +10,7 @@
  * body:
  *   u8      flags            1 = trace id present, 2 = producer sub present, 4 = encrypted, 8 = the payload is a
  *                            Kafka record in binary form (io.queen.envelope.KafkaRecordFormat), 16 = span context
- *                            present (only with flag 1); other bits must be 0
+ *                            present (only with flag 1), 32 = key present (never with flag 8); other bits must be 0
  *   u8[16]  message_id       UUID bytes in canonical (big-endian) order
  *   [u8[16] trace_id]        only when flag 1 is set
  *   [u8[8] span_id, u8 trace_flags]  only when flag 16 is set: the producer's span (W3C traceparent's parent-id
@@ -18,6 +18,9 @@
  *   u16     txn_len
  *   u8[txn_len] transaction_id (UTF-8)
  *   [u16 psub_len, u8[psub_len] producer_sub (UTF-8)]   only when flag 2 is set
+ *   [u16 key_len, u8[key_len] key]   only when flag 32 is set: the message's key for log compaction (an HTTP push
+ *                            item's UTF-8 key; with flag 4 its own encryption envelope); a Kafka record (flag 8)
+ *                            keeps its key in its payload instead
  *   u8[...] payload          the rest of the body, stored exactly as received (may be empty); with flag 8 the
  *                            record's binary form, rendered as its JSON envelope for HTTP readers
  * </pre>

@@ -156,7 +156,7 @@ public record CycleRequest(UUID queryId, UUID partitionId, String group, List<St
             }
             out.add(PushRequestParser.item(i, q.textValue(), pushText(it, i, "partition"),
                     pushText(it, i, "transactionId"), pushText(it, i, "traceId"), pushText(it, i, "traceparent"),
-                    bytes));
+                    PushRequestParser.key(it, i), bytes));
         }
         return out;
     }

@@ -21,6 +21,7 @@ export async function showMessage(r, { onPublished } = {}) {
       h('dt', null, 'Message id'), h('dd', null, r.messageId || r.id || '–'),
       h('dt', null, 'Trace id'), h('dd', null, r.traceId || '–'),
       h('dt', null, 'Producer span'), h('dd', null, r.traceparent || '–'),
+      h('dt', null, 'Key'), h('dd', { 'data-k': 'key' }, keyText(r.key)),
       h('dt', null, 'Written'), h('dd', null, time(r.ts || r.createdAt))),
     canWrite() ? h('div', { class: 'actions' }, h('button', { type: 'button', 'data-write': 'publish-copy', onclick: async () => {
       const v = await publish(r.queue, [r.partition], { partition: r.partition, payload: r.payload });
@@ -43,4 +44,10 @@ export async function showMessage(r, { onPublished } = {}) {
       { label: 'Names', key: 'trace_names', value: t => (t.trace_names || []).join(', ') },
       { label: 'Data', key: 'data', value: t => h('code', null, JSON.stringify(t.data)) },
     ], traces, { empty: 'No traces for this message.' }));
+}
+
+/** A message's key for log compaction: a string, {base64} for a Kafka key that is not UTF-8, or none. */
+function keyText(key) {
+  if (key === null || key === undefined) return '–';
+  return typeof key === 'string' ? key : 'base64:' + key.base64;
 }

@@ -37,7 +37,7 @@ class CompactionPassTest {
     }
 
     private static CompactionPass pass(long maxBytes) {
-        return new CompactionPass(Frame::payload, maxBytes, 3);
+        return new CompactionPass(Frame::payload, Frame::key, maxBytes, 3);
     }
 
     /** "k=v" per frame of the rewrite's blob, "-" for a hole. */

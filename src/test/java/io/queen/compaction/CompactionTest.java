@@ -426,7 +426,7 @@ class CompactionTest extends KafkaListenerClients {
                 a.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(2))).all()
                         .get(30, TimeUnit.SECONDS);
             }
-            CompactionPass.Result r = new CompactionPass(f -> f.payload(), 1 << 20, 3).run(read, 0, -1);
+            CompactionPass.Result r = new CompactionPass(f -> f.payload(), f -> f.key(), 1 << 20, 3).run(read, 0, -1);
             assertEquals(4, r.recordsRemoved());
             java.sql.SQLException e = assertThrows(java.sql.SQLException.class,
                     () -> pass.write(r.rewrites(), read.get(read.size() - 1).endOffset(), r.recordsKept(), 4, 0,

@@ -78,9 +78,9 @@ class KafkaRecordFormatTest {
                     KafkaRecordFormat.encode(42, buf(BINARY), buf(value), headers), true);
             assertArrayEquals(json, RecordEnvelope.httpPayload(binary, binary.payload()));
             // and a Kafka reader gets the same record from either form
-            RecordEnvelope.Kafka fromBinary = RecordEnvelope.decode(binary, binary.payload(), 0);
+            RecordEnvelope.Kafka fromBinary = RecordEnvelope.decode(binary, binary.payload(), null, 0);
             RecordEnvelope.Kafka fromJson = RecordEnvelope.decode(new Frame(UUID.randomUUID(), null, "kafka:1:0:0",
-                    null, false, json), json, 0);
+                    null, false, json), json, null, 0);
             assertArrayEquals(fromJson.value(), fromBinary.value());
             assertArrayEquals(fromJson.key(), fromBinary.key());
             assertEquals(fromJson.timestamp(), fromBinary.timestamp());

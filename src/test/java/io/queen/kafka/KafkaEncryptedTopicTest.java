@@ -32,14 +32,9 @@ import org.junit.jupiter.api.Test;
  * envelope encrypted.
  */
 @QuarkusTest
-@TestProfile(KafkaEncryptedTopicTest.WithKey.class)
+@TestProfile(KafkaEncrypted.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class KafkaEncryptedTopicTest extends KafkaListenerClients {
-    public static class WithKey extends KafkaEnabled {
-        public WithKey() {
-            super("queen.encryption-key", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
-        }
-    }
 
     @Inject
     AgroalDataSource ds;

@@ -126,6 +126,21 @@ class MaintenanceTest {
         StorageInvariants.assertHold(ds);
     }
 
+    @Test
+    void aBufferedPushKeepsItsKey() throws Exception {
+        set("/api/v1/system/maintenance", true);
+        Http.Reply r = Http.post("/api/v1/push", "{\"items\":[{\"queue\":\"maint-key\",\"key\":\"k-1\",\"payload\":1},"
+                + "{\"queue\":\"maint-key\",\"payload\":2}]}");
+        assertEquals(201, r.status(), r.body());
+        assertEquals("buffered", Api.json(r.body()).get(0).get("status").asText(), r.body());
+        set("/api/v1/system/maintenance", false);
+        awaitDrained();
+        List<String> keys = new ArrayList<>();
+        Api.messages(Api.pop("/api/v1/pop/queue/maint-key/partition/Default?batch=10&wait=false"))
+                .forEach(m -> keys.add(m.get("key").toString()));
+        assertEquals(List.of("\"k-1\"", "null"), keys);
+    }
+
     /** The official JS client's maintenance test, compressed in time: a live producer and consumer across it. */
     @Test
     void theJsClientSequenceLosesAndDuplicatesNothing() throws Exception {

@@ -1,9 +1,11 @@
 package io.queen.segment;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,5 +87,65 @@ class FrameTest {
         assertNotEquals(withSpan, new Frame(ID, trace, "t", "sub", false, new byte[] {1, 2}, false, 7, (byte) 1));
         assertThrows(IllegalArgumentException.class,
                 () -> new Frame(ID, null, "t", null, false, new byte[0], false, 7, (byte) 1));
+    }
+
+    @Test
+    void aKeyRoundTripsWithEveryOtherOptionalField() {
+        UUID trace = new UUID(0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L);
+        byte[] key = "user-42/é".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Frame keyed = new Frame(ID, null, "t", null, false, new byte[] {1}, false, 0, (byte) 0, key);
+        Frame all = new Frame(ID, trace, "t", "sub", true, new byte[] {1, 2}, false, 0x00f067aa0ba902b7L, (byte) 1,
+                new byte[] {0, (byte) 0xFF, 7});
+        Frame unkeyed = new Frame(ID, null, "t", null, false, new byte[] {1});
+        byte[] blob = SegmentCodec.encode(java.util.List.of(keyed, all, unkeyed));
+        java.util.List<Frame> back = SegmentCodec.decode(blob);
+        assertEquals(java.util.List.of(keyed, all, unkeyed), back);
+        assertArrayEquals(key, back.get(0).key());
+        assertNull(back.get(2).key(), "no flag 32, no key");
+        assertEquals(unkeyed.encodedSize() + 2 + key.length, keyed.encodedSize());
+        assertNotEquals(unkeyed, keyed);
+        // the builder's field-wise add writes the same bytes as add(Frame)
+        SegmentBuilder fieldWise = new SegmentBuilder();
+        fieldWise.add(ID, trace, 0x00f067aa0ba902b7L, (byte) 1, "t".getBytes(), "sub".getBytes(),
+                new byte[] {0, (byte) 0xFF, 7}, true, false, new byte[] {1, 2}, 0, 2);
+        assertEquals(java.util.List.of(all), SegmentCodec.decode(fieldWise.compress(3)));
+        assertEquals(all.encodedSize(), fieldWise.rawSize());
+    }
+
+    @Test
+    void aKeyIsNeverStoredWithAKafkaRecord() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new Frame(ID, null, "t", null, false, new byte[0], true, 0, (byte) 0, new byte[] {1}));
+        assertThrows(IllegalArgumentException.class, () -> new SegmentBuilder().add(ID, null, 0, (byte) 0,
+                "t".getBytes(), null, new byte[] {1}, false, true, new byte[0], 0, 0));
+        // a frame that sets both flags anyway is refused by the decoder
+        byte[] raw = raw(new Frame(ID, null, "t", null, false, new byte[] {1}, false, 0, (byte) 0, new byte[] {9}));
+        raw[4] |= 8;
+        SegmentFormatException e = assertThrows(SegmentFormatException.class, () -> SegmentCodec.parseFrames(raw));
+        assertEquals(SegmentFormatException.Kind.BAD_FLAGS, e.kind());
+    }
+
+    @Test
+    void aKeyLengthPastTheBodyEndIsRefused() {
+        byte[] raw = raw(new Frame(ID, null, "t", null, false, new byte[] {1}, false, 0, (byte) 0, new byte[] {9}));
+        int keyLen = 4 + 1 + 16 + 2 + 1;  // length prefix, flags, message id, txn_len, "t"
+        assertEquals(1, raw[keyLen]);
+        raw[keyLen] = 3;  // 3 key bytes claimed, 2 body bytes left (the key and the payload)
+        SegmentFormatException e = assertThrows(SegmentFormatException.class, () -> SegmentCodec.parseFrames(raw));
+        assertEquals(SegmentFormatException.Kind.LENGTH_PAST_END, e.kind());
+        raw[keyLen] = 2;  // the key takes the payload's byte: still a frame
+        assertEquals(0, SegmentCodec.parseFrames(raw).get(0).payload().length);
+        // flag 32 on a body that ends before key_len
+        byte[] bare = raw(new Frame(ID, null, "t", null, false, new byte[0]));
+        bare[4] |= 32;
+        e = assertThrows(SegmentFormatException.class, () -> SegmentCodec.parseFrames(bare));
+        assertEquals(SegmentFormatException.Kind.TRUNCATED_FRAME, e.kind());
+    }
+
+    /** The raw (uncompressed) bytes of one frame, its u32 length prefix first. */
+    private static byte[] raw(Frame f) {
+        SegmentBuilder b = new SegmentBuilder();
+        b.add(f);
+        return com.github.luben.zstd.Zstd.decompress(b.compress(3), b.rawSize());
     }
 }
