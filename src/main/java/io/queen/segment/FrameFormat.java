@@ -143,33 +143,34 @@ final class FrameFormat {
         p += txnLen;
         String psub = null;
         if ((flags & FLAG_PRODUCER_SUB) != 0) {
-            if (end - p < 2) {
-                throw error(Kind.TRUNCATED_FRAME, "body ends before psub_len", frameIndex, framePos);
-            }
-            int psubLen = u16(b, p);
+            int psubLen = optionalFieldLength(b, p, end, "psub_len", frameIndex, framePos);
             p += 2;
-            if (psubLen > end - p) {
-                throw error(Kind.LENGTH_PAST_END, "psub_len " + psubLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
-            }
             psub = string(b, p, psubLen, "producer_sub", frameIndex, framePos);
             p += psubLen;
         }
         byte[] key = null;
         if ((flags & FLAG_KEY) != 0) {
-            if (end - p < 2) {
-                throw error(Kind.TRUNCATED_FRAME, "body ends before key_len", frameIndex, framePos);
-            }
-            int keyLen = u16(b, p);
+            int keyLen = optionalFieldLength(b, p, end, "key_len", frameIndex, framePos);
             p += 2;
-            if (keyLen > end - p) {
-                throw error(Kind.LENGTH_PAST_END, "key_len " + keyLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
-            }
             key = Arrays.copyOfRange(b, p, p + keyLen);
             p += keyLen;
         }
         byte[] payload = Arrays.copyOfRange(b, p, end);
         return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload,
                 (flags & FLAG_KAFKA_RECORD) != 0, spanId, traceFlags, key);
+    }
+
+    /** The u16 length at {@code b[p]} of a field its flag announced, checked against the body's end. */
+    private static int optionalFieldLength(byte[] b, int p, int end, String name, long frameIndex, long framePos) {
+        if (end - p < 2) {
+            throw error(Kind.TRUNCATED_FRAME, "body ends before " + name, frameIndex, framePos);
+        }
+        int len = u16(b, p);
+        if (len > end - p - 2) {
+            throw error(Kind.LENGTH_PAST_END, name + " " + len + " exceeds the " + (end - p - 2) + " body bytes left",
+                    frameIndex, framePos);
+        }
+        return len;
     }
 
     private static String string(byte[] b, int off, int len, String field, long frameIndex, long framePos) {
