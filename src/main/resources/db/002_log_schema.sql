@@ -132,6 +132,9 @@ CREATE TABLE IF NOT EXISTS queen.log_dlq (
 ALTER TABLE queen.log_dlq ADD COLUMN IF NOT EXISTS trace_id UUID;
 ALTER TABLE queen.log_dlq ADD COLUMN IF NOT EXISTS producer_sub TEXT;
 ALTER TABLE queen.log_dlq ADD COLUMN IF NOT EXISTS message_created_at TIMESTAMPTZ;
+-- The message's key (frame flag 32, as stored: an encryption envelope where the payload snapshot is one), so a
+-- replay writes it back keyed; a Kafka record keeps its key inside its payload snapshot instead.
+ALTER TABLE queen.log_dlq ADD COLUMN IF NOT EXISTS message_key BYTEA;
 -- What DLQ browse and depth queries scan.
 CREATE INDEX IF NOT EXISTS idx_log_dlq_partition_failed_at ON queen.log_dlq (partition_id, failed_at DESC);
 

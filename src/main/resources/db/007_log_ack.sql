@@ -241,9 +241,11 @@ END $$;
 -- (payload copy, no FK: it survives retention of its segment), committed = GREATEST(committed, off) (a guard:
 -- a stale caller can never walk the cursor backwards), lease released, retry and attempt counters reset.
 DROP FUNCTION IF EXISTS queen.log_dlq_head_v1(UUID, TEXT, BIGINT, UUID, TEXT, JSONB, TEXT, UUID, TEXT, TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS queen.log_dlq_head_v1(UUID, TEXT, BIGINT, UUID, TEXT, JSONB, TEXT, UUID, TEXT, TIMESTAMPTZ,
+                                              BYTEA);
 CREATE FUNCTION queen.log_dlq_head_v1(p_pid UUID, p_group TEXT, p_off BIGINT, p_message_id UUID, p_txn TEXT,
                                       p_payload JSONB, p_error TEXT, p_trace UUID, p_producer_sub TEXT,
-                                      p_created_at TIMESTAMPTZ)
+                                      p_created_at TIMESTAMPTZ, p_key BYTEA)
 RETURNS UUID
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -254,9 +256,9 @@ BEGIN
     SELECT cc.committed, cc.batch_retry_count INTO v_committed, v_retries FROM queen.log_consumers cc
      WHERE cc.partition_id = p_pid AND cc.consumer_group = p_group FOR UPDATE;
     INSERT INTO queen.log_dlq (partition_id, consumer_group, "offset", message_id, transaction_id, payload, error,
-                               retry_count, trace_id, producer_sub, message_created_at)
+                               retry_count, trace_id, producer_sub, message_created_at, message_key)
     VALUES (p_pid, p_group, p_off, p_message_id, p_txn, p_payload, COALESCE(p_error, 'Retries exhausted'),
-            COALESCE(v_retries, 0), p_trace, p_producer_sub, p_created_at)
+            COALESCE(v_retries, 0), p_trace, p_producer_sub, p_created_at, p_key)
     RETURNING id INTO v_id;
     UPDATE queen.log_consumers cc
        SET committed = GREATEST(cc.committed, p_off), batch_end = NULL, worker_id = NULL, lease_expires_at = NULL,

@@ -201,6 +201,13 @@ LANGUAGE sql STABLE AS $$
      LIMIT 1
 $$;
 
+-- The key a dead letter keeps (its tenant checked by the caller's read of the row); NULL without one.
+CREATE OR REPLACE FUNCTION queen.log_dlq_key_v1(p_id UUID)
+RETURNS BYTEA
+LANGUAGE sql STABLE AS $$
+    SELECT d.message_key FROM queen.log_dlq d WHERE d.id = p_id
+$$;
+
 -- One dead letter with its source names (what the broker needs to build the replay frame), tenant-checked: the
 -- unfiltered browse rows of the tenant with that id (both functions are inlined, so this is a primary-key probe).
 CREATE OR REPLACE FUNCTION queen.log_dlq_get_v1(p_tenant UUID, p_id UUID)

@@ -414,15 +414,11 @@ public class AckService {
             f = SegmentCodec.decode(s.blob(), (int) (off - s.baseOffset()), 1).get(0);
             f = f.isHole() ? null : f;  // removed by compaction: filed like a record whose segment is gone
         }
-        UUID id = store.fileDeadLetter(c, new AckStore.DeadLetter(pid, group, off, f == null ? null : f.messageId(),
+        store.fileDeadLetter(c, new AckStore.DeadLetter(pid, group, off, f == null ? null : f.messageId(),
                 f == null ? null : f.transactionId(),
                 f == null ? null : new String(cipher.deadLetterPayload(f), StandardCharsets.UTF_8),
                 error == null ? "Retries exhausted" : error, f == null ? null : f.traceId(),
-                f == null ? null : f.producerSub(), s == null ? null : s.createdAt()));
-        if (f != null && f.key() != null) {
-            // as stored (an envelope where the payload snapshot is one): a replay writes it back as it was
-            store.setDeadLetterKey(c, id, f.key());
-        }
+                f == null ? null : f.producerSub(), s == null ? null : s.createdAt(), f == null ? null : f.key()));
     }
 
     private static String noCursor(String group) {

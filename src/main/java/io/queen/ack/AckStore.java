@@ -131,13 +131,15 @@ public class AckStore {
         }
     }
 
+    /** {@code key}: the message's key as stored (frame flag 32; an envelope where the payload snapshot is one). */
     public record DeadLetter(UUID pid, String group, long offset, UUID messageId, String transactionId,
-            String payloadJson, String error, UUID traceId, String producerSub, OffsetDateTime createdAt) {
+            String payloadJson, String error, UUID traceId, String producerSub, OffsetDateTime createdAt,
+            byte[] key) {
     }
 
     public UUID fileDeadLetter(Connection c, DeadLetter d) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT queen.log_dlq_head_v1(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)")) {
+                "SELECT queen.log_dlq_head_v1(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)")) {
             ps.setObject(1, d.pid());
             ps.setString(2, d.group());
             ps.setLong(3, d.offset());
@@ -148,19 +150,11 @@ public class AckStore {
             ps.setObject(8, d.traceId());
             ps.setString(9, d.producerSub());
             ps.setTimestamp(10, d.createdAt() == null ? null : Timestamp.from(d.createdAt().toInstant()));
+            ps.setBytes(11, d.key());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getObject(1, UUID.class);
             }
-        }
-    }
-
-    /** Keeps a message's key (frame flag 32, as stored) with the dead letter {@code id} filed in {@code c}. */
-    public void setDeadLetterKey(Connection c, UUID id, byte[] key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT queen.log_dlq_set_key_v1(?, ?)")) {
-            ps.setObject(1, id);
-            ps.setBytes(2, key);
-            ps.execute();
         }
     }
 
