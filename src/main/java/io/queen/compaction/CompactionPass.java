@@ -6,7 +6,6 @@ import io.queen.segment.Frame;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
 import java.nio.ByteBuffer;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +34,7 @@ import java.util.function.Function;
 public final class CompactionPass {
 
     /** A stored segment as the pass reads it. */
-    public record Segment(long baseOffset, long endOffset, OffsetDateTime createdAt, byte[] blob) {
+    public record Segment(long baseOffset, long endOffset, byte[] blob) {
         int frames() {
             return (int) (endOffset - baseOffset + 1);
         }

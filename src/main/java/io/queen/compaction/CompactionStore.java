@@ -99,7 +99,7 @@ public class CompactionStore {
         public List<CompactionPass.Segment> segments(long from, long to, long dirtyFrom, long maxRecords)
                 throws SQLException {
             List<CompactionPass.Segment> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT base_offset, end_offset, created_at, blob"
+            try (PreparedStatement ps = c.prepareStatement("SELECT base_offset, end_offset, blob"
                     + " FROM queen.log_segments WHERE partition_id = ? AND base_offset >= ? AND end_offset <= ?"
                     + " ORDER BY base_offset")) {
                 ps.setObject(1, pid);
@@ -117,8 +117,7 @@ public class CompactionStore {
                             }
                             dirty += end - base + 1;
                         }
-                        out.add(new CompactionPass.Segment(base, end, rs.getObject(3, OffsetDateTime.class),
-                                rs.getBytes(4)));
+                        out.add(new CompactionPass.Segment(base, end, rs.getBytes(3)));
                     }
                 }
             }

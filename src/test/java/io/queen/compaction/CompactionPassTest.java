@@ -8,8 +8,6 @@ import io.queen.segment.SegmentCodec;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,7 +18,6 @@ import org.junit.jupiter.api.Test;
 /** {@link CompactionPass} alone: which frames become holes, how runs are merged and split, and what it costs. */
 class CompactionPassTest {
     private static final Logger LOG = Logger.getLogger(CompactionPassTest.class);
-    private static final OffsetDateTime T = OffsetDateTime.of(2026, 12, 1, 0, 0, 0, 0, ZoneOffset.UTC);
 
     private static Frame record(String key, String value) {
         byte[] payload = KafkaRecordFormat.encode(0, key == null ? null : ByteBuffer.wrap(bytes(key)),
@@ -33,7 +30,7 @@ class CompactionPassTest {
     }
 
     private static CompactionPass.Segment segment(long base, Frame... frames) {
-        return new CompactionPass.Segment(base, base + frames.length - 1, T, SegmentCodec.encode(List.of(frames)));
+        return new CompactionPass.Segment(base, base + frames.length - 1, SegmentCodec.encode(List.of(frames)));
     }
 
     private static CompactionPass pass(long maxBytes) {
@@ -75,7 +72,7 @@ class CompactionPassTest {
         CompactionPass.Result later = pass(1 << 20).run(segs, 0, 15);
         assertEquals(List.of("-", "-", "null=x", "{\"http\":1}", "a=2", "-", "c=1"), frames(later.rewrites().get(0)));
         // a compact log is left as it is
-        CompactionPass.Segment compact = new CompactionPass.Segment(10, 16, T, w.blob());
+        CompactionPass.Segment compact = new CompactionPass.Segment(10, 16, w.blob());
         assertEquals(List.of(), pass(1 << 20).run(List.of(compact), 0, -1).rewrites());
     }
 
