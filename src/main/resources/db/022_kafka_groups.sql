@@ -34,55 +34,104 @@ $$;
 -- committed value and no lease is not written (a consumer commits every assigned partition after each poll, most of
 -- them unmoved: rewriting those rows was most of the cost). Takes the queue-membership locks shared first (a queue
 -- delete under way is waited out, never an FK error), then the cursor rows it changes in (partition_id,
--- consumer_group) order, the global lock order. Cost: one index probe per entry, a write per moved cursor.
+-- consumer_group) order, the global lock order.
+-- Cost: the entries are resolved to partitions ONCE (one unique-key probe of log_partitions and one of log_consumers
+-- each), a write per moved cursor. The search for never-written partitions runs only when some entry resolved to
+-- no partition: it probes log_partitions per entry again, and measured under the librdkafka soak (2026-12-06) it
+-- was more than half of this function's time when it ran on every commit.
+-- p_pids (optional): entry i's partition id as an earlier answer gave it (NULL: not known). A partition whose cursor
+-- already holds the committed value is then answered from one primary-key probe of log_consumers, without resolving
+-- names: a consumer commits every assigned partition after each poll, most of them unmoved. An id is never reused
+-- and a partition never renamed, so a known id names the same partition as long as its cursor row exists; a
+-- partition deleted meanwhile has no cursor row, and its entry takes the path by name.
 DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[]);
+DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[], UUID[]);
 CREATE FUNCTION queen.kafka_offset_commit_v1(p_tenant UUID, p_group TEXT, p_queues TEXT[], p_partitions TEXT[],
-                                             p_offsets BIGINT[])
-RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT)
+                                             p_offsets BIGINT[], p_pids UUID[] DEFAULT NULL)
+RETURNS TABLE (queue_name TEXT, partition_name TEXT, committed BIGINT, partition_id UUID)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-    v_names  TEXT[] := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);
-    v_queues TEXT[];
-    v_parts  TEXT[];
-    v_moved  UUID[];
+    v_held    UUID[];
+    v_names   TEXT[];
+    v_queues  TEXT[];
+    v_parts   TEXT[];
+    v_pids    UUID[];
+    v_qs      TEXT[];
+    v_ps      TEXT[];
+    v_next    BIGINT[];
+    v_start   BIGINT[];
+    v_write   BOOLEAN[];
+    v_wanted  INT;
 BEGIN
-    PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(v_names)]), v_names);
-    -- a partition of the topic that was never written has no row yet: it gets one, as a push would, so a consumer
-    -- assigned an empty partition can commit its position there
-    SELECT array_agg(u.q), array_agg(u.p) INTO v_queues, v_parts
-      FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u
-      JOIN queen.kafka_topics_v1(p_tenant, v_names) t ON t.name = u.q
-     WHERE u.p ~ '^(0|[1-9][0-9]{0,9})$' AND u.p::bigint < t.partitions
-       AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = t.queue_id AND lp.name = u.p);
-    IF v_queues IS NOT NULL THEN
-        PERFORM queen.provision_partitions_v1(array_fill(p_tenant, ARRAY[cardinality(v_queues)]), v_queues, v_parts);
+    IF p_pids IS NOT NULL THEN
+        -- the partitions (by their last entry) whose cursor holds exactly the committed value: answered as they are
+        SELECT array_agg(x.pid) INTO v_held
+          FROM (SELECT DISTINCT ON (u.pid) u.pid, u.o
+                  FROM unnest(p_pids, p_offsets) WITH ORDINALITY AS u(pid, o, i)
+                 WHERE u.pid IS NOT NULL
+                 ORDER BY u.pid, u.i DESC) x
+          JOIN queen.log_consumers c ON c.partition_id = x.pid AND c.consumer_group = p_group
+         WHERE c.committed = x.o - 1 AND c.batch_end IS NULL AND c.worker_id IS NULL AND c.lease_expires_at IS NULL
+           AND c.lease_acquired_at IS NULL AND c.batch_retry_count = 0 AND c.attempt_count = 0
+           AND c.attempt_offset IS NULL AND NOT c.lease_conflated;
+        IF v_held IS NOT NULL THEN
+            RETURN QUERY SELECT DISTINCT ON (u.pid) u.q, u.p, u.o - 1, u.pid
+                           FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
+                          WHERE u.pid = ANY (v_held)
+                          ORDER BY u.pid, u.i DESC;
+            SELECT array_agg(u.q ORDER BY u.i), array_agg(u.p ORDER BY u.i), array_agg(u.o ORDER BY u.i)
+              INTO p_queues, p_partitions, p_offsets
+              FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
+             WHERE u.pid IS NULL OR u.pid <> ALL (v_held);
+            IF p_queues IS NULL THEN
+                RETURN;
+            END IF;
+        END IF;
     END IF;
-    SELECT array_agg(l.partition_id) INTO v_moved
-      FROM (SELECT c.partition_id FROM queen.log_consumers c
-              JOIN queen.kafka_commit_targets_v1(p_tenant, p_group, p_queues, p_partitions, p_offsets) t
-                ON t.pid = c.partition_id
-             WHERE c.consumer_group = p_group AND NOT t.holds
-             ORDER BY c.partition_id FOR UPDATE OF c) l;
-    RETURN QUERY
-    WITH want AS (
-        SELECT t.* FROM queen.kafka_commit_targets_v1(p_tenant, p_group, p_queues, p_partitions, p_offsets) t),
-    up AS (
+    v_names := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);
+    PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(v_names)]), v_names);
+    FOR attempt IN 1 .. 2 LOOP
+        -- a cursor is written when it moves, holds lease or retry state, or does not exist yet
+        SELECT array_agg(t.pid ORDER BY t.pid), array_agg(t.queue_name ORDER BY t.pid),
+               array_agg(t.partition_name ORDER BY t.pid), array_agg(t.next_committed ORDER BY t.pid),
+               array_agg(t.log_start ORDER BY t.pid), array_agg(NOT t.holds ORDER BY t.pid)
+          INTO v_pids, v_qs, v_ps, v_next, v_start, v_write
+          FROM queen.kafka_commit_targets_v1(p_tenant, p_group, p_queues, p_partitions, p_offsets) t;
+        EXIT WHEN attempt = 2;
+        SELECT count(*) INTO v_wanted FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u;
+        EXIT WHEN COALESCE(cardinality(v_pids), 0) >= v_wanted;
+        -- a partition of the topic that was never written has no row yet: it gets one, as a push would, so a
+        -- consumer assigned an empty partition can commit its position there
+        SELECT array_agg(u.q), array_agg(u.p) INTO v_queues, v_parts
+          FROM (SELECT DISTINCT u.q, u.p FROM unnest(p_queues, p_partitions) AS u(q, p)) u
+          JOIN queen.kafka_topics_v1(p_tenant, v_names) t ON t.name = u.q
+         WHERE u.p ~ '^(0|[1-9][0-9]{0,9})$' AND u.p::bigint < t.partitions
+           AND NOT EXISTS (SELECT 1 FROM queen.log_partitions lp WHERE lp.queue_id = t.queue_id AND lp.name = u.p);
+        EXIT WHEN v_queues IS NULL;
+        PERFORM queen.provision_partitions_v1(array_fill(p_tenant, ARRAY[cardinality(v_queues)]), v_queues, v_parts);
+    END LOOP;
+    IF v_pids IS NULL THEN
+        RETURN;
+    END IF;
+    IF true = ANY (v_write) THEN
+        -- the existing cursors it writes, locked in (partition_id, consumer_group) order (the arrays are by pid)
+        PERFORM 1 FROM queen.log_consumers c
+         WHERE c.partition_id = ANY (ARRAY(SELECT x.pid FROM unnest(v_pids, v_write) AS x(pid, w) WHERE x.w))
+           AND c.consumer_group = p_group
+         ORDER BY c.partition_id FOR UPDATE OF c;
         INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed, total_consumed)
-        SELECT w.pid, p_group, w.next_committed, GREATEST(w.next_committed - (w.log_start - 1), 0)
-          FROM want w
-         WHERE w.pid = ANY (v_moved)
-            OR NOT EXISTS (SELECT 1 FROM queen.log_consumers x
-                            WHERE x.partition_id = w.pid AND x.consumer_group = p_group)
-         ORDER BY w.pid
+        SELECT x.pid, p_group, x.nxt, GREATEST(x.nxt - (x.st - 1), 0)
+          FROM unnest(v_pids, v_next, v_start, v_write) AS x(pid, nxt, st, w)
+         WHERE x.w
+         ORDER BY x.pid
         ON CONFLICT (partition_id, consumer_group) DO UPDATE
            SET committed = EXCLUDED.committed,
                total_consumed = c.total_consumed + GREATEST(EXCLUDED.committed - c.committed, 0),
                batch_end = NULL, worker_id = NULL, lease_expires_at = NULL, lease_acquired_at = NULL,
-               batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL, lease_conflated = FALSE
-        RETURNING c.partition_id, c.committed)
-    SELECT w.queue_name, w.partition_name, COALESCE(up.committed, w.next_committed)
-      FROM want w LEFT JOIN up ON up.partition_id = w.pid;
+               batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL, lease_conflated = FALSE;
+    END IF;
+    RETURN QUERY SELECT x.q, x.p, x.nxt, x.pid FROM unnest(v_qs, v_ps, v_next, v_pids) AS x(q, p, nxt, pid);
 END $$;
 
 -- The cursors of a group on the named queues (p_queues NULL: on every queue of the tenant). Cost: the group's

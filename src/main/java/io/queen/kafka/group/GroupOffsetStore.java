@@ -8,16 +8,30 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * SQL calls of Kafka committed offsets (db/022_kafka_groups.sql). Offsets here are Kafka's ("the next offset to
  * read"); the conversion to and from the cursor's "last offset consumed" happens in SQL on the way in and here on
- * the way out. Thread-safe (stateless).
+ * the way out. Thread-safe (the id cache is a concurrent map).
  */
 @ApplicationScoped
 public class GroupOffsetStore {
+    /** Partition ids remembered for commits; the cache is emptied when it reaches this size. */
+    static final int MAX_IDS = 100_000;
+
     @Inject SqlCalls sql;
+
+    private record PartitionKey(UUID tenant, String topic, int partition) {
+    }
+
+    /**
+     * Partition ids as commits answered them: a commit passes them so that SQL answers an unmoved partition from its
+     * cursor row alone (db/022_kafka_groups.sql). An id never names another partition; one deleted since only sends
+     * its entry the longer way, whose answer brings the new id.
+     */
+    private final ConcurrentHashMap<PartitionKey, UUID> ids = new ConcurrentHashMap<>();
 
     /** One partition's offset: a request entry, or a stored offset ({@code offset} -1 = none committed). */
     public record PartitionOffset(String topic, int partition, long offset) {
@@ -32,16 +46,27 @@ public class GroupOffsetStore {
         String[] queues = new String[n];
         String[] partitions = new String[n];
         Long[] values = new Long[n];
+        UUID[] known = new UUID[n];
         for (int i = 0; i < n; i++) {
             PartitionOffset o = offsets.get(i);
             queues[i] = o.topic();
             partitions[i] = Integer.toString(o.partition());
             values[i] = o.offset();
+            known[i] = ids.get(new PartitionKey(tenant, o.topic(), o.partition()));
         }
-        return new HashSet<>(sql.list(
-                "SELECT queue_name, partition_name, committed FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?)",
-                rs -> new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2))),
-                tenant, group, queues, partitions, values));
+        Set<TopicPartition> stored = new HashSet<>();
+        sql.list("SELECT queue_name, partition_name, partition_id FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?, ?)",
+                rs -> {
+                    TopicPartition tp = new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2)));
+                    stored.add(tp);
+                    UUID id = rs.getObject(3, UUID.class);
+                    if (ids.size() >= MAX_IDS) {
+                        ids.clear();  // bounded: a forgotten id costs one commit the longer way
+                    }
+                    ids.put(new PartitionKey(tenant, tp.topic(), tp.partition()), id);
+                    return tp;
+                }, tenant, group, queues, partitions, values, known);
+        return stored;
     }
 
     /**

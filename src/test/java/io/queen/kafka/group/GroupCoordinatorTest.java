@@ -179,6 +179,25 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aCommitAfterItsTopicWasDeletedAndCreatedAgainLandsOnTheNewPartition() throws Exception {
+        Api.pushN("kg-reborn", "0", "m", 0, 6);
+        for (int i = 0; i < 2; i++) {  // the second commit goes by the partition id the first one answered
+            assertEquals(List.of((short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                    commit("reborn", -1, "", "kg-reborn", 4)).toCompletableFuture().get()));
+        }
+        assertEquals(200, Http.delete("/api/v1/resources/queues/kg-reborn").status());
+        Api.pushN("kg-reborn", "0", "m", 0, 3);
+        assertEquals(Map.of(), fetch((short) 8, "reborn", null), "the deleted topic took its cursor with it");
+        // the remembered id names a partition that is gone: the entry is resolved by name again
+        assertEquals(List.of((short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("reborn", -1, "", "kg-reborn", 4)).toCompletableFuture().get()));
+        assertEquals(Map.of("kg-reborn/0", 4L), fetch((short) 8, "reborn", null));
+        assertEquals("3", Sql.one(ds, "SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id JOIN queen.queues q ON q.id = lp.queue_id"
+                + " WHERE c.consumer_group = 'reborn' AND q.name = 'kg-reborn'"));
+    }
+
+    @Test
     void commitsToUnknownTopicsOrPartitionsAreRefusedPerPartitionAndTheRestIsStored() throws Exception {
         Api.pushN("kg-known", "0", "m", 0, 3);
         OffsetCommitRequestData req = commit("mixed", -1, "", "kg-known", 2, 1);
