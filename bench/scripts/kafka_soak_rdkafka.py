@@ -72,6 +72,10 @@ def field(v, key):
     return int(v[i:v.index(b",", i)])
 
 
+# What a consumer was doing, for one that hands over no result in time
+CONSUMER_PHASES = ("consuming", "final synchronous commit", "close (leave the group)", "handing over")
+
+
 class Shared:
     """Counters the worker processes write (each its own slot) and the coordinator reads."""
 
@@ -83,6 +87,7 @@ class Shared:
         self.last_consume = mp.Array("q", consumers, lock=False)  # CLOCK_MONOTONIC ns of the last delivery
         self.measure_from = mp.Value("q", 1 << 62, lock=False)  # latency counts records sent from A
         self.consuming = mp.Value("b", 1, lock=False)
+        self.phase = mp.Array("b", consumers, lock=False)  # where a consumer is at the end: CONSUMER_PHASES
         self.results = mp.Queue()
 
 
@@ -234,10 +239,13 @@ def consume(args, shared, me):
             shared.distinct[me] = distinct
             shared.last_consume[me] = now
             commit(True)
+        shared.phase[me] = 1
         commit(False)
     except (KafkaException, ValueError) as e:
         count_error(errors, "consumer: %s" % e)
+    shared.phase[me] = 2
     consumer.close()
+    shared.phase[me] = 3
     shared.results.put(("consumer", me, seen, out_of_order, latency, errors))
 
 
@@ -379,7 +387,8 @@ def collect(shared, results, kind, procs, timeout):
         missing.discard(r[1])
     for i in missing:
         procs[i].kill()
-        errors = collections.Counter({"%s-%d: no results" % (kind, i): 1})
+        where = " (stopped in: %s)" % CONSUMER_PHASES[shared.phase[i]] if kind == "consumer" else ""
+        errors = collections.Counter({"%s-%d: no results%s" % (kind, i, where): 1})
         results[(kind, i)] = (kind, i, b"", errors) if kind == "producer" else (kind, i, [], 0, Latency(), errors)
     for proc in procs:
         proc.join()
