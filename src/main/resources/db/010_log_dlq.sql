@@ -201,6 +201,9 @@ LANGUAGE sql STABLE AS $$
      LIMIT 1
 $$;
 
+-- A dead letter's key is filed with it by log_dlq_head_v1 (007_log_ack.sql); the separate setter is gone.
+DROP FUNCTION IF EXISTS queen.log_dlq_set_key_v1(UUID, BYTEA);
+
 -- The key a dead letter keeps (its tenant checked by the caller's read of the row); NULL without one.
 CREATE OR REPLACE FUNCTION queen.log_dlq_key_v1(p_id UUID)
 RETURNS BYTEA

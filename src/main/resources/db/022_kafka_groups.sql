@@ -3,6 +3,16 @@
 -- read" N, the cursor holds "the last offset consumed", so committed = N - 1 and an OffsetFetch answers committed + 1.
 -- Topic = queue, Kafka partition n = the Queen partition named n. Applied at every boot, idempotently.
 
+-- Whether a cursor row already holds exactly p_committed with no lease or retry state to drop: a commit of that
+-- value writes nothing there. The one definition both ways of an OffsetCommit use (inlined: a plain expression).
+CREATE OR REPLACE FUNCTION queen.kafka_cursor_holds_v1(c queen.log_consumers, p_committed BIGINT)
+RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT c.committed = p_committed AND c.batch_end IS NULL AND c.worker_id IS NULL AND c.lease_expires_at IS NULL
+           AND c.lease_acquired_at IS NULL AND c.batch_retry_count = 0 AND c.attempt_count = 0
+           AND c.attempt_offset IS NULL AND NOT c.lease_conflated
+$$;
+
 -- The cursor rows one OffsetCommit names, one per partition (of two entries for one partition the later wins, as
 -- two commits in that order would): the partition, the cursor value it asks for (committed = offset - 1) and whether
 -- the cursor already holds exactly that, with no lease or retry state to drop (a commit there writes nothing).
@@ -13,10 +23,7 @@ RETURNS TABLE (pid UUID, queue_name TEXT, partition_name TEXT, next_committed BI
                holds BOOLEAN)
 LANGUAGE sql STABLE AS $$
     SELECT w.pid, w.q, w.p, w.next_committed, w.log_start,
-           c.partition_id IS NOT NULL AND c.committed = w.next_committed AND c.batch_end IS NULL
-           AND c.worker_id IS NULL AND c.lease_expires_at IS NULL AND c.lease_acquired_at IS NULL
-           AND c.batch_retry_count = 0 AND c.attempt_count = 0 AND c.attempt_offset IS NULL
-           AND NOT c.lease_conflated
+           c.partition_id IS NOT NULL AND queen.kafka_cursor_holds_v1(c, w.next_committed)
       FROM (SELECT DISTINCT ON (lp.id) lp.id AS pid, u.q, u.p, u.o - 1 AS next_committed, lp.log_start
               FROM unnest(p_queues, p_partitions, p_offsets) WITH ORDINALITY AS u(q, p, o, i)
               JOIN queen.queues q ON q.tenant_id = p_tenant AND q.name = u.q
@@ -72,9 +79,7 @@ BEGIN
                  WHERE u.pid IS NOT NULL
                  ORDER BY u.pid, u.i DESC) x
           JOIN queen.log_consumers c ON c.partition_id = x.pid AND c.consumer_group = p_group
-         WHERE c.committed = x.o - 1 AND c.batch_end IS NULL AND c.worker_id IS NULL AND c.lease_expires_at IS NULL
-           AND c.lease_acquired_at IS NULL AND c.batch_retry_count = 0 AND c.attempt_count = 0
-           AND c.attempt_offset IS NULL AND NOT c.lease_conflated;
+         WHERE queen.kafka_cursor_holds_v1(c, x.o - 1);
         IF v_held IS NOT NULL THEN
             RETURN QUERY SELECT DISTINCT ON (u.pid) u.q, u.p, u.o - 1, u.pid
                            FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)

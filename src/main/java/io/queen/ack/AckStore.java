@@ -137,7 +137,7 @@ public class AckStore {
             byte[] key) {
     }
 
-    public UUID fileDeadLetter(Connection c, DeadLetter d) throws SQLException {
+    public void fileDeadLetter(Connection c, DeadLetter d) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
                 "SELECT queen.log_dlq_head_v1(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)")) {
             ps.setObject(1, d.pid());
@@ -151,10 +151,7 @@ public class AckStore {
             ps.setString(9, d.producerSub());
             ps.setTimestamp(10, d.createdAt() == null ? null : Timestamp.from(d.createdAt().toInstant()));
             ps.setBytes(11, d.key());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getObject(1, UUID.class);
-            }
+            ps.execute();
         }
     }
 

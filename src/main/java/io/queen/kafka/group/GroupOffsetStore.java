@@ -54,18 +54,21 @@ public class GroupOffsetStore {
             values[i] = o.offset();
             known[i] = ids.get(new PartitionKey(tenant, o.topic(), o.partition()));
         }
+        record Stored(TopicPartition partition, UUID id) {
+        }
+        List<Stored> rows = sql.list(
+                "SELECT queue_name, partition_name, partition_id FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?, ?)",
+                rs -> new Stored(new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2))),
+                        rs.getObject(3, UUID.class)),
+                tenant, group, queues, partitions, values, known);
         Set<TopicPartition> stored = new HashSet<>();
-        sql.list("SELECT queue_name, partition_name, partition_id FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?, ?)",
-                rs -> {
-                    TopicPartition tp = new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2)));
-                    stored.add(tp);
-                    UUID id = rs.getObject(3, UUID.class);
-                    if (ids.size() >= MAX_IDS) {
-                        ids.clear();  // bounded: a forgotten id costs one commit the longer way
-                    }
-                    ids.put(new PartitionKey(tenant, tp.topic(), tp.partition()), id);
-                    return tp;
-                }, tenant, group, queues, partitions, values, known);
+        for (Stored r : rows) {
+            if (ids.size() >= MAX_IDS) {
+                ids.clear();  // bounded: a forgotten id costs one commit the longer way
+            }
+            ids.put(new PartitionKey(tenant, r.partition().topic(), r.partition().partition()), r.id());
+            stored.add(r.partition());
+        }
         return stored;
     }
 
