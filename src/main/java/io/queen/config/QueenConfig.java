@@ -236,6 +236,15 @@ public interface QueenConfig {
         int maxInflightBundles();
 
         /**
+         * Push transactions in flight across all shards ({@code io.queen.push.CommitSlots}); 0 = no limit beyond
+         * the shards' own.
+         */
+        int maxInflightCommits();
+
+        /** How long one push commit counts against {@link #maxInflightCommits} at most. */
+        long commitSlotHoldMs();
+
+        /**
          * Transaction hashes the broker-side dedup indexes may hold in total (24-40 bytes of heap each). Unset:
          * 12M, capped so the indexes fit in a quarter of the maximum heap ({@code PushFusion.dedupBudget}).
          */

@@ -28,9 +28,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -98,10 +99,16 @@ public class PushFusion implements QueueDeletion.Listener {
     private final int zstdLevel;
     private final int bundleMax;
     private final int maxInflight;
+    private final CommitSlots commitSlots;
+    /** Partitions with writes ready and no bundle yet, across shards (mostly: waiting for a commit slot). */
+    private final AtomicInteger readyLanes = new AtomicInteger();
     private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
-    /** Runs each shard's idle-lane sweep (through the shard's loop) every 10 s. */
-    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "push-fusion-sweep");
+    /**
+     * Runs each shard's idle-lane sweep (through the shard's loop) every 10 s and gives back commit slots held past
+     * {@code queen.push.commit-slot-hold-ms}; a cancelled expiry leaves its queue at once (one is scheduled per bundle).
+     */
+    private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+        Thread t = new Thread(r, "push-fusion-timer");
         t.setDaemon(true);
         return t;
     });
@@ -153,7 +160,7 @@ public class PushFusion implements QueueDeletion.Listener {
         for (int i = 0; i < n; i++) {
             shards[i] = new Shard();
         }
-        sweeper.scheduleWithFixedDelay(() -> {
+        timer.scheduleWithFixedDelay(() -> {
             for (Shard sh : shards) {
                 sh.loop.execute(sh::sweep);
             }
@@ -180,6 +187,16 @@ public class PushFusion implements QueueDeletion.Listener {
                 .register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
+        Counter overdue = Counter.builder("queen.push.commits.overdue")
+                .description("push commits that ran past the hold limit and stopped counting against"
+                        + " queen.push.max-inflight-commits (a commit stalled on a lock, or an overloaded database)")
+                .register(registry);
+        Gauge.builder("queen.push.partitions.ready", readyLanes, Number::doubleValue).strongReference(true)
+                .description("partitions with writes waiting for their bundle; above a few, every push commit slot"
+                        + " (queen.push.max-inflight-commits) is taken and these share the next commit").register(registry);
+        timer.setRemoveOnCancelPolicy(true);
+        this.commitSlots = new CommitSlots(config.push().maxInflightCommits(), config.push().commitSlotHoldMs(), timer,
+                overdue::increment);
     }
 
     /**
@@ -214,7 +231,7 @@ public class PushFusion implements QueueDeletion.Listener {
 
     @PreDestroy
     void stop() {
-        sweeper.shutdownNow();
+        timer.shutdownNow();
         io.shutdown();
     }
 
@@ -319,6 +336,15 @@ public class PushFusion implements QueueDeletion.Listener {
         final Map<LaneKey, Lane> lanes = new HashMap<>();
         final ArrayDeque<Lane> ready = new ArrayDeque<>();
         int inflightBundles;
+        /** Commit slots handed to this shard while it waited in line and not used yet. */
+        int grantedSlots;
+        /** This shard's place in {@link #commitSlots}' line: a grant comes back as a task of its loop. */
+        final Runnable onGrant = () -> loop.execute(this::granted);
+
+        void granted() {
+            grantedSlots++;
+            dispatch();
+        }
 
         void arrive(LaneKey key, List<Pending> ps) {
             Lane lane = lanes.computeIfAbsent(key, Lane::new);
@@ -354,15 +380,23 @@ public class PushFusion implements QueueDeletion.Listener {
             if (!lane.inflight && !lane.queued && !lane.pending.isEmpty()) {
                 lane.queued = true;
                 ready.add(lane);
+                readyLanes.incrementAndGet();
             }
         }
 
         void dispatch() {
             while (inflightBundles < maxInflight && !ready.isEmpty()) {
+                if (grantedSlots > 0) {
+                    grantedSlots--;
+                } else if (!commitSlots.take(onGrant)) {
+                    return;  // in line: the lanes ready now and those arriving meanwhile go in one bundle
+                }
+                CommitSlots.Held slot = commitSlots.use();
                 List<Lane> bundle = new ArrayList<>(Math.min(bundleMax, ready.size()));
                 List<List<Pending>> frames = new ArrayList<>(bundle.size());
                 while (bundle.size() < bundleMax && !ready.isEmpty()) {
                     Lane lane = ready.poll();
+                    readyLanes.decrementAndGet();
                     lane.queued = false;
                     lane.inflight = true;
                     bundle.add(lane);
@@ -371,13 +405,19 @@ public class PushFusion implements QueueDeletion.Listener {
                     lane.leaders = new HashMap<>();
                 }
                 inflightBundles++;
-                loop.defer(() -> flush(this, bundle, frames));
+                loop.defer(() -> flush(this, bundle, frames, slot));
+            }
+            // a slot granted when nothing is left to send (not expected: a shard waits only with lanes ready)
+            while (grantedSlots > 0 && (ready.isEmpty() || inflightBundles >= maxInflight)) {
+                grantedSlots--;
+                commitSlots.giveBack();
             }
         }
 
         void finish(List<Lane> bundle, List<List<Pending>> frames, PushStore.SegmentResult[] results,
-                Map<Integer, Map<Integer, UUID>> originals, Throwable error) {
+                Map<Integer, Map<Integer, UUID>> originals, Throwable error, CommitSlots.Held slot) {
             inflightBundles--;
+            slot.end();
             for (int i = 0; i < bundle.size(); i++) {
                 Lane lane = bundle.get(i);
                 List<Pending> seg = frames.get(i);
@@ -440,7 +480,7 @@ public class PushFusion implements QueueDeletion.Listener {
     }
 
     /** Runs on a virtual thread: build and compress the segments, commit the bundle, resolve duplicates. */
-    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames) {
+    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames, CommitSlots.Held slot) {
         PushStore.SegmentResult[] results = null;
         Map<Integer, Map<Integer, UUID>> originals = new HashMap<>();
         Throwable error = null;
@@ -523,7 +563,7 @@ public class PushFusion implements QueueDeletion.Listener {
         }
         PushStore.SegmentResult[] res = results;
         Throwable err = error;
-        shard.loop.execute(() -> shard.finish(bundle, frames, res, originals, err));
+        shard.loop.execute(() -> shard.finish(bundle, frames, res, originals, err, slot));
     }
 
     /**
