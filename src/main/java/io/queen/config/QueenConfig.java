@@ -236,13 +236,13 @@ public interface QueenConfig {
         int maxInflightBundles();
 
         /**
-         * Push transactions in flight across all shards ({@code io.queen.push.CommitSlots}); 0 = no limit beyond
-         * the shards' own.
+         * Push commits in flight across all shards from which on a shard with a commit in flight waits for it
+         * instead of starting another ({@code io.queen.push.CommitLoad}); 0 = never.
          */
-        int maxInflightCommits();
+        int busyCommits();
 
-        /** How long one push commit counts against {@link #maxInflightCommits} at most. */
-        long commitSlotHoldMs();
+        /** How long one push commit counts towards {@link #busyCommits} at most. */
+        long commitHoldMs();
 
         /**
          * Transaction hashes the broker-side dedup indexes may hold in total (24-40 bytes of heap each). Unset:

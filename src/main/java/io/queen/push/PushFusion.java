@@ -28,7 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,7 +42,8 @@ import org.jboss.logging.Logger;
  * keeps accumulating and is dispatched the moment the flush completes, so segment size emerges from load (one
  * message at low load, larger under load) and there is no segment-size setting; (2) several ready partitions are
  * committed together in one SQL call (one transaction, one fsync), at most {@code bundle-max} per bundle and
- * {@code max-inflight-bundles} bundles per shard; (3) frames of one partition are committed in arrival order.
+ * {@code max-inflight-bundles} bundles per shard, and a shard with a commit in flight starts another only while the
+ * broker is not busy ({@link CommitLoad}); (3) frames of one partition are committed in arrival order.
  * A repeat of a transaction id inside one accumulating segment follows the first occurrence (layer-2 dedup);
  * repeats across segments are caught by the SQL probe against the hash sidecar.
  *
@@ -99,15 +100,20 @@ public class PushFusion implements QueueDeletion.Listener {
     private final int zstdLevel;
     private final int bundleMax;
     private final int maxInflight;
-    private final CommitSlots commitSlots;
-    /** Partitions with writes ready and no bundle yet, across shards (mostly: waiting for a commit slot). */
+    private final CommitLoad commitLoad;
+    private final MeterRegistry registry;
+    /** Removed when this broker stops: a gauge left behind would go on reporting this instance's state. */
+    private final List<Gauge> gauges = new ArrayList<>(3);
+    private final Counter overdueCommits;
+    /** Partitions with writes ready and no bundle yet, across shards. */
     private final AtomicInteger readyLanes = new AtomicInteger();
     private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
     /**
-     * Runs each shard's idle-lane sweep (through the shard's loop) every 10 s and gives back commit slots held past
-     * {@code queen.push.commit-slot-hold-ms}; a cancelled expiry leaves its queue at once (one is scheduled per bundle).
+     * Runs each shard's idle-lane sweep (through the shard's loop) every 10 s; commits in flight
+     * past {@code queen.push.commit-hold-ms} stop counting towards {@code queen.push.busy-commits} (checked every
+     * half of it).
      */
-    private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "push-fusion-timer");
         t.setDaemon(true);
         return t;
@@ -149,6 +155,7 @@ public class PushFusion implements QueueDeletion.Listener {
 
     PushFusion(PushStore store, QueenConfig config, MeterRegistry registry, Instance<CommitListener> listeners) {
         this.store = store;
+        this.registry = registry;
         this.zstdLevel = config.zstdLevel();
         this.bundleMax = Math.max(1, config.push().bundleMax());
         this.maxInflight = Math.max(1, config.push().maxInflightBundles());
@@ -172,12 +179,13 @@ public class PushFusion implements QueueDeletion.Listener {
                 .register(registry);
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
-        Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue).strongReference(true)
-                .description("transaction hashes held by the broker-side dedup indexes").register(registry);
+        gauges.add(Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue)
+                .strongReference(true).description("transaction hashes held by the broker-side dedup indexes").register(registry));
         // strong: a weakly held broker may be collected first and the family vanish from the scrape
-        Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget).strongReference(true)
-                .description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
-                        + " or derived from the heap); at capacity, indexes are dropped or left cold").register(registry);
+        gauges.add(Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget)
+                .strongReference(true).description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
+                        + " or derived from the heap); at capacity, indexes are dropped or left cold")
+                .register(registry));
         this.vouched = Counter.builder("queen.push.dedup.vouched")
                 .description("segments whose dedup probe the broker narrowed with its index").register(registry);
         this.fullProbes = Counter.builder("queen.push.dedup.full.probes")
@@ -187,16 +195,22 @@ public class PushFusion implements QueueDeletion.Listener {
                 .register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
-        Counter overdue = Counter.builder("queen.push.commits.overdue")
-                .description("push commits that ran past the hold limit and stopped counting against"
-                        + " queen.push.max-inflight-commits (a commit stalled on a lock, or an overloaded database)")
+        this.overdueCommits = Counter.builder("queen.push.commits.overdue")
+                .description("push commits that ran past queen.push.commit-hold-ms and stopped counting towards"
+                        + " queen.push.busy-commits (a commit stalled on a lock, or an overloaded database)")
                 .register(registry);
-        Gauge.builder("queen.push.partitions.ready", readyLanes, Number::doubleValue).strongReference(true)
-                .description("partitions with writes waiting for their bundle; above a few, every push commit slot"
-                        + " (queen.push.max-inflight-commits) is taken and these share the next commit").register(registry);
-        timer.setRemoveOnCancelPolicy(true);
-        this.commitSlots = new CommitSlots(config.push().maxInflightCommits(), config.push().commitSlotHoldMs(), timer,
-                overdue::increment);
+        gauges.add(Gauge.builder("queen.push.partitions.ready", readyLanes, Number::doubleValue)
+                .strongReference(true).description("partitions with writes waiting for their bundle: while the broker is busy"
+                        + " (queen.push.busy-commits), those of a shard with a commit in flight share its next commit")
+                .register(registry));
+        long hold = Math.max(1, config.push().commitHoldMs());
+        this.commitLoad = new CommitLoad(config.push().busyCommits(), TimeUnit.MILLISECONDS.toNanos(hold),
+                System::nanoTime);
+        timer.scheduleWithFixedDelay(() -> {
+            for (Shard sh : shards) {
+                sh.loop.execute(sh::expireOverdue);
+            }
+        }, hold, Math.max(1, hold / 2), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -231,6 +245,7 @@ public class PushFusion implements QueueDeletion.Listener {
 
     @PreDestroy
     void stop() {
+        gauges.forEach(registry::remove);
         timer.shutdownNow();
         io.shutdown();
     }
@@ -335,15 +350,37 @@ public class PushFusion implements QueueDeletion.Listener {
         final ShardLoop loop = new ShardLoop(io);
         final Map<LaneKey, Lane> lanes = new HashMap<>();
         final ArrayDeque<Lane> ready = new ArrayDeque<>();
-        int inflightBundles;
-        /** Commit slots handed to this shard while it waited in line and not used yet. */
-        int grantedSlots;
-        /** This shard's place in {@link #commitSlots}' line: a grant comes back as a task of its loop. */
-        final Runnable onGrant = () -> loop.execute(this::granted);
+        /** This shard's commits in flight, oldest first; at most {@code max-inflight-bundles}. */
+        final ArrayDeque<CommitLoad.Commit> inflight = new ArrayDeque<>();
 
-        void granted() {
-            grantedSlots++;
-            dispatch();
+        /** Commits past the hold limit stop counting; work they held back may go (a task of the loop). */
+        void expireOverdue() {
+            boolean any = false;
+            for (CommitLoad.Commit c : inflight) {
+                if (c.overdue()) {
+                    overdueCommits.increment();
+                    any = true;
+                }
+            }
+            if (any) {
+                dispatch();
+            }
+        }
+
+        /** Whether a bundle may start now (see {@link CommitLoad}). */
+        private boolean mayStart() {
+            if (inflight.size() >= maxInflight) {
+                return false;
+            }
+            if (ready.size() >= bundleMax || !commitLoad.busy()) {
+                return true;
+            }
+            for (CommitLoad.Commit c : inflight) {
+                if (c.counts()) {
+                    return false;  // busy: wait for it; the lanes ready now and those arriving meanwhile go together
+                }
+            }
+            return true;
         }
 
         void arrive(LaneKey key, List<Pending> ps) {
@@ -385,13 +422,7 @@ public class PushFusion implements QueueDeletion.Listener {
         }
 
         void dispatch() {
-            while (inflightBundles < maxInflight && !ready.isEmpty()) {
-                if (grantedSlots > 0) {
-                    grantedSlots--;
-                } else if (!commitSlots.take(onGrant)) {
-                    return;  // in line: the lanes ready now and those arriving meanwhile go in one bundle
-                }
-                CommitSlots.Held slot = commitSlots.use();
+            while (!ready.isEmpty() && mayStart()) {
                 List<Lane> bundle = new ArrayList<>(Math.min(bundleMax, ready.size()));
                 List<List<Pending>> frames = new ArrayList<>(bundle.size());
                 while (bundle.size() < bundleMax && !ready.isEmpty()) {
@@ -404,20 +435,16 @@ public class PushFusion implements QueueDeletion.Listener {
                     lane.pending = new ArrayList<>();
                     lane.leaders = new HashMap<>();
                 }
-                inflightBundles++;
-                loop.defer(() -> flush(this, bundle, frames, slot));
-            }
-            // a slot granted when nothing is left to send (not expected: a shard waits only with lanes ready)
-            while (grantedSlots > 0 && (ready.isEmpty() || inflightBundles >= maxInflight)) {
-                grantedSlots--;
-                commitSlots.giveBack();
+                CommitLoad.Commit commit = commitLoad.start();
+                inflight.add(commit);
+                loop.defer(() -> flush(this, bundle, frames, commit));
             }
         }
 
         void finish(List<Lane> bundle, List<List<Pending>> frames, PushStore.SegmentResult[] results,
-                Map<Integer, Map<Integer, UUID>> originals, Throwable error, CommitSlots.Held slot) {
-            inflightBundles--;
-            slot.end();
+                Map<Integer, Map<Integer, UUID>> originals, Throwable error, CommitLoad.Commit commit) {
+            commit.end();
+            inflight.remove(commit);
             for (int i = 0; i < bundle.size(); i++) {
                 Lane lane = bundle.get(i);
                 List<Pending> seg = frames.get(i);
@@ -480,7 +507,8 @@ public class PushFusion implements QueueDeletion.Listener {
     }
 
     /** Runs on a virtual thread: build and compress the segments, commit the bundle, resolve duplicates. */
-    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames, CommitSlots.Held slot) {
+    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames,
+            CommitLoad.Commit commit) {
         PushStore.SegmentResult[] results = null;
         Map<Integer, Map<Integer, UUID>> originals = new HashMap<>();
         Throwable error = null;
@@ -563,7 +591,7 @@ public class PushFusion implements QueueDeletion.Listener {
         }
         PushStore.SegmentResult[] res = results;
         Throwable err = error;
-        shard.loop.execute(() -> shard.finish(bundle, frames, res, originals, err, slot));
+        shard.loop.execute(() -> shard.finish(bundle, frames, res, originals, err, commit));
     }
 
     /**

@@ -27,21 +27,21 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Push commits in flight are limited across shards (queen.push.max-inflight-commits): partitions that become ready
- * while every slot is taken wait and then share one commit. One slot, one shard, and a hold limit that never
- * passes here, so what waits is decided by a row lock the test holds, not by timing.
+ * A busy broker (queen.push.busy-commits) lets partitions that become ready while their shard has a commit in flight
+ * wait for it and share the next commit. Busy from one commit, one shard, and a hold limit that never passes here,
+ * so what waits is decided by a row lock the test holds, not by timing.
  */
 @QuarkusTest
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS, initArgs = {
-        @ResourceArg(name = "queen.push.max-inflight-commits", value = "1"),
+        @ResourceArg(name = "queen.push.busy-commits", value = "1"),
         @ResourceArg(name = "queen.push.fusion-shards", value = "1"),
-        @ResourceArg(name = "queen.push.commit-slot-hold-ms", value = "600000")})
-class PushCommitSlotsTest {
+        @ResourceArg(name = "queen.push.commit-hold-ms", value = "600000")})
+class PushBusyCommitsTest {
     @Inject
     AgroalDataSource ds;
 
     @Test
-    void partitionsReadyWhileEverySlotIsTakenShareTheNextCommit() throws Exception {
+    void partitionsReadyWhileTheBrokerIsBusyShareTheNextCommit() throws Exception {
         pushN("slots", "p0", "w", 0, 1);
         double commits = metric("queen_push_commits_total");
         double segments = metric("queen_push_segments_total");
@@ -53,7 +53,7 @@ class PushCommitSlotsTest {
             st.execute("SELECT 1 FROM queen.log_partitions lp JOIN queen.queues q ON q.id = lp.queue_id"
                     + " WHERE q.name = 'slots' AND lp.name = 'p0' FOR UPDATE OF lp");
             stalled = pool.submit(() -> pushN("slots", "p0", "w", 1, 1));
-            Await.until("the push to p0 waits on its row with the only slot", () -> Sql.count(ds,
+            Await.until("the push to p0 waits on its row", () -> Sql.count(ds,
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
                             + " AND wait_event_type = 'Lock' AND query LIKE '%log_push_multi_v1%'") == 1,
                     Duration.ofSeconds(60));
@@ -61,10 +61,10 @@ class PushCommitSlotsTest {
                 String partition = "p" + i;
                 waiting.add(pool.submit(() -> pushN("slots", partition, "w", 0, 5)));
             }
-            Await.until("8 partitions wait for a commit slot", () -> metric("queen_push_partitions_ready") == 8,
+            Await.until("8 partitions wait for the commit in flight", () -> metric("queen_push_partitions_ready") == 8,
                     Duration.ofSeconds(60));
             for (Future<JsonNode> f : waiting) {
-                assertFalse(f.isDone(), "no push commits while the only slot is taken");
+                assertFalse(f.isDone(), "nothing else commits while the broker is busy");
             }
             c.rollback();
         }
