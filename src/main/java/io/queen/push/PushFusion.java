@@ -206,11 +206,13 @@ public class PushFusion implements QueueDeletion.Listener {
         long hold = Math.max(1, config.push().commitHoldMs());
         this.commitLoad = new CommitLoad(config.push().busyCommits(), TimeUnit.MILLISECONDS.toNanos(hold),
                 System::nanoTime);
-        timer.scheduleWithFixedDelay(() -> {
-            for (Shard sh : shards) {
-                sh.loop.execute(sh::expireOverdue);
-            }
-        }, hold, Math.max(1, hold / 2), TimeUnit.MILLISECONDS);
+        if (config.push().busyCommits() > 0) {
+            timer.scheduleWithFixedDelay(() -> {
+                for (Shard sh : shards) {
+                    sh.loop.execute(sh::expireOverdue);
+                }
+            }, hold, Math.max(1, hold / 2), TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
