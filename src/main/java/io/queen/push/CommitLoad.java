@@ -16,6 +16,10 @@ import java.util.function.LongSupplier;
  * starts one (a request that spans every shard is never serialized), and so does a full bundle (waiting would not
  * make it larger).
  *
+ * <p>Off by default (threshold 0): measured, it helps Kafka producers that send many small batches and costs
+ * saturated HTTP pushers, who wait for each answer before the next batch, a third to a half of their rate
+ * (docs/benchmarks.md, "Push commits while the broker is busy").
+ *
  * <p>A commit in flight longer than the hold limit stops counting ({@link Commit#overdue}): a commit stalled on a
  * lock (a queue being deleted, a partition row another transaction holds) must not keep its shard's other
  * partitions waiting for longer than that.
