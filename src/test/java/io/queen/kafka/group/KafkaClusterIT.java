@@ -215,9 +215,19 @@ class KafkaClusterIT {
             ids = idsByPort(admin);
             ids.forEach((port, id) -> nodes.add(new KafkaNode(id, "127.0.0.1", port, null)));
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            // each broker refreshes its view of the live brokers every heartbeat, so the broker answering this may
+            // not see the newest one yet: wait for the views to agree, as a client's next Metadata would
             Map<Integer, Integer> led = new TreeMap<>();
-            admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC).partitions()
-                    .forEach(p -> led.merge(p.leader().id(), 1, Integer::sum));
+            await("leadership spread over the three in Metadata", 30, () -> {
+                led.clear();
+                try {
+                    admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC)
+                            .partitions().forEach(p -> led.merge(p.leader().id(), 1, Integer::sum));
+                } catch (Exception e) {
+                    return false;
+                }
+                return led.size() == 3;
+            });
             System.out.printf("cluster: node ids by Kafka port %s; partitions led per node %s%n", ids, led);
             assertEquals(3, led.size(), "leadership spread over the three");
             led.values().forEach(n -> assertEquals(2, n));
