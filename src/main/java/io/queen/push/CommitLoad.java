@@ -39,9 +39,14 @@ final class CommitLoad {
         this.nanoClock = nanoClock;
     }
 
+    /** Whether the broker can be busy at all (a threshold is set); without one, no commit is ever held back. */
+    boolean enabled() {
+        return busyAt > 0;
+    }
+
     /** Whether a shard with a commit in flight should let new work wait for it. */
     boolean busy() {
-        return busyAt > 0 && counted.get() >= busyAt;
+        return enabled() && counted.get() >= busyAt;
     }
 
     /** Commits in flight that count. */

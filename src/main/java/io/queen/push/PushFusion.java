@@ -180,10 +180,12 @@ public class PushFusion implements QueueDeletion.Listener {
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
         gauges.add(Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue)
-                .strongReference(true).description("transaction hashes held by the broker-side dedup indexes").register(registry));
+                .strongReference(true).description("transaction hashes held by the broker-side dedup indexes")
+                .register(registry));
         // strong: a weakly held broker may be collected first and the family vanish from the scrape
         gauges.add(Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget)
-                .strongReference(true).description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
+                .strongReference(true)
+                .description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
                         + " or derived from the heap); at capacity, indexes are dropped or left cold")
                 .register(registry));
         this.vouched = Counter.builder("queen.push.dedup.vouched")
@@ -200,13 +202,14 @@ public class PushFusion implements QueueDeletion.Listener {
                         + " queen.push.busy-commits (a commit stalled on a lock, or an overloaded database)")
                 .register(registry);
         gauges.add(Gauge.builder("queen.push.partitions.ready", readyLanes, Number::doubleValue)
-                .strongReference(true).description("partitions with writes waiting for their bundle: while the broker is busy"
+                .strongReference(true)
+                .description("partitions with writes waiting for their bundle: while the broker is busy"
                         + " (queen.push.busy-commits), those of a shard with a commit in flight share its next commit")
                 .register(registry));
         long hold = Math.max(1, config.push().commitHoldMs());
         this.commitLoad = new CommitLoad(config.push().busyCommits(), TimeUnit.MILLISECONDS.toNanos(hold),
                 System::nanoTime);
-        if (config.push().busyCommits() > 0) {
+        if (commitLoad.enabled()) {  // overdue commits matter only where a busy broker holds work back
             timer.scheduleWithFixedDelay(() -> {
                 for (Shard sh : shards) {
                     sh.loop.execute(sh::expireOverdue);
@@ -509,8 +512,7 @@ public class PushFusion implements QueueDeletion.Listener {
     }
 
     /** Runs on a virtual thread: build and compress the segments, commit the bundle, resolve duplicates. */
-    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames,
-            CommitLoad.Commit commit) {
+    private void flush(Shard shard, List<Lane> fused, List<List<Pending>> fusedFrames, CommitLoad.Commit commit) {
         PushStore.SegmentResult[] results = null;
         Map<Integer, Map<Integer, UUID>> originals = new HashMap<>();
         Throwable error = null;
