@@ -236,8 +236,8 @@ public interface QueenConfig {
         int maxInflightBundles();
 
         /**
-         * Push commits in flight across all shards from which on a shard with a commit in flight waits for it
-         * instead of starting another ({@code io.queen.push.CommitLoad}); 0 = never.
+         * Push commits in flight across all shards from which on a shard with a commit in flight lets Kafka writes
+         * wait for it instead of starting another ({@code io.queen.push.CommitLoad}); 0 = never.
          */
         int busyCommits();
 

@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
  * starts one (a request that spans every shard is never serialized), and so does a full bundle (waiting would not
  * make it larger).
  *
- * <p>Off by default (threshold 0): measured, it helps Kafka producers that send many small batches and costs
- * saturated HTTP pushers, who wait for each answer before the next batch, a third to a half of their rate
+ * <p>Only Kafka writes wait: a Kafka producer keeps several requests in flight, so one that waits costs it no rate,
+ * while an HTTP pusher sends nothing more until answered and lost a third to a half of its rate when its pushes
+ * waited too. A shard with an HTTP push ready starts a commit at once, taking the waiting Kafka writes along
  * (docs/benchmarks.md, "Push commits while the broker is busy").
  *
  * <p>A commit in flight longer than the hold limit stops counting ({@link Commit#overdue}): a commit stalled on a

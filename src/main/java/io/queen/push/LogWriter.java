@@ -127,7 +127,7 @@ public class LogWriter {
         List<Lane> lanes = new ArrayList<>(byPartition.size());
         byPartition.forEach((k, group) -> lanes.add(new Lane(tenant, k.queue(), k.partition(), group)));
         // every partition is submitted before any flush runs, so the request's partitions commit in parallel
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null);
+        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
         List<String> queues = new ArrayList<>(2);
         for (Lane lane : lanes) {
             if (!queues.contains(lane.queue())) {
@@ -178,7 +178,7 @@ public class LogWriter {
      * whole and retried by the client); {@link Produced#counted} completes after that count.
      */
     public Produced produce(List<Lane> lanes, Executor runner) {
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, runner);
+        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, runner, true);
         List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
         submitted.forEach(all::addAll);
         CompletableFuture<Void> counted = CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).thenRun(() -> {
@@ -200,7 +200,7 @@ public class LogWriter {
      * item is in the log (queued, or a duplicate of what an earlier attempt wrote).
      */
     public String replay(List<Lane> lanes) {
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null);
+        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
         String error = null;
         for (int l = 0; l < lanes.size(); l++) {
             for (CompletableFuture<PushFusion.Verdict> f : submitted.get(l)) {
@@ -216,15 +216,17 @@ public class LogWriter {
 
     /**
      * The fused sequence: hashes and submits every lane, then runs the flushes the submits collected, here
-     * ({@code runner} null: the first on this thread when it is virtual) or on {@code runner}.
+     * ({@code runner} null: the first on this thread when it is virtual) or on {@code runner}. {@code patient}: the
+     * caller pipelines requests (a Kafka producer), see {@link PushFusion#submit}.
      */
-    private List<List<CompletableFuture<PushFusion.Verdict>>> fuse(List<Lane> lanes, Executor runner) {
+    private List<List<CompletableFuture<PushFusion.Verdict>>> fuse(List<Lane> lanes, Executor runner,
+            boolean patient) {
         List<List<CompletableFuture<PushFusion.Verdict>>> out = new ArrayList<>(lanes.size());
         List<Runnable> flushes = new ArrayList<>(2);
         try {
             for (Lane lane : lanes) {
                 out.add(fusion.submit(lane.tenant(), lane.queue(), lane.partition(), lane.items(),
-                        SegmentPacker.hashes(lane.items()), flushes));
+                        SegmentPacker.hashes(lane.items()), patient, flushes));
             }
         } finally {
             if (runner == null) {

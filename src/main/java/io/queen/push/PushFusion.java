@@ -43,7 +43,8 @@ import org.jboss.logging.Logger;
  * message at low load, larger under load) and there is no segment-size setting; (2) several ready partitions are
  * committed together in one SQL call (one transaction, one fsync), at most {@code bundle-max} per bundle and
  * {@code max-inflight-bundles} bundles per shard, and a shard with a commit in flight starts another only while the
- * broker is not busy ({@link CommitLoad}); (3) frames of one partition are committed in arrival order.
+ * broker is not busy ({@link CommitLoad}) or a ready partition holds a closed-loop caller's items; (3) frames of
+ * one partition are committed in arrival order.
  * A repeat of a transaction id inside one accumulating segment follows the first occurrence (layer-2 dedup);
  * repeats across segments are caught by the SQL probe against the hash sidecar.
  *
@@ -204,7 +205,8 @@ public class PushFusion implements QueueDeletion.Listener {
         gauges.add(Gauge.builder("queen.push.partitions.ready", readyLanes, Number::doubleValue)
                 .strongReference(true)
                 .description("partitions with writes waiting for their bundle: while the broker is busy"
-                        + " (queen.push.busy-commits), those of a shard with a commit in flight share its next commit")
+                        + " (queen.push.busy-commits), the Kafka writes of a shard with a commit in flight share its"
+                        + " next commit")
                 .register(registry));
         long hold = Math.max(1, config.push().commitHoldMs());
         this.commitLoad = new CommitLoad(config.push().busyCommits(), TimeUnit.MILLISECONDS.toNanos(hold),
@@ -258,17 +260,21 @@ public class PushFusion implements QueueDeletion.Listener {
     /**
      * Queues items of ONE partition, in order, for its next segment; they arrive at the shard together so a
      * request is never split across segments by the fire-on-idle dispatch. {@code hashes.get(i)} is item i's
-     * 16-byte transaction hash. A flush this arrival starts (it may carry other requests' items too) is added to
-     * {@code flushes}; the caller must hand that list to {@link #run} once it has submitted all its partitions,
-     * or the futures never complete: {@link LogWriter} is the one caller, and always does.
+     * 16-byte transaction hash. {@code patient}: the caller keeps other requests in flight while this one waits (a
+     * Kafka producer pipelines up to five per connection), so while the broker is busy these items may wait for
+     * their shard's commit in flight; a closed-loop caller (an HTTP push, a spool drain) sends nothing more until
+     * answered, so its items never wait for another commit. A flush this arrival starts (it may carry other
+     * requests' items too) is added to {@code flushes}; the caller must hand that list to {@link #run} once it has
+     * submitted all its partitions, or the futures never complete: {@link LogWriter} is the one caller, and always
+     * does.
      */
     List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
-            List<byte[]> hashes, List<Runnable> flushes) {
+            List<byte[]> hashes, boolean patient, List<Runnable> flushes) {
         LaneKey key = new LaneKey(tenant, queue, partition);
         List<Pending> ps = new ArrayList<>(items.size());
         List<CompletableFuture<Verdict>> out = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
-            Pending p = new Pending(items.get(i), hashes.get(i));
+            Pending p = new Pending(items.get(i), hashes.get(i), patient);
             ps.add(p);
             out.add(p.future);
         }
@@ -303,13 +309,16 @@ public class PushFusion implements QueueDeletion.Listener {
         final PushItem item;
         final byte[] hash;
         final ByteBuffer hashKey;
+        /** Its caller pipelines requests (see {@link #submit}). */
+        final boolean patient;
         final CompletableFuture<Verdict> future = new CompletableFuture<>();
         List<Pending> followers;
 
-        Pending(PushItem item, byte[] hash) {
+        Pending(PushItem item, byte[] hash, boolean patient) {
             this.item = item;
             this.hash = hash;
             this.hashKey = ByteBuffer.wrap(hash);
+            this.patient = patient;
         }
 
         void complete(Verdict v) {
@@ -330,6 +339,8 @@ public class PushFusion implements QueueDeletion.Listener {
         final DedupIndex dedup = new DedupIndex();
         List<Pending> pending = new ArrayList<>();
         Map<ByteBuffer, Pending> leaders = new HashMap<>();
+        /** Whether {@link #pending} holds a closed-loop caller's items, which never wait for another commit. */
+        boolean urgent;
         boolean inflight;
         boolean queued;
         long lastUsedNanos = System.nanoTime();
@@ -339,6 +350,7 @@ public class PushFusion implements QueueDeletion.Listener {
         }
 
         void add(Pending p) {
+            urgent |= !p.patient;
             Pending leader = leaders.putIfAbsent(p.hashKey, p);
             if (leader == null) {
                 pending.add(p);
@@ -355,6 +367,8 @@ public class PushFusion implements QueueDeletion.Listener {
         final ShardLoop loop = new ShardLoop(io);
         final Map<LaneKey, Lane> lanes = new HashMap<>();
         final ArrayDeque<Lane> ready = new ArrayDeque<>();
+        /** Lanes in {@link #ready} that are {@link Lane#urgent}. */
+        int urgentReady;
         /** This shard's commits in flight, oldest first; at most {@code max-inflight-bundles}. */
         final ArrayDeque<CommitLoad.Commit> inflight = new ArrayDeque<>();
 
@@ -377,7 +391,7 @@ public class PushFusion implements QueueDeletion.Listener {
             if (inflight.size() >= maxInflight) {
                 return false;
             }
-            if (ready.size() >= bundleMax || !commitLoad.busy()) {
+            if (ready.size() >= bundleMax || urgentReady > 0 || !commitLoad.busy()) {
                 return true;
             }
             for (CommitLoad.Commit c : inflight) {
@@ -391,7 +405,11 @@ public class PushFusion implements QueueDeletion.Listener {
         void arrive(LaneKey key, List<Pending> ps) {
             Lane lane = lanes.computeIfAbsent(key, Lane::new);
             lane.lastUsedNanos = System.nanoTime();
+            boolean wasUrgent = lane.urgent;
             ps.forEach(lane::add);
+            if (lane.queued && lane.urgent && !wasUrgent) {
+                urgentReady++;
+            }
             markReady(lane);
             dispatch();
         }
@@ -423,6 +441,9 @@ public class PushFusion implements QueueDeletion.Listener {
                 lane.queued = true;
                 ready.add(lane);
                 readyLanes.incrementAndGet();
+                if (lane.urgent) {
+                    urgentReady++;
+                }
             }
         }
 
@@ -434,6 +455,10 @@ public class PushFusion implements QueueDeletion.Listener {
                     Lane lane = ready.poll();
                     readyLanes.decrementAndGet();
                     lane.queued = false;
+                    if (lane.urgent) {
+                        lane.urgent = false;
+                        urgentReady--;
+                    }
                     lane.inflight = true;
                     bundle.add(lane);
                     frames.add(lane.pending);
@@ -494,6 +519,7 @@ public class PushFusion implements QueueDeletion.Listener {
             List<Pending> newer = lane.pending;
             lane.pending = new ArrayList<>(seg.size() + newer.size());
             lane.leaders = new HashMap<>();
+            lane.urgent = false;  // not queued while its flush was in flight; add() sets it again for what is kept
             for (int k = 0; k < seg.size(); k++) {
                 Pending p = seg.get(k);
                 if (dupOffset.containsKey(k)) {
