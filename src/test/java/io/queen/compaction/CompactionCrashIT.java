@@ -150,19 +150,19 @@ class CompactionCrashIT {
 
     /** The first offset of the topic partition's head (last) segment. */
     static long headSegmentBase(Connection c) throws Exception {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT max(ls.base_offset)"
-                + " FROM queen.log_segments ls JOIN queen.log_partitions lp ON lp.id = ls.partition_id"
-                + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = '" + TOPIC + "'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return ofTopic(c, "max(t.base_offset)", "queen.log_segments");
     }
 
     /** The end of the compacted section of the topic's partition (-1 before any pass). */
     static long compactedTo(Connection c) throws Exception {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT coalesce(max(lc.cleaned_to), -1)"
-                + " FROM queen.log_compaction lc JOIN queen.log_partitions lp ON lp.id = lc.partition_id"
-                + " JOIN queen.queues q ON q.id = lp.queue_id WHERE q.name = '" + TOPIC + "'")) {
+        return ofTopic(c, "coalesce(max(t.cleaned_to), -1)", "queen.log_compaction");
+    }
+
+    /** {@code select} over the rows of {@code table} (as {@code t}, keyed by partition_id) of the topic's partition. */
+    static long ofTopic(Connection c, String select, String table) throws Exception {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT " + select + " FROM " + table
+                + " t JOIN queen.log_partitions lp ON lp.id = t.partition_id JOIN queen.queues q ON q.id = lp.queue_id"
+                + " WHERE q.name = '" + TOPIC + "'")) {
             rs.next();
             return rs.getLong(1);
         }

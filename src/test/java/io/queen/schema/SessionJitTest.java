@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.agroal.api.AgroalDataSource;
 import io.queen.testing.FreshDatabase;
+import io.queen.testing.Sql;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -40,8 +41,8 @@ class SessionJitTest {
                 st.execute("SET LOCAL jit_optimize_above_cost = 0");
                 st.execute("SET LOCAL jit = on");
                 assumeTrue(plan(st).contains("JIT:"), "this server cannot JIT-compile (built without LLVM)");
-                st.execute("SET LOCAL jit = DEFAULT");  // the session's value, as the broker connected
-                assertEquals("off", show(st, "jit"));
+                assertEquals("off", Sql.one(ds, "SHOW jit"), "another broker session, as it connected");
+                st.execute("SET LOCAL jit = DEFAULT");  // this session's value, as it connected
                 assertFalse(plan(st).contains("JIT:"), "a broker session compiled a plan");
             } finally {
                 c.rollback();
@@ -57,12 +58,5 @@ class SessionJitTest {
             }
         }
         return out.toString();
-    }
-
-    private static String show(Statement st, String name) throws Exception {
-        try (ResultSet rs = st.executeQuery("SHOW " + name)) {
-            rs.next();
-            return rs.getString(1);
-        }
     }
 }
