@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real broker process (the packaged jar) for multi-broker and crash tests. Its output goes to a log file
@@ -17,6 +19,8 @@ import java.util.Map;
  * ({@code testing/java}). Not thread-safe; one owner.
  */
 public final class BrokerProcess implements AutoCloseable {
+    /** Ports {@link #freePort} handed out in this JVM. */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Process process;
     private final int port;
@@ -175,9 +179,18 @@ public final class BrokerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * A port nothing listens on now, never one this JVM was handed before: the kernel may give a port just closed
+     * again, so two ports taken before either is bound (a broker's HTTP port and its embedded PostgreSQL's) could
+     * otherwise be the same.
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 }
