@@ -10,7 +10,6 @@ import io.queen.crypto.PayloadCipher;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import io.queen.wakeup.PopWaiters;
-import io.queen.wakeup.WakeSignal;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -19,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -66,8 +66,8 @@ public class AckService {
 
     /**
      * {@code freedWork}: the ack ended a lease and may have left claimable work behind it (this broker's parked pops
-     * must look); false when it ended none, or ended one on a partition it left with nothing more to claim and no
-     * push to the queue was announced on this broker while it ran.
+     * must look); false when it ended none, or ended one on a partition it left with nothing more to claim while
+     * nothing it could not see reached that partition ({@link PopWaiters#writeStamp}).
      */
     public record AckResult(int index, String transactionId, boolean success, String error, String queueName,
             String partitionName, boolean leaseReleased, boolean dlq, boolean freedWork) {
@@ -196,14 +196,13 @@ public class AckService {
                 }
             }
             if (!positional.isEmpty()) {
-                // each queue's wake-up generation before the acks run: a push committed while they ran is
-                // announced by then or after their commit, so an idle verdict can skip the wake-up only if the
-                // generation is unchanged after the commit
-                WakeSignal[] signals = new WakeSignal[positional.size()];
-                long[] generations = new long[positional.size()];
+                // each partition's write stamp before the acks run: a push committed while they ran is counted
+                // by then or after their commit, so an idle verdict can skip the wake-up only if the stamp is
+                // unchanged after the commit
+                long[] stamps = new long[positional.size()];
                 for (int i = 0; i < positional.size(); i++) {
-                    signals[i] = waiters.queue(tenant, positionalBatches.get(i).queue());
-                    generations[i] = signals[i].generation();
+                    AckRegistry.Batch b = positionalBatches.get(i);
+                    stamps[i] = waiters.writeStamp(tenant, b.queue(), b.partition());
                 }
                 List<AckFusion.Verdict> verdicts = null;
                 try {
@@ -219,7 +218,8 @@ public class AckService {
                     }
                     AckRegistry.Batch b = positionalBatches.get(i);
                     AckStore.PartitionInfo pi = new AckStore.PartitionInfo(b.partition(), b.queue(), tenant);
-                    boolean freed = v.released() && (!v.idle() || signals[i].generation() != generations[i]);
+                    boolean freed = v.released()
+                            && (!v.idle() || waiters.writeStamp(tenant, b.queue(), b.partition()) != stamps[i]);
                     for (AckItem it : positionalItems.get(i)) {
                         results[it.index()] = ok(it, pi, v.released(), false, freed);
                     }
@@ -247,8 +247,8 @@ public class AckService {
         String last = null;
         OpsMeter.QueueMeter qm = null;
         List<String> seen = new ArrayList<>(2);
-        // queues where a lease ended -> whether one of those acks may have left claimable work behind it
-        Map<String, Boolean> freed = null;
+        // queues where a lease ended -> the partitions where one of those acks may have left claimable work
+        Map<String, Set<String>> freed = null;
         String endedPid = null;
         String endedLease = null;
         int dlq = 0;
@@ -275,7 +275,10 @@ public class AckService {
                 if (freed == null) {
                     freed = new LinkedHashMap<>(2);
                 }
-                freed.merge(q, r.freedWork(), Boolean::logicalOr);
+                Set<String> parts = freed.computeIfAbsent(q, k -> new LinkedHashSet<>(2));
+                if (r.freedWork()) {
+                    parts.add(r.partitionName() == null ? "" : r.partitionName());
+                }
                 // a batch's items are adjacent: one directory update per (partition, lease) it names
                 if (!Objects.equals(it.partitionId(), endedPid) || !Objects.equals(it.leaseId(), endedLease)) {
                     endedPid = it.partitionId();
@@ -296,15 +299,17 @@ public class AckService {
             }
         }
         if (freed != null) {
-            // a lease ended: the rest of its partition (or the failed batch) is claimable now, and parked pops
-            // do not re-query on a timer. One that left its partition empty wakes no pop here (none could claim
-            // anything), but other brokers still hear of it: a push they took while the ack ran may be waiting
-            // for exactly this lease to end.
-            for (Map.Entry<String, Boolean> e : freed.entrySet()) {
-                if (e.getValue()) {
+            // a lease ended: the rest of its partition (or the failed batch) is claimable now, by this group only,
+            // and parked pops do not re-query on a timer. One that left its partition empty wakes no pop here
+            // (none could claim anything), but other brokers still hear of it: a push they took while the ack ran
+            // may be waiting for exactly this lease to end.
+            for (Map.Entry<String, Set<String>> e : freed.entrySet()) {
+                if (e.getValue().isEmpty()) {
+                    waiters.publish(tenant, e.getKey());
+                } else if (group == null || e.getValue().contains("")) {
                     waiters.freed(tenant, e.getKey());
                 } else {
-                    waiters.publish(tenant, e.getKey());
+                    waiters.freed(tenant, e.getKey(), group, e.getValue());
                 }
             }
         }

@@ -23,6 +23,9 @@ class FusedCommitListener implements PushFusion.CommitListener {
 
     @Override
     public void committed(List<PushFusion.Committed> segments) {
+        for (PushFusion.Committed c : segments) {
+            waiters.written(c.tenant(), c.queue(), c.partition());
+        }
         hot.committed(segments);
         for (PushFusion.Committed c : segments) {
             waiters.hotListed(c.tenant(), c.queue());

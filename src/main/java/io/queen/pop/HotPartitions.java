@@ -1,7 +1,9 @@
 package io.queen.pop;
 
 import io.queen.push.PushFusion;
+import io.queen.wakeup.FreedPartitions;
 import jakarta.inject.Singleton;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -26,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * consumers, each commit otherwise woke eight pops for one partition's work, and seven of them scanned the queue. Thread-safe (concurrent collections; one entry is handed to one pop).
  */
 @Singleton
-public class HotPartitions {
+public class HotPartitions implements FreedPartitions {
     static final int SCAN_EVERY = 4;
     static final int MAX_PER_GROUP = 4096;
 
@@ -53,12 +55,34 @@ public class HotPartitions {
                 continue;
             }
             for (Hot h : groups.values()) {
-                if (h.members.size() >= MAX_PER_GROUP) {
-                    h.dropped = true;
-                } else if (h.members.add(c.partition())) {
-                    h.order.add(c.partition());
-                }
+                remember(h, c.partition());
             }
+        }
+    }
+
+    /**
+     * An ack of {@code group} ended leases in {@code partitions} and may have left work there: remembered for the
+     * group when it is tracked here. An untracked group needs no list: its first queue-level pop here starts
+     * tracking it, so none of its parked pops reads one (pinned pops and pops of several partitions rank or claim
+     * on any wake-up). A full list marks itself dropped, and the group's pops rank the queue again.
+     */
+    @Override
+    public void freed(UUID tenant, String queue, String group, Collection<String> partitions) {
+        ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(tenant, queue));
+        Hot h = groups == null ? null : groups.get(group);
+        if (h != null) {
+            for (String p : partitions) {
+                remember(h, p);
+            }
+        }
+    }
+
+    /** Puts the partition on the group's list once, or marks the list dropped when it is full. */
+    private static void remember(Hot h, String partition) {
+        if (h.members.size() >= MAX_PER_GROUP) {
+            h.dropped = true;
+        } else if (h.members.add(partition)) {
+            h.order.add(partition);
         }
     }
 
@@ -89,12 +113,7 @@ public class HotPartitions {
 
     /** A pop of (queue, group) may have left claimable work in {@code partition}: remembered again. */
     void reoffer(UUID tenant, String queue, String group, String partition) {
-        Hot h = hot(tenant, queue, group);
-        if (h.members.size() >= MAX_PER_GROUP) {
-            h.dropped = true;
-        } else if (h.members.add(partition)) {
-            h.order.add(partition);
-        }
+        remember(hot(tenant, queue, group), partition);
     }
 
     /** The oldest remembered partition of (queue, group), handed to exactly one pop, or null. */

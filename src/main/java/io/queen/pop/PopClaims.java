@@ -58,6 +58,7 @@ public class PopClaims {
     private final PopClock clock;
     private final Counter hotClaims;
     private final Counter resleeps;
+    private final Counter rankings;
     private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
 
     PopClaims(PopStore store, PayloadCipher cipher, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry,
@@ -73,6 +74,9 @@ public class PopClaims {
         this.clock = clock;
         this.resleeps = Counter.builder("queen.pop.resleeps")
                 .description("parked pops that a commit woke and that slept on without a claim (its work was taken)")
+                .register(registry);
+        this.rankings = Counter.builder("queen.pop.rankings")
+                .description("queue-level pop attempts that ranked the queue's partitions for claimable work")
                 .register(registry);
         this.hotClaims = Counter.builder("queen.pop.hot.claims")
                 .description("queue-level pops served by a targeted claim on a recently written partition")
@@ -128,6 +132,7 @@ public class PopClaims {
                 return null;
             }
         }
+        rankings.increment();
         FloorKey key = new FloorKey(tenant, queue, r.group());
         Instant started = clock.instant();
         Floor f = floors.get(key);

@@ -1,8 +1,11 @@
 package io.queen.wakeup;
 
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
+import java.util.Collection;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Where long-polling pops park, by topic: a parked pop holds no database connection and waits on its queue's
@@ -18,14 +21,45 @@ import java.util.concurrent.ConcurrentHashMap;
 public class PopWaiters {
     private final ConcurrentHashMap<String, WakeSignal> byQueue = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<UUID, WakeSignal> byTenant = new ConcurrentHashMap<>();
+    /** Slots of {@link #writeStamp}s, a power of two: partitions sharing a slot only cost a claim that finds nothing. */
+    private static final int STAMP_SLOTS = 4096;
+    /** Pushes this broker committed, counted by the slot of their partition. */
+    private final AtomicLongArray writes = new AtomicLongArray(STAMP_SLOTS);
     private final WakePublisher publisher;
+    private final Instance<FreedPartitions> freedPartitions;
 
-    PopWaiters(WakePublisher publisher) {
+    PopWaiters(WakePublisher publisher, Instance<FreedPartitions> freedPartitions) {
         this.publisher = publisher;
+        this.freedPartitions = freedPartitions;
     }
 
     public WakeSignal queue(UUID tenant, String queue) {
         return byQueue.computeIfAbsent(tenant + "/" + queue, k -> new WakeSignal());
+    }
+
+    /**
+     * This broker committed a push to the partition. Called before the pop side learns of it and before the
+     * queue's pops wake, so an ack that finds the partition idle can tell a push it could not see
+     * ({@link #writeStamp}).
+     */
+    public void written(UUID tenant, String queue, String partition) {
+        writes.incrementAndGet(slot(tenant, queue, partition));
+    }
+
+    /**
+     * A value that moves whenever work may have reached the partition without a transaction seeing it yet: a push
+     * this broker committed to it (or to a partition sharing its slot), or any wake-up of the queue other than a
+     * hot-list one (a transaction, a stream cycle, another broker's commit, a lease freed). An ack that ended a
+     * lease on a partition it found idle reads it before and after: unchanged, no push it could not see is
+     * waiting for that lease.
+     */
+    public long writeStamp(UUID tenant, String queue, String partition) {
+        return queue(tenant, queue).others() + writes.get(slot(tenant, queue, partition));
+    }
+
+    private static int slot(UUID tenant, String queue, String partition) {
+        int h = (tenant.hashCode() * 31 + queue.hashCode()) * 31 + partition.hashCode();
+        return (h ^ (h >>> 16)) & (STAMP_SLOTS - 1);
     }
 
     /** Moves on a wake-up of any queue of the tenant (namespace/task discovery pops). */
@@ -69,6 +103,25 @@ public class PopWaiters {
      */
     public void freed(UUID tenant, String queue) {
         wake(tenant, queue);
+        publish(tenant, queue);
+    }
+
+    /**
+     * As {@link #freed(UUID, String)} for acks of one consumer group that ended leases in {@code partitions} and may
+     * have left work there. Only that group can claim it, and only in those partitions: they go on the group's hot
+     * list and the parked pops wake as for a push committed here, so one queue-level pop of the group claims each
+     * partition by name while the others (and every other group's) go back to sleep without ranking the queue.
+     * Pinned pops and pops that rank the queue claim on any wake-up.
+     */
+    public void freed(UUID tenant, String queue, String group, Collection<String> partitions) {
+        if (freedPartitions.isUnsatisfied()) {
+            freed(tenant, queue);
+            return;
+        }
+        for (FreedPartitions l : freedPartitions) {
+            l.freed(tenant, queue, group, partitions);
+        }
+        wake(tenant, queue, true);
         publish(tenant, queue);
     }
 

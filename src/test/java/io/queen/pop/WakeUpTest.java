@@ -15,6 +15,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -119,20 +120,41 @@ class WakeUpTest {
         assertEquals(List.of(1, 2, 2), sizes);
     }
 
+    /**
+     * The work an ack leaves behind is its group's alone, in one partition: one parked pop of that group is woken
+     * and claims it by name (without a wake-up it would sleep to its timeout: the lease it saw expires much later),
+     * and no pop ranks the queue (each parked pop of the group, and of another group, used to).
+     */
     @Test
-    void anAckThatLeavesWorkBehindWakesAParkedPop() throws Exception {
-        pushN("freed", "p", "a", 0, 1);
-        JsonNode first = Api.pop("/api/v1/pop/queue/freed?consumerGroup=g");
-        assertEquals(1, messages(first).size());
+    void anAckThatLeavesWorkBehindIsClaimedByNameWithoutRankingTheQueue() throws Exception {
+        pushN("freed-one", "p", "a", 0, 1);
+        JsonNode leased = Api.pop("/api/v1/pop/queue/freed-one?consumerGroup=g");
+        assertEquals(1, messages(leased).size());
         // pushed while the partition is leased: claimable only once the lease ends
-        pushN("freed", "p", "b", 1, 1);
-        List<CompletableFuture<Http.Reply>> polls =
-                park("/api/v1/pop/queue/freed?wait=true&timeout=20000&consumerGroup=g", 1);
-        assertTrue(Api.ackAll(first, "completed", "g").get(0).get("success").asBoolean());
-        // without a wake-up the parked pop would sleep to its timeout (the lease it saw expires much later)
-        Http.Reply r = polls.get(0).get();
-        assertEquals(200, r.status(), "the parked pop was not woken by the ack: " + r.body());
+        pushN("freed-one", "p", "b", 1, 1);
+        // another group has taken everything and waits for more
+        JsonNode other = Api.pop("/api/v1/pop/queue/freed-one?consumerGroup=h&batch=10");
+        assertEquals(2, messages(other).size());
+        Api.ackAll(other, "completed", "h");
+        int before = clock.parked();
+        List<CompletableFuture<Http.Reply>> polls = new ArrayList<>();
+        polls.addAll(park("/api/v1/pop/queue/freed-one?wait=true&timeout=30000&consumerGroup=g", 3));
+        polls.addAll(park("/api/v1/pop/queue/freed-one?wait=true&timeout=30000&consumerGroup=h", 2));
+        double rankings = metric("queen_pop_rankings_total");
+        assertTrue(Api.ackAll(leased, "completed", "g").get(0).get("success").asBoolean());
+        CompletableFuture.anyOf(polls.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        clock.awaitParked(before + 4);
+        assertEquals(rankings, metric("queen_pop_rankings_total"), "pops that ranked the queue after the ack");
+        List<CompletableFuture<Http.Reply>> answered = polls.stream().filter(CompletableFuture::isDone).toList();
+        assertEquals(1, answered.size(), "answered polls");
+        assertTrue(polls.indexOf(answered.get(0)) < 3, "a pop of the acking group answered");
+        Http.Reply r = answered.get(0).get();
+        assertEquals(200, r.status(), r.body());
         assertEquals("b-1", messages(Api.json(r.body())).get(0).get("transactionId").asText());
+        clock.advance(Duration.ofSeconds(31));
+        for (CompletableFuture<Http.Reply> p : polls) {
+            assertTrue(p.get(60, TimeUnit.SECONDS).status() != 200 || p == answered.get(0), "nothing else to take");
+        }
     }
 
     @Test
