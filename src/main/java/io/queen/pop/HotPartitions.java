@@ -61,20 +61,22 @@ public class HotPartitions implements FreedPartitions {
     }
 
     /**
-     * An ack of {@code group} ended leases in {@code partitions} and may have left work there: remembered for the
-     * group when it is tracked here. An untracked group needs no list: its first queue-level pop here starts
-     * tracking it, so none of its parked pops reads one (pinned pops and pops of several partitions rank or claim
-     * on any wake-up). A full list marks itself dropped, and the group's pops rank the queue again.
+     * An ack of {@code group} ended leases in {@code partitions} and may have left work there: remembered when the
+     * group is tracked here (a full list marks itself dropped, and the group's pops rank the queue again). False
+     * for a group not tracked: no list is started for it, since pops that pin a partition or take several would
+     * never empty it.
      */
     @Override
-    public void freed(UUID tenant, String queue, String group, Collection<String> partitions) {
+    public boolean freed(UUID tenant, String queue, String group, Collection<String> partitions) {
         ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(tenant, queue));
         Hot h = groups == null ? null : groups.get(group);
-        if (h != null) {
-            for (String p : partitions) {
-                remember(h, p);
-            }
+        if (h == null) {
+            return false;
         }
+        for (String p : partitions) {
+            remember(h, p);
+        }
+        return true;
     }
 
     /** Puts the partition on the group's list once, or marks the list dropped when it is full. */

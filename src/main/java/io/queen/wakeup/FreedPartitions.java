@@ -10,6 +10,10 @@ import java.util.UUID;
  * queue-level pop of that group claims those partitions by name instead of ranking the queue.
  */
 public interface FreedPartitions {
-    /** {@code partitions} of {@code queue} hold work {@code group} may claim now. */
-    void freed(UUID tenant, String queue, String group, Collection<String> partitions);
+    /**
+     * {@code partitions} of {@code queue} hold work {@code group} may claim now. False when the pop side keeps no
+     * list for the group (no queue-level pop of it was seen here): then every parked pop must look, as for work
+     * freed anywhere in the queue.
+     */
+    boolean freed(UUID tenant, String queue, String group, Collection<String> partitions);
 }

@@ -111,17 +111,15 @@ public class PopWaiters {
      * have left work there. Only that group can claim it, and only in those partitions: they go on the group's hot
      * list and the parked pops wake as for a push committed here, so one queue-level pop of the group claims each
      * partition by name while the others (and every other group's) go back to sleep without ranking the queue.
-     * Pinned pops and pops that rank the queue claim on any wake-up.
+     * Pinned pops and pops that rank the queue claim on any wake-up. A group no list is kept for wakes every parked
+     * pop to a full claim, as before there were lists.
      */
     public void freed(UUID tenant, String queue, String group, Collection<String> partitions) {
-        if (freedPartitions.isUnsatisfied()) {
-            freed(tenant, queue);
-            return;
-        }
+        boolean listed = !freedPartitions.isUnsatisfied();
         for (FreedPartitions l : freedPartitions) {
-            l.freed(tenant, queue, group, partitions);
+            listed &= l.freed(tenant, queue, group, partitions);
         }
-        wake(tenant, queue, true);
+        wake(tenant, queue, listed);
         publish(tenant, queue);
     }
 
