@@ -68,8 +68,7 @@ public class HotPartitions implements FreedPartitions {
      */
     @Override
     public boolean freed(UUID tenant, String queue, String group, Collection<String> partitions) {
-        ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(tenant, queue));
-        Hot h = groups == null ? null : groups.get(group);
+        Hot h = tracked(tenant, queue, group);
         if (h == null) {
             return false;
         }
@@ -88,6 +87,12 @@ public class HotPartitions implements FreedPartitions {
         }
     }
 
+    /** The group's list when a queue-level pop of it was seen here, else null (none is started). */
+    private Hot tracked(UUID tenant, String queue, String group) {
+        ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(tenant, queue));
+        return groups == null ? null : groups.get(group);
+    }
+
     private Hot hot(UUID tenant, String queue, String group) {
         return byQueue.computeIfAbsent(new QueueKey(tenant, queue), k -> new ConcurrentHashMap<>())
                 .computeIfAbsent(group, g -> new Hot());
@@ -103,8 +108,7 @@ public class HotPartitions implements FreedPartitions {
      * to a pop: true only for a tracked group whose list never overflowed and is empty now.
      */
     boolean handedOut(UUID tenant, String queue, String group) {
-        ConcurrentHashMap<String, Hot> groups = byQueue.get(new QueueKey(tenant, queue));
-        Hot h = groups == null ? null : groups.get(group);
+        Hot h = tracked(tenant, queue, group);
         return h != null && h.settled && !h.dropped && h.order.isEmpty();
     }
 
