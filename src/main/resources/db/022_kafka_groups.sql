@@ -48,7 +48,8 @@ $$;
 -- was more than half of this function's time when it ran on every commit.
 -- p_pids (optional): entry i's partition id as an earlier answer gave it (NULL: not known). A partition whose cursor
 -- already holds the committed value is then answered from one primary-key probe of log_consumers, without resolving
--- names: a consumer commits every assigned partition after each poll, most of them unmoved. An id is never reused
+-- names, by a row that carries only its id (the names and the committed value are NULL: the caller sent the id with
+-- the entry): a consumer commits every assigned partition after each poll, most of them unmoved. An id is never reused
 -- and a partition never renamed, so a known id names the same partition as long as its cursor row exists; a
 -- partition deleted meanwhile has no cursor row, and its entry takes the path by name.
 DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[]);
@@ -60,6 +61,7 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     v_held    UUID[];
+    v_all     BOOLEAN;
     v_names   TEXT[];
     v_queues  TEXT[];
     v_parts   TEXT[];
@@ -72,26 +74,25 @@ DECLARE
     v_wanted  INT;
 BEGIN
     IF p_pids IS NOT NULL THEN
-        -- the partitions (by their last entry) whose cursor holds exactly the committed value: answered as they are
-        SELECT array_agg(x.pid) INTO v_held
-          FROM (SELECT DISTINCT ON (u.pid) u.pid, u.o
+        -- the partitions (by their last entry) whose cursor holds exactly the committed value: answered by their id
+        -- alone (the caller sent it, and knows the entry), and when every entry is one of them, that is all
+        SELECT array_agg(x.pid) FILTER (WHERE x.held), COALESCE(bool_and(x.held), false)
+          INTO v_held, v_all
+          FROM (SELECT DISTINCT ON (u.pid) u.pid,
+                       c.partition_id IS NOT NULL AND queen.kafka_cursor_holds_v1(c, u.o - 1) AS held
                   FROM unnest(p_pids, p_offsets) WITH ORDINALITY AS u(pid, o, i)
-                 WHERE u.pid IS NOT NULL
-                 ORDER BY u.pid, u.i DESC) x
-          JOIN queen.log_consumers c ON c.partition_id = x.pid AND c.consumer_group = p_group
-         WHERE queen.kafka_cursor_holds_v1(c, x.o - 1);
+                  LEFT JOIN queen.log_consumers c ON c.partition_id = u.pid AND c.consumer_group = p_group
+                 ORDER BY u.pid, u.i DESC) x;
         IF v_held IS NOT NULL THEN
-            RETURN QUERY SELECT DISTINCT ON (u.pid) u.q, u.p, u.o - 1, u.pid
-                           FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
-                          WHERE u.pid = ANY (v_held)
-                          ORDER BY u.pid, u.i DESC;
+            RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, h.pid FROM unnest(v_held) AS h(pid);
+            IF v_all THEN
+                RETURN;
+            END IF;
             SELECT array_agg(u.q ORDER BY u.i), array_agg(u.p ORDER BY u.i), array_agg(u.o ORDER BY u.i)
               INTO p_queues, p_partitions, p_offsets
               FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
-             WHERE u.pid IS NULL OR u.pid <> ALL (v_held);
-            IF p_queues IS NULL THEN
-                RETURN;
-            END IF;
+              LEFT JOIN unnest(v_held) AS h(pid) ON h.pid = u.pid
+             WHERE h.pid IS NULL;
         END IF;
     END IF;
     v_names := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);

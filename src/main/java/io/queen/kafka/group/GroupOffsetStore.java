@@ -4,8 +4,10 @@ import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,27 +49,35 @@ public class GroupOffsetStore {
         String[] partitions = new String[n];
         Long[] values = new Long[n];
         UUID[] known = new UUID[n];
+        Map<UUID, TopicPartition> byId = new HashMap<>();
         for (int i = 0; i < n; i++) {
             PartitionOffset o = offsets.get(i);
             queues[i] = o.topic();
             partitions[i] = Integer.toString(o.partition());
             values[i] = o.offset();
             known[i] = ids.get(new PartitionKey(tenant, o.topic(), o.partition()));
+            if (known[i] != null) {
+                byId.put(known[i], new TopicPartition(o.topic(), o.partition()));
+            }
         }
-        record Stored(TopicPartition partition, UUID id) {
+        record Stored(String topic, String partition, UUID id) {
         }
         List<Stored> rows = sql.list(
                 "SELECT queue_name, partition_name, partition_id FROM queen.kafka_offset_commit_v1(?, ?, ?, ?, ?, ?)",
-                rs -> new Stored(new TopicPartition(rs.getString(1), Integer.parseInt(rs.getString(2))),
-                        rs.getObject(3, UUID.class)),
+                rs -> new Stored(rs.getString(1), rs.getString(2), rs.getObject(3, UUID.class)),
                 tenant, group, queues, partitions, values, known);
         Set<TopicPartition> stored = new HashSet<>();
         for (Stored r : rows) {
+            if (r.topic() == null) {
+                stored.add(byId.get(r.id()));  // a partition whose cursor held the value: answered by the id we sent
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(r.topic(), Integer.parseInt(r.partition()));
             if (ids.size() >= MAX_IDS) {
                 ids.clear();  // bounded: a forgotten id costs one commit the longer way
             }
-            ids.put(new PartitionKey(tenant, r.partition().topic(), r.partition().partition()), r.id());
-            stored.add(r.partition());
+            ids.put(new PartitionKey(tenant, tp.topic(), tp.partition()), r.id());
+            stored.add(tp);
         }
         return stored;
     }

@@ -179,6 +179,35 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void oneCommitOfHeldMovedAndNewPartitionsAnswersAndStoresEach() throws Exception {
+        for (String p : List.of("0", "1", "2")) {
+            Api.pushN("kg-mix", p, "m", 0, 6);
+        }
+        assertEquals(List.of((short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("mix", -1, "", "kg-mix", 4, 2)).toCompletableFuture().get()));
+        String row = "SELECT c.xmin::text FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id WHERE c.consumer_group = 'mix' AND lp.name = '0'";
+        String written = Sql.one(ds, row);
+        // partition 0 holds 4 (answered by the id the first commit gave), 1 moves, 2 was never committed, and a
+        // second entry for 1 later in the request wins
+        OffsetCommitRequestData req = commit("mix", -1, "", "kg-mix", 4, 3, 1);
+        req.topics().get(0).partitions().add(new OffsetCommitRequestPartition().setPartitionIndex(1)
+                .setCommittedOffset(5));
+        assertEquals(List.of((short) 0, (short) 0, (short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER,
+                (short) 8, req).toCompletableFuture().get()));
+        assertEquals(Map.of("kg-mix/0", 4L, "kg-mix/1", 5L, "kg-mix/2", 1L), fetch((short) 8, "mix", null));
+        assertEquals(written, Sql.one(ds, row), "the held cursor was not written again");
+        // every partition held now: answered from the ids alone, nothing written
+        String all = "SELECT string_agg(c.xmin::text, ',' ORDER BY lp.name) FROM queen.log_consumers c"
+                + " JOIN queen.log_partitions lp ON lp.id = c.partition_id WHERE c.consumer_group = 'mix'";
+        String before = Sql.one(ds, all);
+        assertEquals(List.of((short) 0, (short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("mix", -1, "", "kg-mix", 4, 5, 1)).toCompletableFuture().get()));
+        assertEquals(before, Sql.one(ds, all));
+        assertEquals(Map.of("kg-mix/0", 4L, "kg-mix/1", 5L, "kg-mix/2", 1L), fetch((short) 8, "mix", null));
+    }
+
+    @Test
     void aCommitAfterItsTopicWasDeletedAndCreatedAgainLandsOnTheNewPartition() throws Exception {
         Api.pushN("kg-reborn", "0", "m", 0, 6);
         for (int i = 0; i < 2; i++) {  // the second commit goes by the partition id the first one answered
