@@ -89,7 +89,10 @@ public class KafkaSoak {
     static final AtomicInteger assigned = new AtomicInteger();
     static final AtomicLong lastConsumeNanos = new AtomicLong(System.nanoTime());
 
-    record Snap(long nanos, long produced, long consumed, ProcCpu.Sample broker, ProcCpu.Sample pg) {}
+    record Snap(long nanos, long produced, long consumed, ProcCpu.Sample broker, ProcCpu.Sample pg, long jitTicks) {}
+
+    /** The JIT compiler threads of a HotSpot JVM (the broker's, Queen's or Apache Kafka's). */
+    static final java.util.regex.Pattern JIT_THREADS = java.util.regex.Pattern.compile("^C[12] CompilerThre");
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -415,7 +418,8 @@ public class KafkaSoak {
         long nanos = System.nanoTime(), p = produced.sum(), c = consumed.sum();
         ProcCpu.Sample b = brokerPid == null ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(List.of(brokerPid));
         ProcCpu.Sample pg = pgRoots.isEmpty() ? new ProcCpu.Sample(Map.of(), Set.of()) : ProcCpu.sample(pids, pgRoots);
-        return new Snap(nanos, p, c, b, pg);
+        long jit = brokerPid == null ? 0 : ProcCpu.threadTicks(brokerPid, JIT_THREADS);
+        return new Snap(nanos, p, c, b, pg, jit);
     }
 
     /** See --cpu-probe. */
@@ -429,7 +433,8 @@ public class KafkaSoak {
         while (in.readLine() != null) {
             Snap s = snap(pgRoots);
             if (first == null) first = s;
-            System.out.printf("cpu %.3f %.3f%n", brokerSeconds(first, s), pgRoots.isEmpty() ? 0 : pgSeconds(first, s));
+            System.out.printf("cpu %.3f %.3f %.3f%n", brokerSeconds(first, s), pgRoots.isEmpty() ? 0 : pgSeconds(first, s),
+                    ProcCpu.ticksToSeconds(s.jitTicks - first.jitTicks));
             System.out.flush();
         }
     }
@@ -483,6 +488,9 @@ public class KafkaSoak {
                         ts * 1e6 / Math.max(1, consAC));
             }
             System.out.printf("%s: CPU A->C per consumed message: %s%n", label, cpu);
+            double js = ProcCpu.ticksToSeconds(c.jitTicks - a.jitTicks);
+            System.out.printf("%s: of the broker's CPU A->C, JIT compiler threads %.2f s (%.0f%%)%n", label, js,
+                    100 * js / Math.max(1e-9, bs));
         }
         Histogram h = latency.getIntervalHistogram();
         System.out.printf("%s: produce-to-consume latency us (records sent after A, %d): p50 %d  p99 %d  p99.9 %d  max %d%n",

@@ -36,7 +36,8 @@
 # (KAFKA_HEAP_OPTS, default -Xmx1G -Xms1G), the warm run, the recorded run, the broker stopped.
 # Printed, by either client in the same lines: produced/s and consumed/s over the steady window, broker CPU (and for
 # Queen PostgreSQL's, counted as queen-bench counts it) in us per consumed message from steady start to drain end,
-# produce-to-consume latency, and the verification (every acknowledged record consumed exactly once). Exit code 0
+# the share of the broker's CPU its JIT compiler threads spent in that window (a broker still compiling after the
+# warm run, e.g. on a loaded machine, spends more per record), produce-to-consume latency, and the verification (every acknowledged record consumed exactly once). Exit code 0
 # when it passed (with --compare: in every run). PYTHON: the interpreter with confluent_kafka (default /usr/bin/python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -265,8 +265,8 @@ class CpuProbe:
     def snap(self):
         self.proc.stdin.write("snap\n")
         self.proc.stdin.flush()
-        _, broker, pg = self.proc.stdout.readline().split()
-        return float(broker), float(pg)
+        _, broker, pg, jit = self.proc.stdout.readline().split()
+        return float(broker), float(pg), float(jit)
 
     def close(self):
         self.proc.stdin.close()  # the worker processes inherited this pipe too: the probe may not see its end
@@ -276,12 +276,12 @@ class CpuProbe:
             self.proc.kill()
 
 
-Snap = collections.namedtuple("Snap", "nanos produced consumed broker pg")
+Snap = collections.namedtuple("Snap", "nanos produced consumed broker pg jit")
 
 
 def snap(shared, probe):
-    broker, pg = probe.snap() if probe else (0.0, 0.0)
-    return Snap(time.monotonic_ns(), sum(shared.produced), sum(shared.consumed), broker, pg)
+    broker, pg, jit = probe.snap() if probe else (0.0, 0.0, 0.0)
+    return Snap(time.monotonic_ns(), sum(shared.produced), sum(shared.consumed), broker, pg, jit)
 
 
 def sleep_until(nanos):
@@ -444,6 +444,8 @@ def report(args, a, b, c, results):
         if args.pg_port:
             cpu += ", PostgreSQL %.2f s = %.2f us/msg, total %.2f us/msg" % (pg, pg * 1e6 / per, (broker + pg) * 1e6 / per)
         print("%s: CPU A->C per consumed message: %s" % (label, cpu))
+        jit = c.jit - a.jit
+        print("%s: of the broker's CPU A->C, JIT compiler threads %.2f s (%.0f%%)" % (label, jit, 100 * jit / max(1e-9, broker)))
     print("%s: produce-to-consume latency us (records sent after A, %d): p50 %d  p99 %d  p99.9 %d  max %d"
           % (label, latency.total(), latency.percentile(50), latency.percentile(99), latency.percentile(99.9),
              latency.max))

@@ -5,6 +5,8 @@ Usage: kafka_soak_table.py (<queen|kafka> <round> <report.txt>)...
 A report is what kafka-soak.sh keeps of one run: its two header lines and the report of KafkaSoak.java or
 kafka_soak_rdkafka.py, which print the same lines. CPU per record is the "total" of Queen's line (broker +
 PostgreSQL) and the broker's figure of Apache Kafka's, both per record consumed from the steady start to the drain end.
+JIT % is the share of the broker's CPU in that window spent by its JIT compiler threads (a broker still compiling
+after the warm run spends more CPU per record; included in the broker's figure).
 """
 import re
 import statistics
@@ -16,6 +18,7 @@ FIGURES = [  # column, key, pattern, format
     ("broker us/rec", "broker", r"CPU A->C per consumed message: broker [\d.]+ s = ([\d.]+) us/msg", "{:.2f}"),
     ("PostgreSQL us/rec", "pg", r"PostgreSQL [\d.]+ s = ([\d.]+) us/msg", "{:.2f}"),
     ("CPU us/rec", "cpu", None, "{:.2f}"),
+    ("JIT %", "jit", r"JIT compiler threads [\d.]+ s \((\d+)%\)", "{:.0f}"),
     ("p50 us", "p50", r"latency us .*: p50 (\d+)", "{:,.0f}"),
     ("p99 us", "p99", r"latency us .*  p99 (\d+)", "{:,.0f}"),
 ]

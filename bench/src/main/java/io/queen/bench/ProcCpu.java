@@ -294,6 +294,30 @@ public final class ProcCpu {
         return null;
     }
 
+    /**
+     * CPU ticks of the threads of {@code pid} whose name matches {@code name} (from /proc/pid/task/tid/stat; threads
+     * that exited are not counted), or 0 when unreadable. A JVM's JIT compiler threads are named "C1 CompilerThre..."
+     * and "C2 CompilerThre..." (the kernel keeps 15 characters).
+     */
+    public static long threadTicks(long pid, java.util.regex.Pattern name) {
+        long sum = 0;
+        try (var tasks = Files.list(PROC.resolve(Long.toString(pid)).resolve("task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    Stat s = parseStat(Files.readString(t.resolve("stat")));
+                    if (name.matcher(s.comm()).find()) {
+                        sum += s.cpuTicks();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread exited while listed
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return sum;
+    }
+
     /** Samples the CPU ticks of the given pids (pids that vanished are skipped). */
     public static Sample sample(Collection<Long> pids) {
         return sample(pids, List.of());
