@@ -433,8 +433,8 @@ public class KafkaSoak {
         while (in.readLine() != null) {
             Snap s = snap(pgRoots);
             if (first == null) first = s;
-            System.out.printf("cpu %.3f %.3f %.3f%n", brokerSeconds(first, s), pgRoots.isEmpty() ? 0 : pgSeconds(first, s),
-                    ProcCpu.ticksToSeconds(s.jitTicks - first.jitTicks));
+            System.out.printf("cpu %.3f %.3f %.3f%n", brokerSeconds(first, s),
+                    pgRoots.isEmpty() ? 0 : pgSeconds(first, s), ProcCpu.ticksToSeconds(s.jitTicks - first.jitTicks));
             System.out.flush();
         }
     }

@@ -445,7 +445,8 @@ def report(args, a, b, c, results):
             cpu += ", PostgreSQL %.2f s = %.2f us/msg, total %.2f us/msg" % (pg, pg * 1e6 / per, (broker + pg) * 1e6 / per)
         print("%s: CPU A->C per consumed message: %s" % (label, cpu))
         jit = c.jit - a.jit
-        print("%s: of the broker's CPU A->C, JIT compiler threads %.2f s (%.0f%%)" % (label, jit, 100 * jit / max(1e-9, broker)))
+        print("%s: of the broker's CPU A->C, JIT compiler threads %.2f s (%.0f%%)"
+              % (label, jit, 100 * jit / max(1e-9, broker)))
     print("%s: produce-to-consume latency us (records sent after A, %d): p50 %d  p99 %d  p99.9 %d  max %d"
           % (label, latency.total(), latency.percentile(50), latency.percentile(99), latency.percentile(99.9),
              latency.max))
