@@ -57,6 +57,17 @@ public class PopWaiters {
         return queue(tenant, queue).others() + writes.get(slot(tenant, queue, partition));
     }
 
+    /**
+     * {@link #writeStamp}, or -1 while the queue has no wake-up signal here yet: until then a wake-up of the queue
+     * (another broker's commit, a transaction) moves no counter, so no value would tell it. {@link #queue} creates
+     * the signal; a caller that only reads an existing queue's stamp creates it once it knows the queue exists, so
+     * names that exist nowhere leave nothing behind.
+     */
+    public long writeStampIfTracked(UUID tenant, String queue, String partition) {
+        WakeSignal s = byQueue.get(tenant + "/" + queue);
+        return s == null ? -1 : s.others() + writes.get(slot(tenant, queue, partition));
+    }
+
     private static int slot(UUID tenant, String queue, String partition) {
         int h = (tenant.hashCode() * 31 + queue.hashCode()) * 31 + partition.hashCode();
         return (h ^ (h >>> 16)) & (STAMP_SLOTS - 1);

@@ -229,6 +229,66 @@ class ReadTest {
         assertTrue((System.nanoTime() - t2) / 1_000_000 < 4000);
     }
 
+    /** The entry of partition {@code partition} in a fetch answer (entries come back in request order). */
+    static JsonNode entry(JsonNode entries, int i, String partition) {
+        JsonNode e = entries.get(i);
+        assertEquals(partition, e.get("partition").asText());
+        return e;
+    }
+
+    @Test
+    void aCaughtUpFetchSeesEveryWriteToItsPartitionsAtOnce() throws Exception {
+        pushN("m-known", "Default", "k", 0, 1);
+        pushN("m-known", "b", "k", 1, 1);
+        String atHigh = "{\"entries\":[{\"queue\":\"m-known\",\"partition\":\"Default\",\"offset\":%d},"
+                + "{\"queue\":\"m-known\",\"partition\":\"b\",\"offset\":%d}],\"maxWaitMs\":0}";
+        for (int round = 0; round < 2; round++) {  // the second round is answered from what the first found
+            JsonNode e = fetch(String.format(atHigh, 1, 1));
+            for (int i = 0; i < 2; i++) {
+                JsonNode p = entry(e, i, i == 0 ? "Default" : "b");
+                assertEquals(List.of(), recordOffsets(p));
+                assertEquals(1, p.get("highWatermark").asLong());
+                assertEquals(0, p.get("logStartOffset").asLong());
+            }
+        }
+        // a push to one partition: read there at once, the other still caught up
+        pushN("m-known", "Default", "k", 2, 2);
+        JsonNode e = fetch(String.format(atHigh, 1, 1));
+        assertEquals(List.of(1L, 2L), recordOffsets(entry(e, 0, "Default")));
+        assertEquals(3, entry(e, 0, "Default").get("highWatermark").asLong());
+        assertEquals(List.of(), recordOffsets(entry(e, 1, "b")));
+        assertEquals(1, entry(e, 1, "b").get("highWatermark").asLong());
+        // a push inside a transaction (a write of the queue, not of the push path) to the other one
+        Http.Reply t = Http.post("/api/v1/transaction", "{\"operations\":[{\"type\":\"push\",\"items\":"
+                + "[{\"queue\":\"m-known\",\"partition\":\"b\",\"payload\":{\"n\":9}}]}]}");
+        assertEquals(200, t.status(), t.body());
+        assertTrue(json(t.body()).get("success").asBoolean(), t.body());
+        e = fetch(String.format(atHigh, 3, 1));
+        assertEquals(List.of(), recordOffsets(entry(e, 0, "Default")));
+        assertEquals(List.of(1L), recordOffsets(entry(e, 1, "b")));
+        assertEquals(2, entry(e, 1, "b").get("highWatermark").asLong());
+        // a parked read of both wakes for a push to either, and answers with it
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<JsonNode> parked = pool.submit(() -> fetch(
+                    String.format(atHigh, 3, 2).replace("\"maxWaitMs\":0", "\"maxWaitMs\":20000")));
+            pushN("m-known", "b", "k", 10, 1);
+            e = parked.get(15, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(List.of(2L), recordOffsets(entry(e, 1, "b")), "the push to b woke the read");
+        } finally {
+            pool.shutdownNow();
+        }
+        // the queue deleted here and created again: the old high watermark is out of range, not "nothing new"
+        e = fetch(String.format(atHigh, 3, 3));
+        assertEquals(3, entry(e, 0, "Default").get("highWatermark").asLong());
+        assertEquals(200, Http.delete("/api/v1/resources/queues/m-known").status());
+        pushN("m-known", "Default", "k", 20, 1);
+        e = fetch(String.format(atHigh, 3, 3));
+        assertEquals("OFFSET_OUT_OF_RANGE", entry(e, 0, "Default").get("error").asText(), e.toString());
+        assertEquals(1, entry(e, 0, "Default").get("highWatermark").asLong());
+        assertEquals("OFFSET_OUT_OF_RANGE", entry(e, 1, "b").get("error").asText(), e.toString());
+    }
+
     @Test
     void aMessagesStatusPerGroupPendingLeasedAckedOrDeadLettered() throws Exception {
         pushN("m-groups", "p0", "g", 0, 3);

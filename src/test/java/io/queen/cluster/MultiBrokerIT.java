@@ -95,6 +95,40 @@ class MultiBrokerIT {
         assertTrue(ms < 10_000, "wake-up took " + ms + " ms");
     }
 
+    static JsonNode fetch(BrokerProcess broker, long offset, long maxWaitMs) {
+        Http.Reply r = Http.post(broker.url(), "/api/v1/fetch", "{\"entries\":[{\"queue\":\"mb-fetch\","
+                + "\"partition\":\"Default\",\"offset\":" + offset + "}],\"maxWaitMs\":" + maxWaitMs + "}");
+        assertEquals(200, r.status(), r.body());
+        return Api.json(r.body()).get("entries").get(0);
+    }
+
+    @Test
+    void aCaughtUpFetchOnOneBrokerSeesAPushToTheOther() throws Exception {
+        push(brokers.a(), "mb-fetch", "f-0", 0);
+        for (int i = 0; i < 2; i++) {  // caught up on B; the second read answered from what the first found
+            JsonNode e = fetch(brokers.b(), 1, 0);
+            assertEquals(0, e.get("records").size(), e.toString());
+            assertEquals(1, e.get("highWatermark").asLong());
+        }
+        // parked on B: only A's NOTIFY can wake it within the test (B re-checks every 60 s)
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<JsonNode> parked = pool.submit(() -> fetch(brokers.b(), 1, 30_000));
+        push(brokers.a(), "mb-fetch", "f-1", 1);
+        JsonNode e = parked.get();
+        pool.shutdown();
+        assertEquals(1, e.get("records").size(), e.toString());
+        assertEquals(2, e.get("highWatermark").asLong());
+        // not parked: B answers "nothing new" at most until A's announcement arrives (or a second passes)
+        push(brokers.a(), "mb-fetch", "f-2", 2);
+        long t0 = System.nanoTime();
+        while (fetch(brokers.b(), 2, 0).get("records").isEmpty()) {
+            assertTrue(System.nanoTime() - t0 < 10_000_000_000L, "B never read A's push");
+            Thread.sleep(20);
+        }
+        System.out.println("cross-broker caught-up fetch saw the push after " + (System.nanoTime() - t0) / 1_000_000
+                + " ms");
+    }
+
     @Test
     void aKilledBrokersLeaseExpiresAndTheBatchIsRedeliveredElsewhere() throws Exception {
         BrokerProcess victim = brokers.database().start("victim", Map.of());
