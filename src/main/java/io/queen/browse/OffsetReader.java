@@ -1,5 +1,8 @@
 package io.queen.browse;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import io.queen.config.QueenConfig;
 import io.queen.pop.ParkingBudget;
@@ -31,6 +34,19 @@ public class OffsetReader {
     @Inject ParkingBudget parking;
     @Inject QueenConfig config;
     @Inject KnownWatermarks watermarks;
+    @Inject MeterRegistry registry;
+    private Counter fromMemory;
+    private Counter fromDatabase;
+
+    @PostConstruct
+    void meters() {
+        String what = "entries of reads by offset (Kafka Fetch, POST /api/v1/fetch)";
+        fromMemory = Counter.builder("queen.fetch.entries").tag("read", "memory")
+                .description(what + " answered from memory: at the high watermark, nothing written since")
+                .register(registry);
+        fromDatabase = Counter.builder("queen.fetch.entries").tag("read", "database")
+                .description(what + " read from PostgreSQL").register(registry);
+    }
 
     /** A parked read re-reads on this interval only if a wake-up was lost (the pops' safety net). */
     private long recheckNanos() {
@@ -111,9 +127,11 @@ public class OffsetReader {
                 unread[m++] = i;
             }
         }
+        fromMemory.increment(n - m);
         if (m == 0) {
             return rows;
         }
+        fromDatabase.increment(m);
         List<ReadStore.FetchRow> read = m == n
                 ? store.fetch(tenant, queues, partitions, offsets, maxBytes, budget, maxRecords)
                 : store.fetch(tenant, pick(queues, unread, m, new String[m]),

@@ -242,7 +242,13 @@ class ReadTest {
         pushN("m-known", "b", "k", 1, 1);
         String atHigh = "{\"entries\":[{\"queue\":\"m-known\",\"partition\":\"Default\",\"offset\":%d},"
                 + "{\"queue\":\"m-known\",\"partition\":\"b\",\"offset\":%d}],\"maxWaitMs\":0}";
+        double memory = 0;
+        double database = 0;
+        long firstSent = 0;
         for (int round = 0; round < 2; round++) {  // the second round is answered from what the first found
+            memory = io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"memory\"}");
+            database = io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"database\"}");
+            firstSent = round == 0 ? System.nanoTime() : firstSent;
             JsonNode e = fetch(String.format(atHigh, 1, 1));
             for (int i = 0; i < 2; i++) {
                 JsonNode p = entry(e, i, i == 0 ? "Default" : "b");
@@ -250,6 +256,13 @@ class ReadTest {
                 assertEquals(1, p.get("highWatermark").asLong());
                 assertEquals(0, p.get("logStartOffset").asLong());
             }
+        }
+        // what a read found stands for a second (KnownWatermarks.VALID_NANOS): both reads inside one, the broker
+        // timed its two reads inside one as well, and the second came from memory
+        if (System.nanoTime() - firstSent < 900_000_000L) {
+            assertEquals(2, io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"memory\"}") - memory,
+                    "the second read came from memory");
+            assertEquals(0, io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"database\"}") - database);
         }
         // a push to one partition: read there at once, the other still caught up
         pushN("m-known", "Default", "k", 2, 2);
