@@ -54,7 +54,7 @@ public class PopWaiters {
      * waiting for that lease.
      */
     public long writeStamp(UUID tenant, String queue, String partition) {
-        return queue(tenant, queue).others() + writes.get(slot(tenant, queue, partition));
+        return stamp(queue(tenant, queue), tenant, queue, partition);
     }
 
     /**
@@ -65,7 +65,11 @@ public class PopWaiters {
      */
     public long writeStampIfTracked(UUID tenant, String queue, String partition) {
         WakeSignal s = byQueue.get(tenant + "/" + queue);
-        return s == null ? -1 : s.others() + writes.get(slot(tenant, queue, partition));
+        return s == null ? -1 : stamp(s, tenant, queue, partition);
+    }
+
+    private long stamp(WakeSignal queueSignal, UUID tenant, String queue, String partition) {
+        return queueSignal.others() + writes.get(slot(tenant, queue, partition));
     }
 
     private static int slot(UUID tenant, String queue, String partition) {

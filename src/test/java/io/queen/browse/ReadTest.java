@@ -3,6 +3,7 @@ package io.queen.browse;
 import static io.queen.testing.Api.ackAll;
 import static io.queen.testing.Api.configure;
 import static io.queen.testing.Api.json;
+import static io.queen.testing.Api.metric;
 import static io.queen.testing.Api.pop;
 import static io.queen.testing.Api.pushN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -246,8 +247,8 @@ class ReadTest {
         double database = 0;
         long firstSent = 0;
         for (int round = 0; round < 2; round++) {  // the second round is answered from what the first found
-            memory = io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"memory\"}");
-            database = io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"database\"}");
+            memory = metric("queen_fetch_entries_total{read=\"memory\"}");
+            database = metric("queen_fetch_entries_total{read=\"database\"}");
             firstSent = round == 0 ? System.nanoTime() : firstSent;
             JsonNode e = fetch(String.format(atHigh, 1, 1));
             for (int i = 0; i < 2; i++) {
@@ -260,9 +261,9 @@ class ReadTest {
         // what a read found stands for a second (KnownWatermarks.VALID_NANOS): both reads inside one, the broker
         // timed its two reads inside one as well, and the second came from memory
         if (System.nanoTime() - firstSent < 900_000_000L) {
-            assertEquals(2, io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"memory\"}") - memory,
+            assertEquals(2, metric("queen_fetch_entries_total{read=\"memory\"}") - memory,
                     "the second read came from memory");
-            assertEquals(0, io.queen.testing.Api.metric("queen_fetch_entries_total{read=\"database\"}") - database);
+            assertEquals(0, metric("queen_fetch_entries_total{read=\"database\"}") - database);
         }
         // a push to one partition: read there at once, the other still caught up
         pushN("m-known", "Default", "k", 2, 2);
