@@ -3,6 +3,7 @@ package io.queen.browse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
+import io.quarkus.runtime.Startup;
 import jakarta.inject.Inject;
 import io.queen.config.QueenConfig;
 import io.queen.pop.ParkingBudget;
@@ -27,6 +28,7 @@ import java.util.UUID;
  * holds a place among the parked long polls ({@link ParkingBudget}); beyond the caps it answers what there is at
  * once. Stateless, thread-safe; blocks the calling (virtual) thread.
  */
+@Startup  // its meters are exported from the start, not from the first read
 @ApplicationScoped
 public class OffsetReader {
     @Inject ReadStore store;
@@ -78,28 +80,32 @@ public class OffsetReader {
             Integer[] maxBytes, long budget, int maxRecords, long maxWaitMs, long minBytes) throws SQLException {
         long deadline = System.nanoTime() + maxWaitMs * 1_000_000L;
         boolean oneQueue = Arrays.stream(queues).distinct().count() == 1;
-        WakeSignal signal = oneQueue ? waiters.queue(tenant, queues[0]) : waiters.tenant(tenant);
-        while (true) {
-            long seen = signal.generation();
-            List<ReadStore.FetchRow> rows = readOnce(tenant, queues, partitions, offsets, maxBytes, budget,
-                    maxRecords);
-            long bytes = 0;
-            boolean error = false;
-            for (ReadStore.FetchRow r : rows) {
-                bytes += r.segment() == null ? 0 : r.segment().blob().length;
-                error |= r.error() != null;
+        WakeSignal signal = oneQueue ? waiters.hold(tenant, queues[0]) : waiters.tenant(tenant);
+        try {
+            while (true) {
+                long seen = signal.generation();
+                List<ReadStore.FetchRow> rows = readOnce(tenant, queues, partitions, offsets, maxBytes, budget,
+                        maxRecords);
+                long bytes = 0;
+                boolean error = false;
+                for (ReadStore.FetchRow r : rows) {
+                    bytes += r.segment() == null ? 0 : r.segment().blob().length;
+                    error |= r.error() != null;
+                }
+                long left = deadline - System.nanoTime();
+                if (maxWaitMs == 0 || minBytes == 0 || bytes >= minBytes || error || left <= 0) {
+                    return rows;
+                }
+                try {
+                    // bounded: a lost wake-up costs at most one re-check interval
+                    signal.awaitChange(seen, Math.min(left, recheckNanos()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return rows;
+                }
             }
-            long left = deadline - System.nanoTime();
-            if (maxWaitMs == 0 || minBytes == 0 || bytes >= minBytes || error || left <= 0) {
-                return rows;
-            }
-            try {
-                // bounded: a lost wake-up costs at most one re-check interval
-                signal.awaitChange(seen, Math.min(left, recheckNanos()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return rows;
-            }
+        } finally {
+            waiters.release(signal);
         }
     }
 

@@ -284,6 +284,12 @@ public interface QueenConfig {
 
         /** Long polls waiting at once on this broker, all addresses together; beyond it 204 at once. 0 = no cap. */
         int maxParked();
+
+        /**
+         * Queues this broker keeps wake-up state for while nothing waits on them; past it, the state of every such
+         * queue is dropped (names of queues that do not exist, popped or fetched, would otherwise grow it forever).
+         */
+        int maxTrackedQueues();
     }
 
     interface Ack {

@@ -1,5 +1,6 @@
 package io.queen.pop;
 
+import io.queen.config.QueenConfig;
 import io.queen.push.PushFusion;
 import io.queen.wakeup.FreedPartitions;
 import jakarta.inject.Singleton;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,14 +27,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * was handed to a pop, the commit's work is already someone's (a pop that may leave work in a partition hands it
  * back, {@link #reoffer}). Wake-ups of any other kind (another broker's
  * commit, a transaction, a lease ended, a cursor moved) always lead to a claim. At a steady 5,000 msg/s with eight
- * consumers, each commit otherwise woke eight pops for one partition's work, and seven of them scanned the queue. Thread-safe (concurrent collections; one entry is handed to one pop).
+ * consumers, each commit otherwise woke eight pops for one partition's work, and seven of them scanned the queue.
+ *
+ * <p>Bounded, since pops may name queues and groups that exist nowhere: at most {@link #MAX_GROUPS_PER_QUEUE}
+ * groups of a queue are tracked (every commit visits them; the pops of the others rank the queue, as before there
+ * were lists), and past {@code queen.pop.max-tracked-queues} lists in all, every list is dropped. A pop settles only
+ * the list it took before its scan ({@link Hot#settled}), so a list dropped and started again meanwhile never
+ * claims a scan that could not see what was committed before it started. Thread-safe (concurrent collections; one
+ * entry is handed to one pop).
  */
 @Singleton
 public class HotPartitions implements FreedPartitions {
     static final int SCAN_EVERY = 4;
     static final int MAX_PER_GROUP = 4096;
+    static final int MAX_GROUPS_PER_QUEUE = 256;
 
-    private static final class Hot {
+    /** One (queue, group)'s list. */
+    static final class Hot {
         final Set<String> members = ConcurrentHashMap.newKeySet();
         final ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
         final AtomicLong pops = new AtomicLong();
@@ -40,12 +51,38 @@ public class HotPartitions implements FreedPartitions {
         volatile boolean dropped;
         /** A discovery scan of this group found nothing claimable (what it could not know was in no list). */
         volatile boolean settled;
+
+        /** Whether this pop of (queue, group) should skip the hot list and run the discovery scan. */
+        boolean scanTurn() {
+            return pops.incrementAndGet() % SCAN_EVERY == 0;
+        }
+
+        /** A discovery scan that started after this list was taken found nothing claimable. */
+        void settled() {
+            settled = true;
+        }
+
+        /** The oldest remembered partition, handed to exactly one pop, or null. */
+        String take() {
+            String p = order.poll();
+            if (p != null) {
+                members.remove(p);
+            }
+            return p;
+        }
     }
 
     private record QueueKey(UUID tenant, String queue) {
     }
 
     private final ConcurrentHashMap<QueueKey, ConcurrentHashMap<String, Hot>> byQueue = new ConcurrentHashMap<>();
+    /** Lists in {@link #byQueue}, all queues together (approximate under races; it only triggers the drop). */
+    private final AtomicInteger lists = new AtomicInteger();
+    private final int maxLists;
+
+    HotPartitions(QueenConfig config) {
+        this.maxLists = Math.max(1, config.pop().maxTrackedQueues());
+    }
 
     /** Called by {@link FusedCommitListener} for this broker's fused commits, before it wakes the parked pops. */
     void committed(List<PushFusion.Committed> segments) {
@@ -93,14 +130,30 @@ public class HotPartitions implements FreedPartitions {
         return groups == null ? null : groups.get(group);
     }
 
-    private Hot hot(UUID tenant, String queue, String group) {
-        return byQueue.computeIfAbsent(new QueueKey(tenant, queue), k -> new ConcurrentHashMap<>())
-                .computeIfAbsent(group, g -> new Hot());
-    }
-
-    /** Whether this pop of (queue, group) should skip the hot list and run the discovery scan. */
-    boolean scanTurn(UUID tenant, String queue, String group) {
-        return hot(tenant, queue, group).pops.incrementAndGet() % SCAN_EVERY == 0;
+    /**
+     * The group's list, started when it is not tracked yet; past {@link #MAX_GROUPS_PER_QUEUE} groups of the queue
+     * a list of its own that nothing else sees (no commit reaches it, so {@link #handedOut} never holds).
+     */
+    Hot list(UUID tenant, String queue, String group) {
+        QueueKey key = new QueueKey(tenant, queue);
+        ConcurrentHashMap<String, Hot> groups = byQueue.get(key);
+        Hot h = groups == null ? null : groups.get(group);
+        if (h != null) {
+            return h;
+        }
+        if (lists.get() >= maxLists) {
+            byQueue.clear();  // bounded: a dropped list costs its group's pops a ranking of the queue
+            lists.set(0);
+        }
+        groups = byQueue.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
+        if (groups.size() >= MAX_GROUPS_PER_QUEUE) {
+            h = groups.get(group);
+            return h != null ? h : new Hot();
+        }
+        return groups.computeIfAbsent(group, g -> {
+            lists.incrementAndGet();
+            return new Hot();
+        });
     }
 
     /**
@@ -112,23 +165,8 @@ public class HotPartitions implements FreedPartitions {
         return h != null && h.settled && !h.dropped && h.order.isEmpty();
     }
 
-    /** A discovery scan of (queue, group) found nothing claimable. */
-    void settled(UUID tenant, String queue, String group) {
-        hot(tenant, queue, group).settled = true;
-    }
-
     /** A pop of (queue, group) may have left claimable work in {@code partition}: remembered again. */
     void reoffer(UUID tenant, String queue, String group, String partition) {
-        remember(hot(tenant, queue, group), partition);
-    }
-
-    /** The oldest remembered partition of (queue, group), handed to exactly one pop, or null. */
-    String take(UUID tenant, String queue, String group) {
-        Hot h = hot(tenant, queue, group);
-        String p = h.order.poll();
-        if (p != null) {
-            h.members.remove(p);
-        }
-        return p;
+        remember(list(tenant, queue, group), partition);
     }
 }

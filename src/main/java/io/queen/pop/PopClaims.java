@@ -112,11 +112,12 @@ public class PopClaims {
 
     private Result popQueue(UUID tenant, String queue, PopRequest r, PopStore.Claim claim, String leaseId,
             boolean fusedOnly) throws SQLException {
-        boolean hotFirst = r.partitions() == 1 && (fusedOnly || !hot.scanTurn(tenant, queue, r.group()));
+        HotPartitions.Hot list = hot.list(tenant, queue, r.group());  // taken before the scan it may settle
+        boolean hotFirst = r.partitions() == 1 && (fusedOnly || !list.scanTurn());
         if (hotFirst) {
             // targeted claims on partitions this broker just wrote, before ranking the whole queue
             for (int i = 0; i < HOT_TRIES; i++) {
-                String partition = hot.take(tenant, queue, r.group());
+                String partition = list.take();
                 if (partition == null) {
                     break;
                 }
@@ -141,7 +142,7 @@ public class PopClaims {
         Result res = deliver(tenant, queue, r.group(), leaseId,
                 store.popQueue(tenant, queue, claim, r.partitions(), floor));
         if (res == null) {
-            hot.settled(tenant, queue, r.group());
+            list.settled();
         } else {
             reofferLeftover(tenant, queue, r, res);
         }
@@ -149,6 +150,9 @@ public class PopClaims {
             // a full scan found nothing claimable; if nothing is pending at all, later scans need only look at
             // partitions written from now on (a range scan of idx_log_partitions_queue_write)
             if (!store.hasPending(tenant, queue, r.group())) {
+                if (floors.size() >= config.pop().maxTrackedQueues()) {
+                    floors.clear();  // bounded (pops may name queues that exist nowhere): a lost floor costs a full scan
+                }
                 floors.put(key, new Floor(started, started));
             }
         } else if (res != null && f != null && floor.equals(Instant.EPOCH)) {

@@ -66,8 +66,8 @@ public class PopService {
 
     public Result pop(UUID tenant, PopRequest r, BooleanSupplier clientGone) {
         long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
-        WakeSignal signal = r.queue() != null ? waiters.queue(tenant, r.queue()) : waiters.tenant(tenant);
-        OpsMeter.QueueMeter qm = meter.queue(tenant, r.queue());
+        WakeSignal signal = r.queue() != null ? waiters.hold(tenant, r.queue()) : waiters.tenant(tenant);
+        OpsMeter.QueueMeter qm = meter(tenant, r.queue());
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
         boolean parked = false;
@@ -116,6 +116,7 @@ public class PopService {
             Thread.currentThread().interrupt();
             return null;
         } finally {
+            waiters.release(signal);
             metrics.ended(qm, parked, served);
         }
     }
@@ -143,6 +144,18 @@ public class PopService {
             metrics.held();
         }
         return now < holdUntil ? holdUntil : 0;
+    }
+
+    /**
+     * The queue's own meter once the queue exists: a pop of a name that exists nowhere is counted unattributed,
+     * so such names take no label (of the {@code queen.metrics.max-queues}) from the queues that do.
+     */
+    private OpsMeter.QueueMeter meter(UUID tenant, String queue) {
+        try {
+            return queue != null && flags.exists(tenant, queue) ? meter.queue(tenant, queue) : meter.unattributed();
+        } catch (SQLException e) {
+            return meter.unattributed();  // the claim meets the same trouble and counts it
+        }
     }
 
     /** The queue's minPopWaitTime when it applies: a named queue, a long poll, a batch of more than one. */

@@ -1,5 +1,6 @@
 package io.queen.queue;
 
+import io.queen.config.QueenConfig;
 import io.queen.sql.SqlCalls;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -19,16 +20,18 @@ import java.util.concurrent.TimeUnit;
  * A small cache of per-queue options the broker acts on before it touches the log: encryption (push) and
  * minPopWaitTime (pop). Entries live {@value #TTL_SECONDS} s, so a configure on another broker is seen within
  * that time; a configure on this broker invalidates at once. An unknown queue (about to be provisioned by its
- * first push) is not encrypted and has no pop hold. Thread-safe.
+ * first push) is not encrypted and has no pop hold. At most {@code queen.pop.max-tracked-queues} entries: past it the
+ * cache starts empty (pops and pushes may name queues that exist nowhere). Thread-safe.
  */
 @Singleton
 public class QueueFlags {
     static final long TTL_SECONDS = 5;
 
-    private record Entry(boolean encrypted, int minPopWaitMs, long loadedAt) {
+    private record Entry(boolean exists, boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
     @Inject SqlCalls sql;
+    @Inject QueenConfig config;
     private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
 
     /** The queues among {@code queues} whose payloads must be encrypted. */
@@ -47,6 +50,11 @@ public class QueueFlags {
         return entries(tenant, List.of(queue)).get(queue).minPopWaitMs();
     }
 
+    /** Whether the queue exists (as of at most {@value #TTL_SECONDS} s ago). */
+    public boolean exists(UUID tenant, String queue) throws SQLException {
+        return entries(tenant, List.of(queue)).get(queue).exists();
+    }
+
     private Map<String, Entry> entries(UUID tenant, Collection<String> queues) throws SQLException {
         long now = System.nanoTime();
         Map<String, Entry> out = new HashMap<>();
@@ -60,17 +68,20 @@ public class QueueFlags {
             }
         }
         if (!load.isEmpty()) {
+            if (cache.size() + load.size() > config.pop().maxTrackedQueues()) {
+                cache.clear();  // bounded: a forgotten entry costs one more lookup
+            }
             record Flags(String queue, Entry entry) {
             }
             for (Flags f : sql.list("SELECT name, encryption_enabled, min_pop_wait_time FROM queen.queue_flags_v1(?, ?)",
-                    rs -> new Flags(rs.getString(1), new Entry(rs.getBoolean(2), rs.getInt(3), now)), tenant,
+                    rs -> new Flags(rs.getString(1), new Entry(true, rs.getBoolean(2), rs.getInt(3), now)), tenant,
                     load.toArray(String[]::new))) {
                 cache.put(tenant + "/" + f.queue(), f.entry());
                 out.put(f.queue(), f.entry());
             }
             for (String q : load) {
                 if (!out.containsKey(q)) {
-                    Entry e = new Entry(false, 0, now);
+                    Entry e = new Entry(false, false, 0, now);
                     cache.put(tenant + "/" + q, e);
                     out.put(q, e);
                 }

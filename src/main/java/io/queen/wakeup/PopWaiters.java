@@ -1,10 +1,16 @@
 package io.queen.wakeup;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.config.QueenConfig;
 import jakarta.enterprise.inject.Instance;
+import io.quarkus.runtime.Startup;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Collection;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -15,12 +21,23 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * generation it saw before its last empty attempt, so a wake-up between the attempt and the wait is never missed.
  * Parked pops do not re-query on a timer; a long safety interval ({@code queen.pop.recheck-interval-ms}) covers a
  * lost announcement. What must reach other brokers as well goes through {@link #publish} / {@link #freed} to the
- * {@link WakePublisher}. Thread-safe.
+ * {@link WakePublisher}.
+ *
+ * <p>A queue's signal is kept while anyone waits on it ({@link #hold}) and, with nobody waiting, until more than
+ * {@code queen.pop.max-tracked-queues} queues have one: then every signal nobody holds is dropped, so names that
+ * exist nowhere cannot grow this map without bound. Dropping loses nothing: a signal is only dropped while nobody
+ * waits on it, and a new one starts from a mark no signal had before ({@link WakeSignal#others}), so a
+ * {@link #writeStamp} read before never matches one read after. Thread-safe.
  */
+@Startup  // its gauge is exported from the start
 @Singleton
 public class PopWaiters {
     private final ConcurrentHashMap<String, WakeSignal> byQueue = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<UUID, WakeSignal> byTenant = new ConcurrentHashMap<>();
+    private final AtomicLong marks = new AtomicLong();
+    private final int maxTracked;
+    /** Size above which unheld signals are dropped: at least maxTracked, twice what the last sweep kept. */
+    private volatile int sweepAbove;
     /** Slots of {@link #writeStamp}s, a power of two: partitions sharing a slot only cost a claim that finds nothing. */
     private static final int STAMP_SLOTS = 4096;
     /** Pushes this broker committed, counted by the slot of their partition. */
@@ -28,13 +45,86 @@ public class PopWaiters {
     private final WakePublisher publisher;
     private final Instance<FreedPartitions> freedPartitions;
 
-    PopWaiters(WakePublisher publisher, Instance<FreedPartitions> freedPartitions) {
-        this.publisher = publisher;
-        this.freedPartitions = freedPartitions;
+    @Inject
+    PopWaiters(WakePublisher publisher, Instance<FreedPartitions> freedPartitions, QueenConfig config,
+            MeterRegistry registry) {
+        this(publisher, freedPartitions, config.pop().maxTrackedQueues());
+        Gauge.builder("queen_wake_signals", this, PopWaiters::trackedQueues)
+                .description("Queues this broker keeps a wake-up signal for (held by a waiting read or not)")
+                .register(registry);
     }
 
+    PopWaiters(WakePublisher publisher, Instance<FreedPartitions> freedPartitions, int maxTracked) {
+        this.publisher = publisher;
+        this.freedPartitions = freedPartitions;
+        this.maxTracked = Math.max(1, maxTracked);
+        this.sweepAbove = this.maxTracked;
+    }
+
+    /**
+     * The queue's signal, not held: for a queue known to exist (a lease of it acked, a read that found it). A
+     * caller that waits on the signal {@link #hold}s it instead.
+     */
     public WakeSignal queue(UUID tenant, String queue) {
-        return byQueue.computeIfAbsent(tenant + "/" + queue, k -> new WakeSignal());
+        String key = key(tenant, queue);
+        WakeSignal s = byQueue.get(key);
+        if (s == null) {
+            s = byQueue.computeIfAbsent(key, k -> new WakeSignal(k, marks));
+            bound();
+        }
+        return s;
+    }
+
+    /**
+     * The queue's signal, kept until {@link #release}d: for a pop or read that may wait on it, whether or not the
+     * queue exists (a push may create it meanwhile).
+     */
+    public WakeSignal hold(UUID tenant, String queue) {
+        WakeSignal s = byQueue.compute(key(tenant, queue), (k, v) -> {
+            WakeSignal w = v != null ? v : new WakeSignal(k, marks);
+            w.holders++;
+            return w;
+        });
+        bound();
+        return s;
+    }
+
+    /** Ends a {@link #hold}; a tenant's signal is never dropped and needs none. */
+    public void release(WakeSignal s) {
+        if (s.key != null) {
+            byQueue.computeIfPresent(s.key, (k, v) -> {
+                if (v == s) {
+                    v.holders--;
+                }
+                return v;
+            });
+        }
+    }
+
+    /** Queues with a signal here, held or not. */
+    int trackedQueues() {
+        return byQueue.size();
+    }
+
+    private static String key(UUID tenant, String queue) {
+        return tenant + "/" + queue;
+    }
+
+    private void bound() {
+        if (byQueue.size() > sweepAbove) {
+            sweep();
+        }
+    }
+
+    private synchronized void sweep() {
+        if (byQueue.size() <= sweepAbove) {
+            return;
+        }
+        for (String k : byQueue.keySet()) {
+            byQueue.computeIfPresent(k, (x, v) -> v.holders == 0 ? null : v);
+        }
+        // held signals stay: with many waiting, the next sweep comes only after as many new names again
+        sweepAbove = Math.max(maxTracked, 2 * byQueue.size());
     }
 
     /**
@@ -64,7 +154,7 @@ public class PopWaiters {
      * names that exist nowhere leave nothing behind.
      */
     public long writeStampIfTracked(UUID tenant, String queue, String partition) {
-        WakeSignal s = byQueue.get(tenant + "/" + queue);
+        WakeSignal s = byQueue.get(key(tenant, queue));
         return s == null ? -1 : stamp(s, tenant, queue, partition);
     }
 
@@ -79,7 +169,7 @@ public class PopWaiters {
 
     /** Moves on a wake-up of any queue of the tenant (namespace/task discovery pops). */
     public WakeSignal tenant(UUID tenant) {
-        return byTenant.computeIfAbsent(tenant, k -> new WakeSignal());
+        return byTenant.computeIfAbsent(tenant, k -> new WakeSignal(null, marks));
     }
 
     /**
@@ -97,7 +187,7 @@ public class PopWaiters {
     }
 
     private void wake(UUID tenant, String queue, boolean hotListed) {
-        WakeSignal s = byQueue.get(tenant + "/" + queue);
+        WakeSignal s = byQueue.get(key(tenant, queue));
         if (s != null) {
             s.fire(hotListed);
         }

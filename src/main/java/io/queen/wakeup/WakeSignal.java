@@ -1,19 +1,33 @@
 package io.queen.wakeup;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One topic's wake-up counter (a queue, or every queue of a tenant) with a condition to wait on. Beside the
- * generation it counts the wake-ups that were not hot-list wake-ups ({@link #others}): a parked pop that sees only
- * those since its last attempt can ask the pop side's hot list whether any of that work is still unclaimed for its
- * group. Thread-safe.
+ * generation it marks the wake-ups that were not hot-list wake-ups ({@link #others}): a parked pop that sees only
+ * generation moves since its last attempt can ask the pop side's hot list whether any of that work is still
+ * unclaimed for its group. Thread-safe.
  */
 public final class WakeSignal {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    /** Where {@link #others} values come from, shared by every signal of a {@link PopWaiters}. */
+    private final AtomicLong marks;
+    /** The queue signal's key in {@link PopWaiters}; null for a tenant's. */
+    final String key;
+    /** Callers waiting on it ({@link PopWaiters#hold}); changed and read only inside the map's compute for the key. */
+    int holders;
     private long generation;
     private long others;
+
+    WakeSignal(String key, AtomicLong marks) {
+        this.key = key;
+        this.marks = marks;
+        // a value no signal had before: a stamp read from a signal dropped meanwhile never matches this one's
+        this.others = marks.incrementAndGet();
+    }
 
     public long generation() {
         lock.lock();
@@ -24,7 +38,10 @@ public final class WakeSignal {
         }
     }
 
-    /** Wake-ups other than hot-list ones so far (a lease freed, another broker, ...). */
+    /**
+     * Moves on every wake-up other than a hot-list one (a lease freed, another broker, ...) to a value no signal of
+     * its {@link PopWaiters} had before; only compared for equality.
+     */
     public long others() {
         lock.lock();
         try {
@@ -44,7 +61,7 @@ public final class WakeSignal {
         try {
             generation++;
             if (!hotListed) {
-                others++;
+                others = marks.incrementAndGet();
             }
             changed.signalAll();
         } finally {

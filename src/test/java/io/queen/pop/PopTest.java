@@ -33,6 +33,26 @@ import org.junit.jupiter.api.Test;
 class PopTest {
     @Inject
     AgroalDataSource ds;
+    @Inject
+    io.queen.analytics.MetricsFlusher flusher;
+
+    /**
+     * Pops of names that exist nowhere, each with its own group, long-polling or not, answer 204 and take no metric
+     * label from the queues that exist ({@code queen.metrics.max-queues} of them get one).
+     */
+    @Test
+    void popsOfNamesThatExistNowhereTakeNoLabel() {
+        for (int i = 0; i < 20; i++) {
+            String q = "/api/v1/pop/queue/made-up-" + i + "?consumerGroup=g" + i;
+            assertEquals(204, Http.get(i % 2 == 0 ? q : q + "&wait=true&timeout=50&batch=5").status());
+        }
+        pushN("labelled", "P1", "l", 0, 1);
+        assertEquals(1, messages(pop("/api/v1/pop/queue/labelled?consumerGroup=g0")).size());
+        flusher.flushNow();
+        String scrape = Http.get("/metrics/prometheus").body();
+        assertFalse(scrape.contains("queue=\"made-up-"), "a name that exists nowhere got a label");
+        assertTrue(scrape.contains("queue=\"labelled\""));
+    }
 
     @Test
     void popShapeAndNothingIs204() {

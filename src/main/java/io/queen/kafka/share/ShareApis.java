@@ -248,40 +248,44 @@ class ShareApis implements KafkaApiProvider {
         long deadline = System.nanoTime() + Math.min(Math.max(0, request.maxWaitMs()), maxWaitMs) * 1_000_000L;
         Set<String> queues = new HashSet<>();
         parts.forEach(e -> queues.add(e.getValue()));
-        WakeSignal signal = queues.size() == 1 ? waiters.queue(tenant, queues.iterator().next())
+        WakeSignal signal = queues.size() == 1 ? waiters.hold(tenant, queues.iterator().next())
                 : waiters.tenant(tenant);
-        while (true) {
-            long seen = signal.generation();
-            int left = max;
-            for (int i = 0; i < parts.size() && left > 0; i++) {
-                Map.Entry<ShareSessions.Partition, String> e = parts.get((start + i) % parts.size());
-                String partition = Integer.toString(e.getKey().index());
-                List<ShareStore.Held> held = store.acquire(tenant, e.getValue(), partition, group,
-                        request.memberId(), left, config.maxRecordLocks(), settings, since);
-                List<ShareStore.Held> acquired = new ArrayList<>();
-                List<ShareStore.Held> dead = new ArrayList<>();
-                for (ShareStore.Held h : held) {
-                    ("acquired".equals(h.kind()) ? acquired : dead).add(h);
+        try {
+            while (true) {
+                long seen = signal.generation();
+                int left = max;
+                for (int i = 0; i < parts.size() && left > 0; i++) {
+                    Map.Entry<ShareSessions.Partition, String> e = parts.get((start + i) % parts.size());
+                    String partition = Integer.toString(e.getKey().index());
+                    List<ShareStore.Held> held = store.acquire(tenant, e.getValue(), partition, group,
+                            request.memberId(), left, config.maxRecordLocks(), settings, since);
+                    List<ShareStore.Held> acquired = new ArrayList<>();
+                    List<ShareStore.Held> dead = new ArrayList<>();
+                    for (ShareStore.Held h : held) {
+                        ("acquired".equals(h.kind()) ? acquired : dead).add(h);
+                    }
+                    deadLetters(tenant, e.getValue(), partition, group, dead, settings);
+                    if (!acquired.isEmpty()) {
+                        left -= acquired.size();
+                        ShareFetchResponseData.PartitionData pd = answers.computeIfAbsent(e.getKey(),
+                                x -> partition(x.index()));
+                        deliver(tenant, e.getValue(), partition, acquired, pd);
+                    }
                 }
-                deadLetters(tenant, e.getValue(), partition, group, dead, settings);
-                if (!acquired.isEmpty()) {
-                    left -= acquired.size();
-                    ShareFetchResponseData.PartitionData pd = answers.computeIfAbsent(e.getKey(),
-                            x -> partition(x.index()));
-                    deliver(tenant, e.getValue(), partition, acquired, pd);
+                long wait = deadline - System.nanoTime();
+                if (left < max || wait <= 0) {
+                    return;
+                }
+                try {
+                    // bounded: a lost wake-up (a lock that expired, a record released elsewhere) costs one interval
+                    signal.awaitChange(seen, Math.min(wait, recheckNanos));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
             }
-            long wait = deadline - System.nanoTime();
-            if (left < max || wait <= 0) {
-                return;
-            }
-            try {
-                // bounded: a lost wake-up (a lock that expired, a record released elsewhere) costs one interval
-                signal.awaitChange(seen, Math.min(wait, recheckNanos));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        } finally {
+            waiters.release(signal);
         }
     }
 
