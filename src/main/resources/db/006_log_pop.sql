@@ -124,6 +124,8 @@ BEGIN
         IF NOT FOUND THEN
             RETURN;
         END IF;
+        -- a group's start point must survive a crash: this transaction commits durably (see log_pop_lease_commit_v1)
+        PERFORM set_config('queen.pop_durable', 'on', true);
         INSERT INTO queen.log_consumers (partition_id, consumer_group, committed)
         VALUES (p_pid, p_group, v_seed) ON CONFLICT DO NOTHING;
         SELECT c.committed, c.attempt_offset INTO v_committed, v_attempt_off FROM queen.log_consumers c
@@ -179,6 +181,7 @@ BEGIN
         -- empty-partition seal: everything up to last_offset was deleted; move the cursor past the hole
         SELECT EXISTS (SELECT 1 FROM queen.log_segments s2 WHERE s2.partition_id = p_pid) INTO v_any;
         IF NOT v_any AND v_last > v_committed THEN
+            PERFORM set_config('queen.pop_durable', 'on', true);
             UPDATE queen.log_consumers c SET committed = v_last
              WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
         END IF;
@@ -202,6 +205,22 @@ BEGIN
     END IF;
 END $$;
 
+-- The end of a pop's claims (log_pop_partition_v1, log_pop_queue_v1). A transaction that wrote nothing but leases
+-- (p_async, no auto-ack, no cursor seeded or moved: log_pop_claim_v1 marks those with queen.pop_durable) commits
+-- without waiting for its WAL to reach disk (synchronous_commit off, for this transaction only). A lease lost to a
+-- crash of PostgreSQL before that flush costs what an expired lease costs: its messages are delivered again, and
+-- an ack under it finds no lease. Nothing else is lost: an async commit is visible at once, and any later durable
+-- commit (the ack that ends the lease) flushes it. A delivered message then waits for one flush (its push's)
+-- instead of two in sequence. p_async false: the caller's transaction may hold other writes.
+CREATE OR REPLACE FUNCTION queen.log_pop_lease_commit_v1(p_async BOOLEAN, p_auto_ack BOOLEAN)
+RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF p_async AND NOT p_auto_ack AND current_setting('queen.pop_durable', true) IS DISTINCT FROM 'on' THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+    END IF;
+END $$;
+
 -- A row of a pop's answer (log_pop_partition_v1, log_pop_queue_v1): the span claimed in one packed segment of
 -- one partition.
 DO $$
@@ -214,9 +233,11 @@ END $$;
 
 -- Pop from one named partition. Resolves names and queue config in one read, then claims.
 DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS queen.log_pop_partition_v1(UUID, TEXT, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ,
+                                                   BOOLEAN);
 CREATE FUNCTION queen.log_pop_partition_v1(p_tenant UUID, p_queue TEXT, p_partition TEXT, p_group TEXT,
                                            p_budget INT, p_worker TEXT, p_auto_ack BOOLEAN, p_sub_mode TEXT,
-                                           p_sub_from TIMESTAMPTZ)
+                                           p_sub_from TIMESTAMPTZ, p_async BOOLEAN DEFAULT false)
 RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -243,6 +264,7 @@ BEGIN
                                                CASE WHEN COALESCE(q.lease_time, 0) > 0 THEN q.lease_time ELSE 60 END,
                                                p_worker, p_auto_ack, p_sub_mode, p_sub_from,
                                                COALESCE(q.delayed_processing, 0), COALESCE(q.window_buffer, 0)) c;
+    PERFORM queen.log_pop_lease_commit_v1(p_async, p_auto_ack);
 END $$;
 
 -- Pop from any partition of a queue with pending work. Candidates come from a range scan of
@@ -251,9 +273,11 @@ END $$;
 -- the remaining budget until the budget or p_max_partitions is used up. All claims share one lease id.
 DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ, INT,
                                                TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS queen.log_pop_queue_v1(UUID, TEXT, TEXT, INT, TEXT, BOOLEAN, TEXT, TIMESTAMPTZ, INT,
+                                               TIMESTAMPTZ, BOOLEAN);
 CREATE FUNCTION queen.log_pop_queue_v1(p_tenant UUID, p_queue TEXT, p_group TEXT, p_budget INT, p_worker TEXT,
                                        p_auto_ack BOOLEAN, p_sub_mode TEXT, p_sub_from TIMESTAMPTZ,
-                                       p_max_partitions INT, p_floor TIMESTAMPTZ)
+                                       p_max_partitions INT, p_floor TIMESTAMPTZ, p_async BOOLEAN DEFAULT false)
 RETURNS SETOF queen.log_pop_row
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -300,6 +324,7 @@ BEGIN
             EXIT WHEN v_remaining <= 0 OR v_parts >= p_max_partitions;
         END IF;
     END LOOP;
+    PERFORM queen.log_pop_lease_commit_v1(p_async, p_auto_ack);
 END $$;
 
 -- The read-only functions below that pops call per wake-up are plpgsql, not sql: PostgreSQL (before 18) plans

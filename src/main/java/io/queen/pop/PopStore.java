@@ -37,42 +37,59 @@ public class PopStore {
     public record Claim(String group, int budget, String worker, boolean autoAck, String subMode, Instant subFrom) {
     }
 
+    /**
+     * Claims on a connection of its own: a claim that wrote nothing but its lease commits without waiting for the
+     * flush ({@code log_pop_lease_commit_v1}).
+     */
     public List<ClaimedSegment> popPartition(UUID tenant, String queue, String partition, Claim c)
             throws SQLException {
         try (Connection con = ds.getConnection()) {
-            return popPartition(con, tenant, queue, partition, c);
+            return popPartition(con, tenant, queue, partition, c, true);
         }
     }
 
-    /** Same, on the caller's connection (inside its transaction). */
+    /** Same, on the caller's connection (inside its transaction, which commits as it always does). */
     public List<ClaimedSegment> popPartition(Connection con, UUID tenant, String queue, String partition, Claim c)
             throws SQLException {
+        return popPartition(con, tenant, queue, partition, c, false);
+    }
+
+    private List<ClaimedSegment> popPartition(Connection con, UUID tenant, String queue, String partition, Claim c,
+            boolean async) throws SQLException {
         return query(con, "SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
-                + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                + " FROM queen.log_pop_partition_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
                     ps.setString(3, partition);
                     bindClaim(ps, 4, c);
+                    ps.setBoolean(10, async);
                 });
     }
 
+    /** As {@link #popPartition(UUID, String, String, Claim)}, from any partition of the queue with work. */
     public List<ClaimedSegment> popQueue(UUID tenant, String queue, Claim c, int maxPartitions, Instant floor)
             throws SQLException {
         try (Connection con = ds.getConnection()) {
-            return popQueue(con, tenant, queue, c, maxPartitions, floor);
+            return popQueue(con, tenant, queue, c, maxPartitions, floor, true);
         }
     }
 
-    /** Same, on the caller's connection (inside its transaction). */
+    /** Same, on the caller's connection (inside its transaction, which commits as it always does). */
     public List<ClaimedSegment> popQueue(Connection con, UUID tenant, String queue, Claim c, int maxPartitions,
             Instant floor) throws SQLException {
+        return popQueue(con, tenant, queue, c, maxPartitions, floor, false);
+    }
+
+    private List<ClaimedSegment> popQueue(Connection con, UUID tenant, String queue, Claim c, int maxPartitions,
+            Instant floor, boolean async) throws SQLException {
         return query(con, "SELECT partition_id, partition_name, base_offset, start_idx, take, created_at, blob"
-                + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
+                + " FROM queen.log_pop_queue_v1(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ps -> {
                     ps.setObject(1, tenant);
                     ps.setString(2, queue);
                     bindClaim(ps, 3, c);
                     ps.setInt(9, maxPartitions);
                     ps.setTimestamp(10, Timestamp.from(floor));
+                    ps.setBoolean(11, async);
                 });
     }
 
