@@ -28,4 +28,7 @@ public interface KafkaShareConfig {
 
     /** Most members of one share group ({@code group.share.max.size}). */
     int maxSize();
+
+    /** Most share sessions this broker holds ({@code group.share.max.share.sessions}). */
+    int maxShareSessions();
 }

@@ -27,6 +27,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidShareSessionEpochException;
+import org.apache.kafka.common.errors.ShareSessionNotFoundException;
 import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
@@ -125,14 +126,19 @@ class ShareApis implements KafkaApiProvider {
 
     /**
      * The session's topics by id, the tenant's topics looked up again only when a request names an id the session
-     * does not know yet (its first request, a topic added); an id that stays unknown is not a topic.
+     * does not know yet (its first request, a topic added); an id that stays unknown is not a topic. The session
+     * keeps only the topics its requests named, not all the tenant's.
      */
     private Map<Uuid, KafkaStore.Topic> topics(UUID tenant, ShareSessions.Session session, List<Uuid> named)
             throws SQLException {
         synchronized (session) {
             if (!session.topics.keySet().containsAll(named)) {
+                Set<Uuid> wanted = new HashSet<>(named);
                 for (KafkaStore.Topic t : kafka.topics(tenant, null)) {
-                    session.topics.put(new Uuid(t.id().getMostSignificantBits(), t.id().getLeastSignificantBits()), t);
+                    Uuid id = new Uuid(t.id().getMostSignificantBits(), t.id().getLeastSignificantBits());
+                    if (wanted.contains(id)) {
+                        session.topics.put(id, t);
+                    }
                 }
             }
             return new HashMap<>(session.topics);
@@ -195,12 +201,36 @@ class ShareApis implements KafkaApiProvider {
         return out;
     }
 
-    /** The request's share session, its group and member checked first; throws the error to answer. */
+    /**
+     * The request's share session, its group and member checked first; throws the error to answer. A session
+     * belongs to a member of the group: the group's coordinator opens none for anyone else. Apache Kafka's brokers do
+     * not check membership here, so the answer is the one its ShareFetch has for a session the broker will not hold,
+     * SHARE_SESSION_NOT_FOUND: its client sends a new epoch 0, which succeeds once its heartbeat joined the group
+     * again. Another broker does not know the members: it opens the session, within the sessions' limit.
+     */
     private ShareSessions.Session session(UUID tenant, String group, String member, int epoch) {
         if (!GroupCoordinator.validGroupId(group) || member == null || member.isEmpty()) {
             throw new InvalidRequestException("a valid group id and a member id are required");
         }
-        return sessions.enter(new ShareSessions.Key(tenant, group, member), epoch);
+        ShareSessions.Key key = new ShareSessions.Key(tenant, group, member);
+        if (epoch != 0 || !groups.coordinates(group)) {
+            return sessions.enter(key, epoch);
+        }
+        if (!groups.isMember(tenant, group, member)) {
+            sessions.end(key); // an epoch 0 closes the member's session, whether or not it opens another
+            throw notMember(group, member);
+        }
+        ShareSessions.Session s = sessions.enter(key, 0);
+        if (!groups.isMember(tenant, group, member)) {
+            // it left meanwhile, and its leave may have come before this session: end it here
+            sessions.end(key, s);
+            throw notMember(group, member);
+        }
+        return s;
+    }
+
+    private static ShareSessionNotFoundException notMember(String group, String member) {
+        return new ShareSessionNotFoundException("member " + member + " is not a member of share group " + group);
     }
 
     /** The group's settings, read again once {@link #SETTINGS_NANOS} passed since the session last read them. */

@@ -41,8 +41,11 @@ import org.jboss.logging.Logger;
  * partition to at least one member; with more members than partitions, several members share a partition).
  *
  * <p>Membership is memory only: a broker that takes over a group answers its members UNKNOWN_MEMBER_ID and they join
- * again (the records they held stay locked until their lock expires). Thread-safe: one monitor per group; a timer
- * evicts members past the session timeout and releases their records.
+ * again (the records they held stay locked until their lock expires). Only a join creates a group, and a group
+ * without members is forgotten by the timer: what outlives its members (that it began, its cursors, records in
+ * flight, configs) is in PostgreSQL, and the next join starts a new one. A member that leaves or expires loses its
+ * share sessions on this broker. Thread-safe: one monitor per group; a timer evicts members past the session
+ * timeout and releases their records.
  */
 @ApplicationScoped
 public class ShareGroups implements ShareGroupCatalog {
@@ -76,6 +79,8 @@ public class ShareGroups implements ShareGroupCatalog {
         /** The topics the assignment was computed from: name -> (id, partition count). */
         Map<String, KafkaStore.Topic> topics = Map.of();
         int assignedEpoch = -1;
+        /** Taken out of the map (empty, deleted, coordinated elsewhere): a request holding it starts over. */
+        boolean dropped;
     }
 
     private final ConcurrentHashMap<Key, Group> groups = new ConcurrentHashMap<>();
@@ -85,12 +90,14 @@ public class ShareGroups implements ShareGroupCatalog {
     private final ShareGroupConfigs configs;
     private final BrokerRegistry cluster;
     private final GroupCoordinator coordinator;
+    private final ShareSessions sessions;
     private final LongSupplier clock = () -> System.nanoTime() / 1_000_000;
     private final ScheduledExecutorService timer;
 
     ShareGroups(KafkaShareConfig config, KafkaStore kafka, ShareStore store, ShareGroupConfigs configs,
-            BrokerRegistry cluster, GroupCoordinator coordinator) {
+            BrokerRegistry cluster, GroupCoordinator coordinator, ShareSessions sessions) {
         this.coordinator = coordinator;
+        this.sessions = sessions;
         this.config = config;
         this.kafka = kafka;
         this.store = store;
@@ -101,7 +108,7 @@ public class ShareGroups implements ShareGroupCatalog {
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(this::tick, 500, 500, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(() -> tick(0), 500, 500, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy
@@ -136,10 +143,21 @@ public class ShareGroups implements ShareGroupCatalog {
                 if (!g.members.isEmpty()) {
                     return false;
                 }
-                groups.remove(new Key(tenant, group), g);
+                drop(new Key(tenant, group), g);
             }
         }
         return store.deleteGroup(tenant, group);
+    }
+
+    /** Whether {@code member} is a member of the group on this broker. */
+    boolean isMember(UUID tenant, String group, String member) {
+        Group g = groups.get(new Key(tenant, group));
+        if (g == null) {
+            return false;
+        }
+        synchronized (g) {
+            return !g.dropped && g.members.containsKey(member);
+        }
     }
 
     /** Whether this broker holds a live share group of that name (a classic or consumer group may not take it). */
@@ -173,11 +191,28 @@ public class ShareGroups implements ShareGroupCatalog {
             return out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                     .setErrorMessage("Group " + groupId + " is not a share group.");
         }
-        Key key = new Key(tenant, groupId);
-        Group g = groups.computeIfAbsent(key, k -> new Group());
         if (request.memberEpoch() == 0) {
             CoordinatorSql.retriable("share group", () -> store.begin(tenant, groupId));
         }
+        Key key = new Key(tenant, groupId);
+        while (true) {
+            // only a join creates the group: a heartbeat of anyone else leaves nothing behind
+            Group g = request.memberEpoch() == 0 ? groups.computeIfAbsent(key, k -> new Group()) : groups.get(key);
+            if (g == null) {
+                return request.memberEpoch() == -1 ? out.setMemberId(request.memberId()).setMemberEpoch(-1)
+                        : out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code());
+            }
+            if (heartbeat(caller, request, tenant, g, out)) {
+                return out;
+            }
+            // the group was dropped meanwhile (it was empty): go on with the one that replaces it
+        }
+    }
+
+    /** The heartbeat on group {@code g}, answered in {@code out}; false when {@code g} was dropped meanwhile. */
+    private boolean heartbeat(KafkaCaller caller, ShareGroupHeartbeatRequestData request, UUID tenant, Group g,
+            ShareGroupHeartbeatResponseData out) {
+        String groupId = request.groupId();
         // the topics of every subscription in the group, this request's included (read before taking the monitor)
         Set<String> names = new TreeSet<>();
         synchronized (g) {
@@ -194,6 +229,9 @@ public class ShareGroups implements ShareGroupCatalog {
         String left = null;
         try {
             synchronized (g) {
+                if (g.dropped) {
+                    return false;
+                }
                 Member m = g.members.get(request.memberId());
                 switch (request.memberEpoch()) {
                     case -1 -> {
@@ -202,12 +240,14 @@ public class ShareGroups implements ShareGroupCatalog {
                             g.epoch++;
                             left = m.id;
                         }
-                        return out.setMemberId(request.memberId()).setMemberEpoch(-1);
+                        out.setMemberId(request.memberId()).setMemberEpoch(-1);
+                        return true;
                     }
                     case 0 -> {
                         if (m == null) {
                             if (g.members.size() >= config.maxSize()) {
-                                return out.setErrorCode(Errors.GROUP_MAX_SIZE_REACHED.code());
+                                out.setErrorCode(Errors.GROUP_MAX_SIZE_REACHED.code());
+                                return true;
                             }
                             String id = request.memberId() == null || request.memberId().isEmpty()
                                     ? Uuid.randomUuid().toString() : request.memberId();
@@ -219,10 +259,12 @@ public class ShareGroups implements ShareGroupCatalog {
                     }
                     default -> {
                         if (m == null) {
-                            return out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code());
+                            out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code());
+                            return true;
                         }
                         if (request.memberEpoch() != m.epoch) {
-                            return out.setErrorCode(Errors.FENCED_MEMBER_EPOCH.code());
+                            out.setErrorCode(Errors.FENCED_MEMBER_EPOCH.code());
+                            return true;
                         }
                     }
                 }
@@ -246,11 +288,11 @@ public class ShareGroups implements ShareGroupCatalog {
                     m.sent = m.assignment;
                     out.setMemberEpoch(m.epoch).setAssignment(assignment(m.assignment));
                 }
-                return out;
+                return true;
             }
         } finally {
             if (left != null) {
-                release(tenant, groupId, left);
+                gone(tenant, groupId, left);
             }
         }
     }
@@ -354,39 +396,59 @@ public class ShareGroups implements ShareGroupCatalog {
         return out;
     }
 
-    /** Evicts members past their session timeout; forgets groups another broker coordinates now. */
-    private void tick() {
+    /**
+     * One round of the timer: evicts members past their session timeout, forgets groups left without members and
+     * groups another broker coordinates now. {@code aheadMs} runs it as if that much more time had passed (tests).
+     */
+    void tick(long aheadMs) {
         try {
-            long now = clock.getAsLong();
+            long now = clock.getAsLong() + aheadMs;
             for (Map.Entry<Key, Group> e : groups.entrySet()) {
                 Key k = e.getKey();
                 Group g = e.getValue();
                 if (!coordinates(k.group())) {
-                    groups.remove(k, g);
+                    synchronized (g) {
+                        drop(k, g);
+                    }
                     continue;
                 }
-                List<String> gone = new ArrayList<>();
+                List<String> expired = new ArrayList<>();
                 synchronized (g) {
                     g.members.values().removeIf(m -> {
-                        boolean expired = now - m.lastSeenMs > config.sessionTimeoutMs();
-                        if (expired) {
-                            gone.add(m.id);
+                        boolean late = now - m.lastSeenMs > config.sessionTimeoutMs();
+                        if (late) {
+                            expired.add(m.id);
                         }
-                        return expired;
+                        return late;
                     });
-                    if (!gone.isEmpty()) {
+                    if (!expired.isEmpty()) {
                         g.epoch++;
                     }
+                    if (g.members.isEmpty()) {
+                        drop(k, g);
+                    }
                 }
-                for (String member : gone) {
+                for (String member : expired) {
                     LOG.infof("kafka share group member expired: group=%s member=%s", k.group(), member);
-                    release(k.tenant(), k.group(), member);
+                    gone(k.tenant(), k.group(), member);
                 }
             }
         } catch (RuntimeException e) {
             // a failed round must not end the timer: the next one retries
             LOG.error("kafka share group timer round failed", e);
         }
+    }
+
+    /** Under {@code g}'s monitor: takes it out of the map, so that a request holding it starts over. */
+    private void drop(Key k, Group g) {
+        g.dropped = true;
+        groups.remove(k, g);
+    }
+
+    /** A member left or expired: its share session on this broker ends, its records are released. */
+    private void gone(UUID tenant, String group, String member) {
+        sessions.end(new ShareSessions.Key(tenant, group, member));
+        release(tenant, group, member);
     }
 
     /** Releases what a member that left held, so other members get it before its locks would expire. */

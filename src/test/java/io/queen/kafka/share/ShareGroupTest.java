@@ -18,6 +18,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import io.queen.kafka.KafkaFrames;
+import java.net.Socket;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -53,6 +55,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.tools.consumer.group.ShareGroupCommand;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -60,16 +68,21 @@ import org.junit.jupiter.api.Test;
 /**
  * Share groups with the Java client's {@link KafkaShareConsumer} (explicit acknowledgement): the four acknowledge
  * types, delivery counts, dead letters in Queen's table, locks that expire when their member stops, several members
- * on one partition, group configs, and the cursor a share group moves.
+ * on one partition, group configs, and the cursor a share group moves. On the wire: share sessions belong to members
+ * and are bounded, and heartbeats of strangers leave no group behind.
  */
 @QuarkusTest
 @TestProfile(ShareGroupTest.Profile.class)
 @WithTestResource(value = FreshDatabase.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class ShareGroupTest extends KafkaListenerClients {
-    /** Short heartbeats and sessions, so that members come and go in a test's time. */
+    /** At most {@link #MAX_SESSIONS} share sessions on the broker. */
+    static final int MAX_SESSIONS = 8;
+
+    /** Short heartbeats and sessions, so that members come and go in a test's time; few share sessions. */
     public static class Profile extends KafkaEnabled {
         public Profile() {
-            super("queen.kafka.share.heartbeat-interval-ms", "300", "queen.kafka.share.session-timeout-ms", "5000");
+            super("queen.kafka.share.heartbeat-interval-ms", "300", "queen.kafka.share.session-timeout-ms", "5000",
+                    "queen.kafka.share.max-share-sessions", Integer.toString(MAX_SESSIONS));
         }
     }
 
@@ -78,6 +91,9 @@ class ShareGroupTest extends KafkaListenerClients {
 
     @Inject
     CompactionCycle compaction;
+
+    @Inject
+    ShareGroups groups;
 
     private void produce(String topic, int count) throws Exception {
         Properties p = new Properties();
@@ -525,6 +541,125 @@ class ShareGroupTest extends KafkaListenerClients {
             e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> outOfRange.get(30, TimeUnit.SECONDS));
             assertTrue(e.getCause().getMessage().contains("between 2 and 10"), e.getCause().getMessage());
+        }
+    }
+
+    private int correlation;
+
+    private ShareGroupHeartbeatResponseData heartbeat(Socket s, String group, String member, int epoch)
+            throws Exception {
+        return KafkaFrames.call(s, ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, ++correlation,
+                new ShareGroupHeartbeatRequestData().setGroupId(group).setMemberId(member).setMemberEpoch(epoch)
+                        .setSubscribedTopicNames(epoch == 0 ? List.of() : null));
+    }
+
+    /** A ShareFetch naming no partition and waiting for nothing: opens, uses or closes the member's session. */
+    private Errors shareFetch(Socket s, String group, String member, int epoch) throws Exception {
+        ShareFetchResponseData r = KafkaFrames.call(s, ApiKeys.SHARE_FETCH, (short) 1, ++correlation,
+                new ShareFetchRequestData().setGroupId(group).setMemberId(member).setShareSessionEpoch(epoch)
+                        .setMaxWaitMs(0).setMaxBytes(1 << 20).setMaxRecords(10).setBatchSize(10));
+        return Errors.forCode(r.errorCode());
+    }
+
+    @Test
+    void aShareSessionIsOnlyOpenedForAMemberAndEndsWhenItLeaves() throws Exception {
+        try (Socket s = KafkaFrames.connect(listener.port()); Admin a = admin()) {
+            // a member id that never joined: refused as a session the broker does not hold, and none is left
+            assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-session", "stranger", 0));
+            assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-session", "stranger", 1));
+            assertEquals(null, describe(a, "sg-session"), "no group either");
+
+            assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-session", "member", 0).errorCode()));
+            assertEquals(Errors.NONE, shareFetch(s, "sg-session", "member", 0));
+            assertEquals(Errors.NONE, shareFetch(s, "sg-session", "member", 1));
+            assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-session", "stranger", 0),
+                    "a group with members takes no session of a stranger either");
+
+            ShareGroupHeartbeatResponseData left = heartbeat(s, "sg-session", "member", -1);
+            assertEquals(Errors.NONE, Errors.forCode(left.errorCode()));
+            assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-session", "member", 2),
+                    "the session ended with its member");
+        }
+    }
+
+    @Test
+    void anExpiredMemberLosesItsSessionAndItsEmptyGroupIsForgottenButNotWhatItStored() throws Exception {
+        try (Socket s = KafkaFrames.connect(listener.port()); Admin a = admin()) {
+            ShareGroupHeartbeatResponseData joined = heartbeat(s, "sg-expiry", "late", 0);
+            assertEquals(Errors.NONE, Errors.forCode(joined.errorCode()));
+            assertEquals(Errors.NONE, shareFetch(s, "sg-expiry", "late", 0));
+            assertTrue(describe(a, "sg-expiry").groupEpoch() > 0, "the group in memory");
+
+            groups.tick(TimeUnit.HOURS.toMillis(1)); // as if the member had not heartbeated for an hour
+            assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-expiry", "late", 1),
+                    "its session ended with it");
+            assertEquals(Errors.UNKNOWN_MEMBER_ID,
+                    Errors.forCode(heartbeat(s, "sg-expiry", "late", joined.memberEpoch()).errorCode()));
+            ShareGroupDescription d = describe(a, "sg-expiry");
+            assertEquals(org.apache.kafka.common.GroupState.EMPTY, d.groupState(), "it began: its row stays");
+            assertEquals(0, d.groupEpoch(), "nothing of it in memory");
+            assertTrue(a.listGroups(ListGroupsOptions.forShareGroups()).all().get(30, TimeUnit.SECONDS).stream()
+                    .anyMatch(g -> g.groupId().equals("sg-expiry")), "listed as it began");
+
+            // the member joins again and has a session as before
+            assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-expiry", "late", 0).errorCode()));
+            assertEquals(Errors.NONE, shareFetch(s, "sg-expiry", "late", 0));
+            assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-expiry", "late", -1).errorCode()));
+        }
+    }
+
+    @Test
+    void aHeartbeatThatJoinsNoMemberLeavesNoGroupBehind() throws Exception {
+        try (Socket s = KafkaFrames.connect(listener.port()); Admin a = admin()) {
+            assertEquals(Errors.UNKNOWN_MEMBER_ID, Errors.forCode(heartbeat(s, "sg-ghost", "nobody", 7).errorCode()));
+            ShareGroupHeartbeatResponseData leave = heartbeat(s, "sg-ghost", "nobody", -1);
+            assertEquals(Errors.NONE, Errors.forCode(leave.errorCode()));
+            assertEquals(-1, leave.memberEpoch());
+            assertEquals(null, describe(a, "sg-ghost"), "GROUP_ID_NOT_FOUND, as Apache Kafka answers for a group"
+                    + " that does not exist");
+            assertTrue(a.listGroups().all().get(30, TimeUnit.SECONDS).stream()
+                    .noneMatch(g -> g.groupId().equals("sg-ghost")), "not listed");
+
+            // a join and a leave: the group began (kept in PostgreSQL), its empty copy in memory goes with the timer
+            assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-brief", "once", 0).errorCode()));
+            assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-brief", "once", -1).errorCode()));
+            groups.tick(0);
+            ShareGroupDescription d = describe(a, "sg-brief");
+            assertEquals(org.apache.kafka.common.GroupState.EMPTY, d.groupState());
+            assertEquals(0, d.groupEpoch(), "forgotten in memory");
+        }
+    }
+
+    @Test
+    void theBrokerHoldsAtMostItsLimitOfShareSessions() throws Exception {
+        List<String> members = new ArrayList<>();
+        try (Socket s = KafkaFrames.connect(listener.port())) {
+            try {
+                String refused = null;
+                List<String> opened = new ArrayList<>();
+                for (int i = 0; i <= MAX_SESSIONS && refused == null; i++) {
+                    String m = "m" + i;
+                    members.add(m);
+                    assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-full", m, 0).errorCode()));
+                    Errors e = shareFetch(s, "sg-full", m, 0);
+                    if (e == Errors.SHARE_SESSION_LIMIT_REACHED) {
+                        refused = m;
+                    } else {
+                        assertEquals(Errors.NONE, e);
+                        opened.add(m);
+                    }
+                }
+                assertTrue(refused != null && opened.size() <= MAX_SESSIONS, "refused once the broker held "
+                        + MAX_SESSIONS + " sessions: " + opened);
+                assertEquals(Errors.SHARE_SESSION_NOT_FOUND, shareFetch(s, "sg-full", refused, 1), "none left");
+                // a member that leaves makes room
+                assertEquals(Errors.NONE, Errors.forCode(heartbeat(s, "sg-full", opened.get(0), -1).errorCode()));
+                assertEquals(Errors.NONE, shareFetch(s, "sg-full", refused, 0));
+            } finally {
+                for (String m : members) {
+                    heartbeat(s, "sg-full", m, -1);
+                }
+            }
         }
     }
 }
