@@ -85,40 +85,26 @@ class LeaseCommitTest {
     /** The claim runs in a transaction that is rolled back; answers synchronous_commit as it stood at its end. */
     private String claimPartition(String queue, String partition, String group, boolean autoAck, boolean async)
             throws SQLException {
-        return inRolledBack("SELECT count(*) FROM queen.log_pop_partition_v1(?, ?, ?, ?, 10, 'w', ?,"
-                + " 'all', NULL, ?)", ps -> {
-                    ps.setObject(1, tenantOf(queue));
-                    ps.setString(2, queue);
-                    ps.setString(3, partition);
-                    ps.setString(4, group);
-                    ps.setBoolean(5, autoAck);
-                    ps.setBoolean(6, async);
-                });
+        return inRolledBack("SELECT count(*) FROM queen.log_pop_partition_v1(?, ?, ?, ?, 10, 'w', ?, 'all', NULL, ?)",
+                tenantOf(queue), queue, partition, group, autoAck, async);
     }
 
     private String claimQueue(String queue, String group, int partitions) throws SQLException {
-        return inRolledBack("SELECT count(*) FROM queen.log_pop_queue_v1(?, ?, ?, 10, 'w', false, 'all', NULL,"
-                + " ?, '-infinity', true)", ps -> {
-                    ps.setObject(1, tenantOf(queue));
-                    ps.setString(2, queue);
-                    ps.setString(3, group);
-                    ps.setInt(4, partitions);
-                });
+        return inRolledBack("SELECT count(*) FROM queen.log_pop_queue_v1(?, ?, ?, 10, 'w', false, 'all', NULL, ?,"
+                + " '-infinity', true)", tenantOf(queue), queue, group, partitions);
     }
 
     private UUID tenantOf(String queue) {
         return UUID.fromString(Sql.one(ds, "SELECT tenant_id FROM queen.queues WHERE name = '" + queue + "'"));
     }
 
-    private interface Binder {
-        void bind(PreparedStatement ps) throws SQLException;
-    }
-
-    private String inRolledBack(String sql, Binder binder) throws SQLException {
+    private String inRolledBack(String sql, Object... args) throws SQLException {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement(sql); Statement st = c.createStatement()) {
-                binder.bind(ps);
+                for (int i = 0; i < args.length; i++) {
+                    ps.setObject(i + 1, args[i]);
+                }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     assertTrue(rs.getLong(1) > 0, "the claim took nothing: " + sql);
