@@ -50,8 +50,15 @@ public class QueueFlags {
         return entries(tenant, List.of(queue)).get(queue).minPopWaitMs();
     }
 
-    /** Whether the queue exists (as of at most {@value #TTL_SECONDS} s ago). */
+    /**
+     * Whether the queue exists: one that did within the last {@value #TTL_SECONDS} s, or does now (an absence is
+     * read again: a push may have just created the queue, after its encryption check cached it as absent).
+     */
     public boolean exists(UUID tenant, String queue) throws SQLException {
+        if (entries(tenant, List.of(queue)).get(queue).exists()) {
+            return true;
+        }
+        cache.remove(tenant + "/" + queue);
         return entries(tenant, List.of(queue)).get(queue).exists();
     }
 
