@@ -35,8 +35,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 class CreatePartitionsApi implements KafkaApiProvider {
     private static final Logger LOG = Logger.getLogger(CreatePartitionsApi.class);
-    /** The largest count Queen reads back: Kafka partitions are the queue partitions named by 1 to 6 digits. */
-    static final int MAX_PARTITIONS = 1_000_000;
 
     private final KafkaStore store;
     private final BrokerRegistry cluster;
@@ -67,8 +65,9 @@ class CreatePartitionsApi implements KafkaApiProvider {
                 refuse(r, Errors.INVALID_REQUEST, "Duplicate topic in request.");
             } else if (!Topics.valid(t.name())) {
                 refuse(r, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.UNKNOWN_TOPIC_OR_PARTITION.message());
-            } else if (t.count() > MAX_PARTITIONS) {
-                refuse(r, Errors.INVALID_PARTITIONS, "A topic has at most " + MAX_PARTITIONS + " partitions.");
+            } else if (t.count() > Topics.MAX_PARTITIONS) {
+                refuse(r, Errors.INVALID_PARTITIONS, "A topic has at most " + Topics.MAX_PARTITIONS
+                        + " partitions.");
             } else {
                 grow(tenant, t, request.validateOnly(), r);
             }

@@ -35,6 +35,8 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 @ApplicationScoped
 class FetchApi implements KafkaApiProvider {
     static final int MAX_RECORDS = 10_000;
+    /** ListOffsets by a timestamp later than this (the end of the year 9999) finds no record without looking. */
+    static final long LATEST_SEARCHED_MS = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
 
     private final Topics topics;
     private final KafkaStore store;
@@ -169,6 +171,9 @@ class FetchApi implements KafkaApiProvider {
                 // the newest record stands for the largest timestamp (records keep the producer's timestamps,
                 // which need not grow)
                 pr.setOffset(m.high() > m.logStart() ? m.high() - 1 : -1).setTimestamp(-1);
+            } else if (ts > LATEST_SEARCHED_MS) {
+                // past any commit time, and past the dates a PostgreSQL timestamp holds: no record is that late
+                pr.setOffset(-1).setTimestamp(-1);
             } else if (ts >= 0) {
                 long[] at = store.offsetForTime(tenant, queues.get(i), partitions.get(i), Instant.ofEpochMilli(ts));
                 pr.setOffset(at == null ? -1 : at[0]).setTimestamp(at == null ? -1 : at[1]);

@@ -66,7 +66,9 @@ class LogDirsApi implements KafkaApiProvider {
         }
         Map<String, KafkaStore.Topic> found = names == null ? topics.all(tenant) : topics.lookup(tenant, names, false);
         Map<String, Long> sizes = new HashMap<>();
-        for (KafkaStore.PartitionSize s : store.partitionSizes(tenant, names)) {
+        // the sizes of the topics found only: a name no queue can have must not reach SQL (Topics.storable)
+        for (KafkaStore.PartitionSize s : store.partitionSizes(tenant,
+                names == null ? null : new ArrayList<>(found.keySet()))) {
             sizes.put(s.topic() + "/" + s.partition(), s.bytes());
         }
         ClusterView view = cluster.view();

@@ -16,8 +16,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.EndpointType;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -170,20 +172,41 @@ class TopicApis implements KafkaApiProvider {
         return mt;
     }
 
+    /**
+     * Each topic is answered for itself, with Apache Kafka's (KRaft controller's) error: a topic named twice in the
+     * request INVALID_REQUEST for each mention, an illegal name INVALID_TOPIC_EXCEPTION, a replication factor of 0
+     * or below -1 INVALID_REPLICATION_FACTOR (any other is ignored), a partition count below 1 or above
+     * {@link Topics#MAX_PARTITIONS} INVALID_PARTITIONS, a bad config INVALID_CONFIG. The others are created.
+     */
     CreateTopicsResponseData createTopics(KafkaCaller caller, CreateTopicsRequestData request) throws Exception {
         UUID tenant = tenant(caller);
+        Map<String, Integer> mentions = new HashMap<>();
+        for (CreateTopicsRequestData.CreatableTopic ct : request.topics()) {
+            mentions.merge(String.valueOf(ct.name()), 1, Integer::sum);
+        }
         CreateTopicsResponseData out = new CreateTopicsResponseData();
         for (CreateTopicsRequestData.CreatableTopic ct : request.topics()) {
             CreatableTopicResult r = new CreatableTopicResult().setName(ct.name());
             out.topics().add(r);
             try {
+                if (mentions.get(String.valueOf(ct.name())) > 1) {
+                    throw new InvalidRequestException("Duplicate topic name.");
+                }
                 Topics.validate(ct.name());
                 int partitions = ct.numPartitions() == -1 ? topics.defaultPartitions() : ct.numPartitions();
                 if (!ct.assignments().isEmpty()) {
                     partitions = ct.assignments().size();
+                } else if (ct.replicationFactor() == 0 || ct.replicationFactor() < -1) {
+                    throw new InvalidReplicationFactorException(
+                            "Replication factor must be larger than 0, or -1 to use the default value.");
                 }
                 if (partitions < 1) {
                     throw new InvalidPartitionsException("the number of partitions must be at least 1");
+                }
+                if (partitions > Topics.MAX_PARTITIONS) {
+                    // Metadata lists every partition of a topic: a count in the billions would exhaust the heap
+                    throw new InvalidPartitionsException("A topic has at most " + Topics.MAX_PARTITIONS
+                            + " partitions.");
                 }
                 TopicConfigs.Requested configs = TopicConfigs.requested(ct.configs());
                 if (!request.validateOnly() && !topics.create(tenant, ct.name(), partitions, configs)) {
@@ -198,7 +221,8 @@ class TopicApis implements KafkaApiProvider {
                         r.setTopicId(topicId(t));
                     }
                 }
-            } catch (InvalidPartitionsException | InvalidConfigurationException e) {
+            } catch (ApiException e) {
+                // this topic's answer only: the request's other topics go on (and those before stay created)
                 r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
             }
         }

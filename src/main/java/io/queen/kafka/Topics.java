@@ -1,5 +1,6 @@
 package io.queen.kafka;
 
+import io.queen.api.Input;
 import io.queen.compaction.CompactionSettings;
 import io.queen.config.QueenConfig;
 import io.queen.queue.Names;
@@ -24,6 +25,11 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 public class Topics {
+    /**
+     * The most partitions a topic has (CreateTopics, CreatePartitions): the largest count Queen reads back, Kafka
+     * partitions being the queue partitions named by 1 to 6 digits.
+     */
+    static final int MAX_PARTITIONS = 1_000_000;
     private static final Logger LOG = Logger.getLogger(Topics.class);
 
     private final KafkaStore store;
@@ -73,10 +79,13 @@ public class Topics {
 
     /**
      * The named topics that exist; with {@code create} (and auto-creation on) the valid missing ones are created
-     * first with the default partition count.
+     * first with the default partition count. A name no queue can have ({@link #storable}) is not looked up: it is
+     * simply not found, and the caller answers it for itself.
      */
     Map<String, KafkaStore.Topic> lookup(UUID tenant, List<String> names, boolean create) throws SQLException {
-        Map<String, KafkaStore.Topic> found = byName(store.topics(tenant, names));
+        List<String> asked = names.stream().filter(Topics::storable).toList();
+        Map<String, KafkaStore.Topic> found = asked.isEmpty() ? new LinkedHashMap<>()
+                : byName(store.topics(tenant, asked));
         if (create && autoCreate) {
             List<String> missing = new ArrayList<>();
             for (String n : names) {
@@ -112,6 +121,15 @@ public class Topics {
     /** Deletes a topic's queue with everything it holds, as the HTTP queue delete does; false when unknown. */
     boolean delete(UUID tenant, String name) throws SQLException {
         return deletion.delete(tenant, name);
+    }
+
+    /**
+     * Whether {@code name} could be a stored queue name at all (not null, no NUL, at most 255 characters). Any
+     * other name bound to SQL fails the whole statement (PostgreSQL text holds no U+0000), and with it every other
+     * topic of the request.
+     */
+    static boolean storable(String name) {
+        return name != null && Input.isValid(name, Input.MAX_NAME_CHARS);
     }
 
     public static boolean valid(String name) {

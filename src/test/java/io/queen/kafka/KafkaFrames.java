@@ -28,10 +28,15 @@ public final class KafkaFrames {
 
     /** A whole request frame (size prefix included). */
     public static byte[] request(ApiKeys key, short version, int correlationId, ApiMessage body) {
+        return request(key, version, correlationId, "framing-test", body);
+    }
+
+    /** A whole request frame (size prefix included) whose header names {@code clientId}. */
+    public static byte[] request(ApiKeys key, short version, int correlationId, String clientId, ApiMessage body) {
         ObjectSerializationCache cache = new ObjectSerializationCache();
         short hv = key.requestHeaderVersion(version);
         RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(version)
-                .setCorrelationId(correlationId).setClientId("framing-test");
+                .setCorrelationId(correlationId).setClientId(clientId);
         int size = header.size(cache, hv) + body.size(cache, version);
         ByteBuffer buf = ByteBuffer.allocate(4 + size).putInt(size);
         ByteBufferAccessor out = new ByteBufferAccessor(buf);
@@ -41,10 +46,16 @@ public final class KafkaFrames {
     }
 
     /** Sends one request on {@code s} and reads its answer, parsed as {@code key}'s response of {@code version}. */
-    @SuppressWarnings("unchecked")
     public static <R extends ApiMessage> R call(Socket s, ApiKeys key, short version, int correlationId,
             ApiMessage body) throws IOException {
-        s.getOutputStream().write(request(key, version, correlationId, body));
+        return call(s, key, version, correlationId, "framing-test", body);
+    }
+
+    /** {@link #call} with {@code clientId} in the request header. */
+    @SuppressWarnings("unchecked")
+    public static <R extends ApiMessage> R call(Socket s, ApiKeys key, short version, int correlationId,
+            String clientId, ApiMessage body) throws IOException {
+        s.getOutputStream().write(request(key, version, correlationId, clientId, body));
         ByteBuffer rb = response(new DataInputStream(s.getInputStream()), correlationId,
                 key.responseHeaderVersion(version));
         return (R) AbstractResponse.parseResponse(key, new ByteBufferAccessor(rb), version).data();

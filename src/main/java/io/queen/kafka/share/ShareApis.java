@@ -209,7 +209,8 @@ class ShareApis implements KafkaApiProvider {
      * again. Another broker does not know the members: it opens the session, within the sessions' limit.
      */
     private ShareSessions.Session session(UUID tenant, String group, String member, int epoch) {
-        if (!GroupCoordinator.validGroupId(group) || member == null || member.isEmpty()) {
+        if (!GroupCoordinator.validGroupId(group) || member == null || member.isEmpty()
+                || GroupCoordinator.unstorable("MemberId", member) != null) {
             throw new InvalidRequestException("a valid group id and a member id are required");
         }
         ShareSessions.Key key = new ShareSessions.Key(tenant, group, member);

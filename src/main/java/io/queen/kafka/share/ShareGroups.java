@@ -181,6 +181,16 @@ public class ShareGroups implements ShareGroupCatalog {
         if (!coordinates(groupId)) {
             return out.setErrorCode(Errors.NOT_COORDINATOR.code());
         }
+        String unstorable = GroupCoordinator.firstProblem(
+                GroupCoordinator.unstorable("ClientId", caller.clientId()),
+                GroupCoordinator.unstorable("MemberId", request.memberId()),
+                GroupCoordinator.unstorable("RackId", request.rackId()),
+                GroupCoordinator.unstorable("SubscribedTopicNames",
+                        Objects.requireNonNullElse(request.subscribedTopicNames(), List.of())));
+        if (unstorable != null) {
+            // the member id is bound to SQL by each ShareFetch, the topic names by each heartbeat
+            return out.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(unstorable);
+        }
         if (request.memberEpoch() == 0 && request.subscribedTopicNames() == null) {
             return out.setErrorCode(Errors.INVALID_REQUEST.code())
                     .setErrorMessage("SubscribedTopicNames must be set when joining");

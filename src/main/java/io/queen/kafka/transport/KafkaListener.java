@@ -31,6 +31,7 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.jboss.logging.Logger;
 
 /**
@@ -105,9 +106,11 @@ public class KafkaListener {
         }
         apis = table;
         // ApiVersions announces the ranges of this table, these entries included
+        // a client software name or version outside [a-zA-Z0-9.-] (v3+) is INVALID_REQUEST, as Apache Kafka answers
         table.serve(ApiKeys.API_VERSIONS, 4, (KafkaHandler<ApiVersionsRequestData>) (c, v, r) ->
-                CompletableFuture.completedFuture(new ApiVersionsResponseData().setErrorCode(Errors.NONE.code())
-                        .setApiKeys(table.versions())));
+                CompletableFuture.completedFuture(new ApiVersionsRequest(r, v).isValid()
+                        ? new ApiVersionsResponseData().setErrorCode(Errors.NONE.code()).setApiKeys(table.versions())
+                        : new ApiVersionsResponseData().setErrorCode(Errors.INVALID_REQUEST.code())));
         // the SASL exchange changes the connection's state: the dispatcher answers it itself
         // v0 too: librdkafka only sees SASL support when the range includes it, kafka-python sends v0
         table.serve(ApiKeys.SASL_HANDSHAKE, 0, 1, (c, v, r) -> {
