@@ -169,6 +169,12 @@ public class OpsMeter {
         return m != null ? m : create(tenant, queue);
     }
 
+    /** The meter {@code queue} has under its own label already, else null (none is made). */
+    public QueueMeter existing(UUID tenant, String queue) {
+        ConcurrentHashMap<String, QueueMeter> byName = tenants.get(tenant);
+        return byName == null || queue == null ? null : byName.get(queue);
+    }
+
     public QueueMeter unattributed() {
         return unattributed;
     }

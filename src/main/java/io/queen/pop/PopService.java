@@ -67,7 +67,8 @@ public class PopService {
     public Result pop(UUID tenant, PopRequest r, BooleanSupplier clientGone) {
         long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(r.longPoll() ? r.timeoutMs() : 0);
         WakeSignal signal = r.queue() != null ? waiters.hold(tenant, r.queue()) : waiters.tenant(tenant);
-        OpsMeter.QueueMeter qm = meter(tenant, r.queue());
+        OpsMeter.QueueMeter qm = null;  // see meter: resolved when first counted on
+        boolean answered = false;  // the database answered an attempt of this pop
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs(tenant, r));
         long holdUntil = 0;
         boolean parked = false;
@@ -93,18 +94,19 @@ public class PopService {
                         continue;
                     }
                     Result res = dues.knownEmpty(tenant, r, seen) ? null : claims.attempt(tenant, r, fusedOnly);
+                    answered = true;
                     if (res != null) {
                         return served = res;
                     }
                     dueAt = dues.next(tenant, r, seen, deadline);
                 } catch (SQLException e) {
-                    failed(qm, e);
+                    failed(qm = meter(qm, tenant, r.queue(), answered), e);
                     seen = -1;  // do not wait for a wake-up; just back off below
                 }
                 if (deadline - clock.nanoTime() <= 0 || clientGone.getAsBoolean() || drain.draining()) {
                     return null;
                 }
-                parked = metrics.parked(qm, parked);
+                parked = metrics.parked(qm = meter(qm, tenant, r.queue(), answered), parked);
                 waited = seen == -1 ? longPoll.backOff(deadline)
                         : longPoll.park(signal, seen, deadline, dueAt, clientGone);
                 if (waited == Waited.OVER) {
@@ -117,7 +119,9 @@ public class PopService {
             return null;
         } finally {
             waiters.release(signal);
-            metrics.ended(qm, parked, served);
+            // a pop that delivered without parking counts nothing on its queue's meter here (the claim did)
+            metrics.ended(parked || served == null ? meter(qm, tenant, r.queue(), answered) : meter.unattributed(),
+                    parked, served);
         }
     }
 
@@ -147,12 +151,22 @@ public class PopService {
     }
 
     /**
-     * The queue's own meter once the queue exists: a pop of a name that exists nowhere is counted unattributed,
-     * so such names take no label (of the {@code queen.metrics.max-queues}) from the queues that do.
+     * The pop's meter, once chosen ({@code known}) kept for the pop (what it counts parked it counts unparked):
+     * the queue's own when the queue exists, so a pop of a name that exists nowhere takes no label (of the
+     * {@code queen.metrics.max-queues}) from the queues that do. A queue without a label yet is asked for only after
+     * the database answered one of the pop's attempts, so that an outage costs a long poll no wait of its own.
      */
-    private OpsMeter.QueueMeter meter(UUID tenant, String queue) {
+    private OpsMeter.QueueMeter meter(OpsMeter.QueueMeter known, UUID tenant, String queue, boolean answered) {
+        if (known != null) {
+            return known;
+        }
+        OpsMeter.QueueMeter labelled = meter.existing(tenant, queue);  // the queue had traffic here: it exists
+        if (labelled != null) {
+            return labelled;
+        }
         try {
-            return queue != null && flags.exists(tenant, queue) ? meter.queue(tenant, queue) : meter.unattributed();
+            return queue != null && answered && flags.exists(tenant, queue) ? meter.queue(tenant, queue)
+                    : meter.unattributed();
         } catch (SQLException e) {
             return meter.unattributed();  // the claim meets the same trouble and counts it
         }
