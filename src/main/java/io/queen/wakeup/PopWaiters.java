@@ -49,7 +49,7 @@ public class PopWaiters {
     PopWaiters(WakePublisher publisher, Instance<FreedPartitions> freedPartitions, QueenConfig config,
             MeterRegistry registry) {
         this(publisher, freedPartitions, config.pop().maxTrackedQueues());
-        Gauge.builder("queen_wake_signals", this, PopWaiters::trackedQueues)
+        Gauge.builder("queen.wake.signals", byQueue, ConcurrentHashMap::size).strongReference(true)
                 .description("Queues this broker keeps a wake-up signal for (held by a waiting read or not)")
                 .register(registry);
     }
@@ -101,7 +101,7 @@ public class PopWaiters {
         }
     }
 
-    /** Queues with a signal here, held or not. */
+    /** Queues with a signal here, held or not (gauge {@code queen.wake.signals}). */
     int trackedQueues() {
         return byQueue.size();
     }
