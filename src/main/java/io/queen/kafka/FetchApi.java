@@ -62,8 +62,10 @@ class FetchApi implements KafkaApiProvider {
     FetchResponseData fetch(KafkaCaller caller, FetchRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         FetchResponseData out = new FetchResponseData().setSessionId(0);
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topics(),
-                FetchRequestData.FetchTopic::topic, false);
+        Map<String, KafkaStore.Topic> found = topics.lookupRecent(tenant, request.topics(),
+                FetchRequestData.FetchTopic::topic,
+                ft -> ft.partitions().stream().mapToInt(FetchRequestData.FetchPartition::partition).max().orElse(-1),
+                false);
         List<PartitionData> answers = new ArrayList<>();
         List<String> queues = new ArrayList<>();
         List<String> partitions = new ArrayList<>();

@@ -136,8 +136,10 @@ class ProduceApi implements KafkaApiProvider {
     CompletableFuture<ProduceResponseData> produce(KafkaCaller caller, ProduceRequestData request) throws Exception {
         UUID tenant = TopicApis.tenant(caller);
         ProduceResponseData out = new ProduceResponseData();
-        Map<String, KafkaStore.Topic> found = topics.lookup(tenant, request.topicData(),
-                ProduceRequestData.TopicProduceData::name, true);
+        Map<String, KafkaStore.Topic> found = topics.lookupRecent(tenant, request.topicData(),
+                ProduceRequestData.TopicProduceData::name,
+                td -> td.partitionData().stream().mapToInt(ProduceRequestData.PartitionProduceData::index).max()
+                        .orElse(-1), true);
         boolean transactional = request.transactionalId() != null;
         // staging does not write the log: only the commit waits for push maintenance
         boolean refused = !transactional && writer.holdsPushes();

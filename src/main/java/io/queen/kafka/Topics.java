@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.jboss.logging.Logger;
@@ -38,9 +39,12 @@ public class Topics {
     private final int defaultPartitions;
 
     private final CompactionSettings compaction;
+    private final KnownTopics known;
 
-    Topics(KafkaStore store, QueueDeletion deletion, QueenConfig config, CompactionSettings compaction) {
+    Topics(KafkaStore store, QueueDeletion deletion, QueenConfig config, CompactionSettings compaction,
+            KnownTopics known) {
         this.compaction = compaction;
+        this.known = known;
         this.store = store;
         this.deletion = deletion;
         this.autoCreate = config.kafka().autoCreateTopics();
@@ -75,6 +79,33 @@ public class Topics {
             names.add(name.apply(t));
         }
         return lookup(tenant, names, create);
+    }
+
+    /**
+     * {@link #lookup} for Produce and Fetch: a topic found less than a second ago ({@link KnownTopics}) whose partition
+     * count covers the highest partition the request names for it ({@code highest}) is taken as found; the others
+     * are read.
+     */
+    <T> Map<String, KafkaStore.Topic> lookupRecent(UUID tenant, Collection<T> requested, Function<T, String> name,
+            ToIntFunction<T> highest, boolean create) throws SQLException {
+        long now = System.nanoTime();
+        Map<String, KafkaStore.Topic> found = new LinkedHashMap<>();
+        List<String> asked = new ArrayList<>();
+        for (T t : requested) {
+            String n = name.apply(t);
+            KafkaStore.Topic k = storable(n) ? known.get(tenant, n, now) : null;
+            if (k != null && highest.applyAsInt(t) < k.partitions()) {
+                found.put(n, k);
+            } else {
+                asked.add(n);
+            }
+        }
+        if (!asked.isEmpty()) {
+            Map<String, KafkaStore.Topic> read = lookup(tenant, asked, create);
+            known.found(tenant, read.values(), now);
+            found.putAll(read);
+        }
+        return found;
     }
 
     /**

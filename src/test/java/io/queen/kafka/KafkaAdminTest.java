@@ -43,6 +43,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -50,8 +51,12 @@ import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.tools.LogDirsCommand;
@@ -99,6 +104,37 @@ class KafkaAdminTest extends KafkaListenerClients {
             p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         }
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    /** One record to {@code topic}'s {@code partition} in a raw Produce (no Metadata first): its partition's error. */
+    static Errors produceOne(Socket s, int correlationId, String topic, int partition) throws Exception {
+        ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
+        topics.add(new ProduceRequestData.TopicProduceData().setName(topic).setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(
+                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes()))))));
+        ProduceResponseData r = KafkaFrames.call(s, ApiKeys.PRODUCE, (short) 9, correlationId,
+                new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000).setTopicData(topics));
+        return Errors.forCode(r.responses().iterator().next().partitionResponses().get(0).errorCode());
+    }
+
+    /**
+     * Produce takes a topic it found less than a second ago as found, without reading it again; a topic grown or
+     * deleted on this broker is seen at the next Produce all the same: a partition past the count it found is read
+     * again, and a deleted topic is forgotten, so a Produce right after the delete creates it anew with the default
+     * count (3 here) instead of writing the old topic's partition 3.
+     */
+    @Test
+    void produceSeesATopicGrownOrDeletedOnThisBrokerAtOnce() throws Exception {
+        createTopic("seen-at-once", 2);
+        try (Socket s = KafkaFrames.connect(listener.port()); Admin a = admin()) {
+            assertEquals(Errors.NONE, produceOne(s, 1, "seen-at-once", 1));
+            a.createPartitions(Map.of("seen-at-once", NewPartitions.increaseTo(4))).all().get(30, TimeUnit.SECONDS);
+            assertEquals(Errors.NONE, produceOne(s, 2, "seen-at-once", 3), "the partition CreatePartitions added");
+            a.deleteTopics(List.of("seen-at-once")).all().get(30, TimeUnit.SECONDS);
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, produceOne(s, 3, "seen-at-once", 3),
+                    "the deleted topic's partition 3 is gone; auto-creation made a topic of 3 partitions");
+            assertEquals(3, partitionCount(a, "seen-at-once"));
+        }
     }
 
     @Test
