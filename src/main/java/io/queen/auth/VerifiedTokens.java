@@ -1,6 +1,6 @@
 package io.queen.auth;
 
-import java.util.concurrent.ConcurrentHashMap;
+import io.queen.cache.CappedMap;
 
 /**
  * Tokens already verified, by their exact text, with the {@link Caller} they resolved to and their {@code exp}:
@@ -13,11 +13,10 @@ final class VerifiedTokens {
     private record Entry(Caller caller, long expiresAtSeconds) {
     }
 
-    private final int max;
-    private final ConcurrentHashMap<String, Entry> byToken = new ConcurrentHashMap<>();
+    private final CappedMap<String, Entry> byToken;
 
     VerifiedTokens(int max) {
-        this.max = max;
+        this.byToken = new CappedMap<>(max);
     }
 
     /** The caller of a verified, unexpired token; null when unknown or expired. */
@@ -36,9 +35,6 @@ final class VerifiedTokens {
     void put(String token, Caller caller, long expiresAtSeconds, long nowSeconds) {
         if (expiresAtSeconds <= nowSeconds) {
             return;
-        }
-        if (byToken.size() >= max) {
-            byToken.clear();
         }
         byToken.put(token, new Entry(caller, expiresAtSeconds));
     }

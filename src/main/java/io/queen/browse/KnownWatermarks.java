@@ -1,9 +1,9 @@
 package io.queen.browse;
 
+import io.queen.cache.CappedMap;
 import io.queen.queue.QueueDeletion;
 import jakarta.inject.Singleton;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The watermarks a read by offset last found in each partition, kept with the partition's write stamp as it stood
@@ -28,7 +28,8 @@ class KnownWatermarks implements QueueDeletion.Listener {
     record Known(long high, long logStart, long stamp, long foundNanos) {
     }
 
-    private final ConcurrentHashMap<Key, Known> known = new ConcurrentHashMap<>();
+    /** Emptied when full: a forgotten partition costs one read from the database. */
+    private final CappedMap<Key, Known> known = new CappedMap<>(MAX_ENTRIES);
 
     /** The partition's watermarks when a read at {@code offset} would find nothing new; else null (read it). */
     Known caughtUp(UUID tenant, String queue, String partition, long offset, long stamp, long nowNanos) {
@@ -44,15 +45,12 @@ class KnownWatermarks implements QueueDeletion.Listener {
 
     /** A read found these watermarks; {@code stamp} is the partition's write stamp read before that read. */
     void found(UUID tenant, String queue, String partition, long high, long logStart, long stamp, long nowNanos) {
-        if (known.size() >= MAX_ENTRIES) {
-            known.clear();  // bounded: a forgotten partition costs one read from the database
-        }
         known.put(new Key(tenant, queue, partition), new Known(high, logStart, stamp, nowNanos));
     }
 
     /** The queue's rows are gone: a queue of that name created again starts from nothing. */
     @Override
     public void deleted(UUID tenant, String queue) {
-        known.keySet().removeIf(k -> k.tenant().equals(tenant) && k.queue().equals(queue));
+        known.removeKeysIf(k -> k.tenant().equals(tenant) && k.queue().equals(queue));
     }
 }

@@ -2,11 +2,11 @@ package io.queen.pop;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.cache.CappedMap;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 public class DueTimes {
     /** A due time already past is retried no sooner than this (the claim that just missed it may be racing). */
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** Remembered due times; the map is emptied when it reaches this size. */
+    /** Remembered due times; the map is emptied when an answer finds it this full (a forgotten one costs one query). */
     private static final int MAX_DUES = 4096;
 
     /** What a parked pop waits on besides wake-ups: the pops of one key share it. */
@@ -35,7 +35,7 @@ public class DueTimes {
     private record Due(long generation, CompletableFuture<Long> at) {
     }
 
-    private final ConcurrentHashMap<DueKey, Due> dues = new ConcurrentHashMap<>();
+    private final CappedMap<DueKey, Due> dues = new CappedMap<>(MAX_DUES);
     private final PopStore store;
     private final PopClock clock;
     private final Counter knownEmptyPops;
@@ -71,10 +71,6 @@ public class DueTimes {
             boolean published = d == null ? dues.putIfAbsent(key, mine) == null : dues.replace(key, d, mine);
             if (!published && look < 2) {
                 continue;  // another pop started asking meanwhile: wait for its answer instead
-            }
-            if (dues.size() >= MAX_DUES) {
-                dues.clear();   // bounded: a forgotten answer only costs one more query
-                dues.put(key, mine);
             }
             try {
                 double ms = store.nextDueMs(tenant, r.queue(), r.partition(), r.namespace(), r.task(), r.group());

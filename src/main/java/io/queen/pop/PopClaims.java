@@ -2,6 +2,7 @@ package io.queen.pop;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.queen.cache.CappedMap;
 import io.queen.config.QueenConfig;
 import io.queen.crypto.PayloadCipher;
 import io.queen.lease.AckRegistry;
@@ -21,7 +22,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
@@ -59,7 +59,8 @@ public class PopClaims {
     private final Counter hotClaims;
     private final Counter resleeps;
     private final Counter rankings;
-    private final ConcurrentHashMap<FloorKey, Floor> floors = new ConcurrentHashMap<>();
+    /** Emptied when full (pops may name queues that exist nowhere): a lost floor costs one full scan. */
+    private final CappedMap<FloorKey, Floor> floors;
 
     PopClaims(PopStore store, PayloadCipher cipher, PopWaiters waiters, LeaseDirectory leases, AckRegistry ackRegistry,
             HotPartitions hot, OpsMeter meter, QueenConfig config, PopClock clock, MeterRegistry registry) {
@@ -72,6 +73,7 @@ public class PopClaims {
         this.meter = meter;
         this.config = config;
         this.clock = clock;
+        this.floors = new CappedMap<>(config.pop().maxTrackedQueues());
         this.resleeps = Counter.builder("queen.pop.resleeps")
                 .description("parked pops that a commit woke and that slept on without a claim (its work was taken)")
                 .register(registry);
@@ -150,9 +152,6 @@ public class PopClaims {
             // a full scan found nothing claimable; if nothing is pending at all, later scans need only look at
             // partitions written from now on (a range scan of idx_log_partitions_queue_write)
             if (!store.hasPending(tenant, queue, r.group())) {
-                if (floors.size() >= config.pop().maxTrackedQueues()) {
-                    floors.clear();  // bounded (pops may name queues that exist nowhere): a lost floor costs a full scan
-                }
                 floors.put(key, new Floor(started, started));
             }
         } else if (res != null && f != null && floor.equals(Instant.EPOCH)) {
@@ -179,7 +178,7 @@ public class PopClaims {
 
     /** A group's cursors moved (possibly backwards): its wildcard scan floors no longer hold. */
     void forgetFloors(String group) {
-        floors.keySet().removeIf(k -> k.group().equals(group));
+        floors.removeKeysIf(k -> k.group().equals(group));
     }
 
     /**

@@ -1,8 +1,8 @@
 package io.queen.queue;
 
+import io.queen.cache.CappedMap;
 import io.queen.config.QueenConfig;
 import io.queen.sql.SqlCalls;
-import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,9 +29,13 @@ public class QueueFlags {
     private record Entry(boolean exists, boolean encrypted, int minPopWaitMs, long loadedAt) {
     }
 
-    @Inject SqlCalls sql;
-    @Inject QueenConfig config;
-    private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
+    private final SqlCalls sql;
+    private final CappedMap<String, Entry> cache;
+
+    QueueFlags(SqlCalls sql, QueenConfig config) {
+        this.sql = sql;
+        this.cache = new CappedMap<>(config.pop().maxTrackedQueues());
+    }
 
     /** The queues among {@code queues} whose payloads must be encrypted. */
     public Set<String> encrypted(UUID tenant, Collection<String> queues) throws SQLException {
@@ -75,24 +78,23 @@ public class QueueFlags {
             }
         }
         if (!load.isEmpty()) {
-            if (cache.size() + load.size() > config.pop().maxTrackedQueues()) {
-                cache.clear();  // bounded: a forgotten entry costs one more lookup
-            }
             record Flags(String queue, Entry entry) {
             }
+            Map<String, Entry> loaded = new HashMap<>();
             for (Flags f : sql.list("SELECT name, encryption_enabled, min_pop_wait_time FROM queen.queue_flags_v1(?, ?)",
                     rs -> new Flags(rs.getString(1), new Entry(true, rs.getBoolean(2), rs.getInt(3), now)), tenant,
                     load.toArray(String[]::new))) {
-                cache.put(tenant + "/" + f.queue(), f.entry());
+                loaded.put(tenant + "/" + f.queue(), f.entry());
                 out.put(f.queue(), f.entry());
             }
             for (String q : load) {
                 if (!out.containsKey(q)) {
                     Entry e = new Entry(false, false, 0, now);
-                    cache.put(tenant + "/" + q, e);
+                    loaded.put(tenant + "/" + q, e);
                     out.put(q, e);
                 }
             }
+            cache.putAll(loaded);  // together: emptying a full cache keeps what this call just read
         }
         return out;
     }

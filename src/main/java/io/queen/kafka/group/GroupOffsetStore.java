@@ -1,5 +1,6 @@
 package io.queen.kafka.group;
 
+import io.queen.cache.CappedMap;
 import io.queen.sql.SqlCalls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -20,7 +20,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 @ApplicationScoped
 public class GroupOffsetStore {
-    /** Partition ids remembered for commits; the cache is emptied when it reaches this size. */
+    /** Partition ids remembered for commits; the cache is emptied when a commit finds it this full. */
     static final int MAX_IDS = 100_000;
 
     @Inject SqlCalls sql;
@@ -31,9 +31,9 @@ public class GroupOffsetStore {
     /**
      * Partition ids as commits answered them: a commit passes them so that SQL answers an unmoved partition from its
      * cursor row alone (db/022_kafka_groups.sql). An id never names another partition; one deleted since only sends
-     * its entry the longer way, whose answer brings the new id.
+     * its entry the longer way, whose answer brings the new id; so does one forgotten when the cache was emptied.
      */
-    private final ConcurrentHashMap<PartitionKey, UUID> ids = new ConcurrentHashMap<>();
+    private final CappedMap<PartitionKey, UUID> ids = new CappedMap<>(MAX_IDS);
 
     /** One partition's offset: a request entry, or a stored offset ({@code offset} -1 = none committed). */
     public record PartitionOffset(String topic, int partition, long offset) {
@@ -73,9 +73,6 @@ public class GroupOffsetStore {
                 continue;
             }
             TopicPartition tp = new TopicPartition(r.topic(), Integer.parseInt(r.partition()));
-            if (ids.size() >= MAX_IDS) {
-                ids.clear();  // bounded: a forgotten id costs one commit the longer way
-            }
             ids.put(new PartitionKey(tenant, tp.topic(), tp.partition()), r.id());
             stored.add(tp);
         }
