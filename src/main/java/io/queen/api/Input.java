@@ -1,5 +1,8 @@
 package io.queen.api;
 
+import java.util.Collection;
+import java.util.Collections;
+
 /**
  * The one check every client string passes before the broker stores it or binds it to SQL: no NUL (PostgreSQL
  * text cannot hold U+0000 and the driver would fail the whole statement), well-formed UTF-16 (a lone surrogate
@@ -42,6 +45,38 @@ public final class Input {
                 } else {
                     return " must be valid Unicode (lone surrogate at index " + i + ")";
                 }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why {@code values} cannot be stored, as a message naming {@code field} (the Kafka listener answers it with
+     * INVALID_REQUEST); null when they can. Values kept beside a Kafka group (client, member and instance ids, racks,
+     * protocol and topic names) are saved in PostgreSQL, whose text and jsonb hold no U+0000: one such value would
+     * fail every save of its group, and the group would never form. Free text's limit applies; null values are
+     * absent ones.
+     */
+    public static String unstorable(String field, Collection<String> values) {
+        for (String v : values) {
+            String problem = problem(v, MAX_TEXT_CHARS);
+            if (problem != null) {
+                return field + problem;
+            }
+        }
+        return null;
+    }
+
+    /** {@link #unstorable(String, Collection)} of one value. */
+    public static String unstorable(String field, String value) {
+        return unstorable(field, Collections.singletonList(value));
+    }
+
+    /** The first of {@code problems} that is not null, or null: several fields' checks, the first failure told. */
+    public static String firstProblem(String... problems) {
+        for (String p : problems) {
+            if (p != null) {
+                return p;
             }
         }
         return null;

@@ -52,6 +52,17 @@ class JsonLimitsTest {
     }
 
     @Test
+    void unstorableNamesTheFirstFieldWithAValueTextCannotHold() {
+        assertEquals(null, Input.unstorable("Names", java.util.Arrays.asList("a", null, "b")));
+        assertEquals("Names must not contain NUL (U+0000)", Input.unstorable("Names", List.of("a", "b\u0000")));
+        assertEquals("Id is longer than " + Input.MAX_TEXT_CHARS + " characters",
+                Input.unstorable("Id", "x".repeat(Input.MAX_TEXT_CHARS + 1)));
+        assertEquals("B must not contain NUL (U+0000)", Input.firstProblem(null, Input.unstorable("A", "ok"),
+                Input.unstorable("B", "\u0000"), Input.unstorable("C", "\u0000")));
+        assertEquals(null, Input.firstProblem(Input.unstorable("A", (String) null)));
+    }
+
+    @Test
     void uriScanFlagsOnlyEncodingsThatCanDecodeToNulOrBeyondAscii() {
         assertEquals(true, UriChecks.suspicious("/a?x=%00"));
         assertEquals(true, UriChecks.suspicious("/a/%ed%a0%80"));

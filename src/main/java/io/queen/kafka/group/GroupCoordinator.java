@@ -13,8 +13,6 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -198,11 +196,11 @@ public class GroupCoordinator {
             return CompletableFuture.completedFuture(joinResponse(apiVersion,
                     ClassicGroups.JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, request.memberId())));
         }
-        if (firstProblem(unstorable("ClientId", caller.clientId()),
-                unstorable("GroupInstanceId", request.groupInstanceId()),
-                unstorable("ProtocolType", request.protocolType()),
-                unstorable("Protocols", request.protocols().stream().map(JoinGroupRequestProtocol::name).toList()))
-                != null) {
+        if (Input.firstProblem(Input.unstorable("ClientId", caller.clientId()),
+                Input.unstorable("GroupInstanceId", request.groupInstanceId()),
+                Input.unstorable("ProtocolType", request.protocolType()),
+                Input.unstorable("Protocols",
+                        request.protocols().stream().map(JoinGroupRequestProtocol::name).toList())) != null) {
             return CompletableFuture.completedFuture(joinResponse(apiVersion,
                     ClassicGroups.JoinResult.error(Errors.INVALID_REQUEST, request.memberId())));
         }
@@ -306,12 +304,12 @@ public class GroupCoordinator {
             short apiVersion, ConsumerGroupHeartbeatRequestData request) {
         ConsumerGroupHeartbeatResponseData out = new ConsumerGroupHeartbeatResponseData()
                 .setHeartbeatIntervalMs(consumerGroups.settings().heartbeatIntervalMs());
-        String invalid = firstProblem(invalidHeartbeat(apiVersion, request),
-                unstorable("ClientId", caller.clientId()), unstorable("MemberId", request.memberId()),
-                unstorable("InstanceId", request.instanceId()), unstorable("RackId", request.rackId()),
-                unstorable("SubscribedTopicNames", Objects.requireNonNullElse(request.subscribedTopicNames(),
+        String invalid = Input.firstProblem(invalidHeartbeat(apiVersion, request),
+                Input.unstorable("ClientId", caller.clientId()), Input.unstorable("MemberId", request.memberId()),
+                Input.unstorable("InstanceId", request.instanceId()), Input.unstorable("RackId", request.rackId()),
+                Input.unstorable("SubscribedTopicNames", Objects.requireNonNullElse(request.subscribedTopicNames(),
                         List.of())),
-                unstorable("SubscribedTopicRegex", request.subscribedTopicRegex()));
+                Input.unstorable("SubscribedTopicRegex", request.subscribedTopicRegex()));
         Errors e = !validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
                 : !here(request.groupId()) ? Errors.NOT_COORDINATOR
                 : invalid != null ? Errors.INVALID_REQUEST
@@ -868,37 +866,6 @@ public class GroupCoordinator {
     /** A group id Queen can hold as a consumer-group name (the rules of every name, and not queue mode's). */
     public static boolean validGroupId(String id) {
         return id != null && !id.isEmpty() && !QUEUE_MODE.equals(id) && Input.isValid(id, Input.MAX_NAME_CHARS);
-    }
-
-    /**
-     * Why {@code values} cannot be kept with a group, as an INVALID_REQUEST message naming {@code field}; null when
-     * they can. A group's members are saved in PostgreSQL, whose text and jsonb hold no U+0000: a member whose
-     * client id, member id, instance id, rack, protocol or topic names held a NUL would fail every save of its
-     * group, and the group would never form. Null values are absent ones.
-     */
-    public static String unstorable(String field, Collection<String> values) {
-        for (String v : values) {
-            String problem = Input.problem(v, Input.MAX_TEXT_CHARS);
-            if (problem != null) {
-                return field + problem;
-            }
-        }
-        return null;
-    }
-
-    /** {@link #unstorable(String, Collection)} of one value. */
-    public static String unstorable(String field, String value) {
-        return unstorable(field, Collections.singletonList(value));
-    }
-
-    /** The first of {@code problems} that is not null, or null. */
-    public static String firstProblem(String... problems) {
-        for (String p : problems) {
-            if (p != null) {
-                return p;
-            }
-        }
-        return null;
     }
 
     private static boolean validTopic(String name) {

@@ -1,5 +1,6 @@
 package io.queen.kafka.share;
 
+import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.config.QueenConfig;
 import io.queen.kafka.KafkaStore;
@@ -210,7 +211,7 @@ class ShareApis implements KafkaApiProvider {
      */
     private ShareSessions.Session session(UUID tenant, String group, String member, int epoch) {
         if (!GroupCoordinator.validGroupId(group) || member == null || member.isEmpty()
-                || GroupCoordinator.unstorable("MemberId", member) != null) {
+                || Input.unstorable("MemberId", member) != null) {
             throw new InvalidRequestException("a valid group id and a member id are required");
         }
         ShareSessions.Key key = new ShareSessions.Key(tenant, group, member);

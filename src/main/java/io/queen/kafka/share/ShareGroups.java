@@ -1,5 +1,6 @@
 package io.queen.kafka.share;
 
+import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaStore;
@@ -181,11 +182,11 @@ public class ShareGroups implements ShareGroupCatalog {
         if (!coordinates(groupId)) {
             return out.setErrorCode(Errors.NOT_COORDINATOR.code());
         }
-        String unstorable = GroupCoordinator.firstProblem(
-                GroupCoordinator.unstorable("ClientId", caller.clientId()),
-                GroupCoordinator.unstorable("MemberId", request.memberId()),
-                GroupCoordinator.unstorable("RackId", request.rackId()),
-                GroupCoordinator.unstorable("SubscribedTopicNames",
+        String unstorable = Input.firstProblem(
+                Input.unstorable("ClientId", caller.clientId()),
+                Input.unstorable("MemberId", request.memberId()),
+                Input.unstorable("RackId", request.rackId()),
+                Input.unstorable("SubscribedTopicNames",
                         Objects.requireNonNullElse(request.subscribedTopicNames(), List.of())));
         if (unstorable != null) {
             // the member id is bound to SQL by each ShareFetch, the topic names by each heartbeat
