@@ -1,6 +1,8 @@
 package io.queen.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.common.TestResourceScope;
@@ -9,8 +11,14 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.testing.FreshDatabase;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -41,20 +49,23 @@ import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Requests a careless or hostile client sends beyond Produce (KafkaHostileProduceTest), over a raw socket: topic
- * names PostgreSQL cannot hold (a NUL), CreateTopics entries Apache Kafka refuses, a ListOffsets timestamp past any
- * date, negative Fetch offsets and sizes, group members whose ids cannot be stored, an ApiVersions with a bogus
- * client software name. Each is answered with Kafka's error code for its own entry (or request); the request's
- * other entries are served as if it were not there, and the connection goes on.
+ * Requests a careless or hostile client sends beyond Produce (KafkaHostileProduceTest), with the Java client where it
+ * can send them and over a raw socket where it cannot: topic names PostgreSQL cannot hold (a NUL), CreateTopics
+ * entries Apache Kafka refuses, a ListOffsets timestamp past any date, negative Fetch offsets and sizes, group members
+ * whose ids cannot be stored, an ApiVersions with a bogus client software name, commit metadata longer than Kafka
+ * takes. Each is answered with Kafka's error code for its own entry (or request); the request's other entries are
+ * served as if it were not there, and the connection goes on.
  */
 @QuarkusTest
 @TestProfile(KafkaEnabled.class)
@@ -316,6 +327,28 @@ class KafkaHostileRequestsTest extends KafkaListenerClients {
                     ApiKeys.SHARE_GROUP_HEARTBEAT, 1, new ShareGroupHeartbeatRequestData().setGroupId("nul-share")
                             .setMemberId("member-one").setMemberEpoch(0).setSubscribedTopicNames(List.of("t"))))
                     .errorCode());
+        }
+    }
+
+    @Test
+    void commitMetadataLongerThanKafkaTakesIsRefusedForItsPartitionAndTheOthersAreCommitted() throws Exception {
+        try (Socket s = connect()) {
+            assertEquals(List.of(Errors.NONE), errors(createTopics(s, topic("om-long", 2, -1)), "om-long"));
+        }
+        TopicPartition first = new TopicPartition("om-long", 0);
+        TopicPartition second = new TopicPartition("om-long", 1);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(bootstrap(), "om-group"),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            assertThrows(OffsetMetadataTooLarge.class, () -> c.commitSync(Map.of(
+                    first, new OffsetAndMetadata(3, "m".repeat(4097)), second, new OffsetAndMetadata(5, "fits"))));
+            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(Set.of(first, second),
+                    Duration.ofSeconds(30));
+            assertNull(committed.get(first), "not committed");
+            assertEquals(5, committed.get(second).offset(), "the request's other partition is committed");
+
+            c.commitSync(Map.of(first, new OffsetAndMetadata(3, "m".repeat(4096))), Duration.ofSeconds(30));
+            assertEquals(3, c.committed(Set.of(first), Duration.ofSeconds(30)).get(first).offset(),
+                    "metadata as long as Kafka takes is accepted");
         }
     }
 }

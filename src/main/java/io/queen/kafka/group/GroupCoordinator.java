@@ -89,7 +89,8 @@ import org.jboss.logging.Logger;
  * durable: a Kafka group's committed offset of a partition
  * is the Queen cursor of that (partition, group) ({@link GroupOffsetStore}), so Queen's consumer-group routes and the
  * console show a Kafka group's lag, and a group name is one namespace for Kafka consumers and HTTP pops. The commit
- * metadata string has no place in a cursor: it is dropped, and OffsetFetch answers it empty.
+ * metadata string has no place in a cursor: it is not kept, and OffsetFetch answers it empty; one longer than Apache
+ * Kafka takes is refused as Kafka refuses it ({@link #metadataTooLarge}).
  *
  * <p>Thread-safety: safe for concurrent calls from any number of connections; group state transitions are serialized
  * per group inside {@link ClassicGroups}. Session timeouts and rebalance deadlines are applied by one timer thread
@@ -101,6 +102,11 @@ public class GroupCoordinator {
     /** How often timers are checked: a dead member is evicted at most this much after its session timeout. */
     static final long TICK_MS = 100;
     private static final Logger LOG = Logger.getLogger(GroupCoordinator.class);
+    /**
+     * Longest commit metadata an OffsetCommit or TxnOffsetCommit partition may carry: Apache Kafka's default
+     * {@code offset.metadata.max.bytes}, which it compares with the string's length in characters.
+     */
+    public static final int MAX_OFFSET_METADATA_CHARS = 4096;
     /** Queue mode's cursors: never a Kafka group. */
     static final String QUEUE_MODE = "__QUEUE_MODE__";
     private static final String CLASSIC = "classic";
@@ -678,7 +684,8 @@ public class GroupCoordinator {
         for (OffsetCommitRequestTopic t : request.topics()) {
             if (groupError == Errors.NONE && byName(t.name()) && validTopic(t.name())) {
                 for (OffsetCommitRequestPartition p : t.partitions()) {
-                    if (p.committedOffset() >= 0 && p.partitionIndex() >= 0) {
+                    if (p.committedOffset() >= 0 && p.partitionIndex() >= 0
+                            && !metadataTooLarge(p.committedMetadata())) {
                         wanted.add(new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
                                 p.committedOffset()));
                     }
@@ -700,6 +707,8 @@ public class GroupCoordinator {
                     e = apiVersion >= 10 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 } else if (p.committedOffset() < 0) {
                     e = Errors.OFFSET_OUT_OF_RANGE; // a cursor cannot stand before offset 0
+                } else if (metadataTooLarge(p.committedMetadata())) {
+                    e = Errors.OFFSET_METADATA_TOO_LARGE;
                 } else if (stored.contains(new TopicPartition(t.name(), p.partitionIndex()))) {
                     e = Errors.NONE;
                 } else {
@@ -866,6 +875,15 @@ public class GroupCoordinator {
     /** A group id Queen can hold as a consumer-group name (the rules of every name, and not queue mode's). */
     public static boolean validGroupId(String id) {
         return id != null && !id.isEmpty() && !QUEUE_MODE.equals(id) && Input.isValid(id, Input.MAX_NAME_CHARS);
+    }
+
+    /**
+     * Whether an offset's commit metadata is longer than Apache Kafka takes: that partition is answered
+     * OFFSET_METADATA_TOO_LARGE and not committed, the request's other partitions are. Queen keeps no metadata,
+     * but a client learns of metadata it could not keep in Kafka here too.
+     */
+    public static boolean metadataTooLarge(String metadata) {
+        return metadata != null && metadata.length() > MAX_OFFSET_METADATA_CHARS;
     }
 
     private static boolean validTopic(String name) {

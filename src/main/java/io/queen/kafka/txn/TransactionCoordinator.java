@@ -231,7 +231,8 @@ public class TransactionCoordinator {
         List<Long> offsets = new ArrayList<>();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
-                if (Topics.valid(t.name()) && p.partitionIndex() >= 0 && p.committedOffset() >= 0) {
+                if (Topics.valid(t.name()) && p.partitionIndex() >= 0 && p.committedOffset() >= 0
+                        && !GroupCoordinator.metadataTooLarge(p.committedMetadata())) {
                     queues.add(t.name());
                     partitions.add(Integer.toString(p.partitionIndex()));
                     offsets.add(p.committedOffset());
@@ -261,6 +262,8 @@ public class TransactionCoordinator {
                     e = groupError;
                 } else if (p.committedOffset() < 0) {
                     e = Errors.OFFSET_OUT_OF_RANGE; // a cursor cannot stand before offset 0
+                } else if (GroupCoordinator.metadataTooLarge(p.committedMetadata())) {
+                    e = Errors.OFFSET_METADATA_TOO_LARGE;
                 } else if (staged.contains(t.name() + '\u001f' + p.partitionIndex())) {
                     e = Errors.NONE;
                 } else {

@@ -26,6 +26,8 @@ import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -41,7 +43,8 @@ import org.junit.jupiter.api.Test;
  * Transactional requests the Java producer cannot be made to send, over a raw socket with the kafka-clients
  * message classes: bad timeouts, unknown transactional ids, stale epochs (in the error each version expects),
  * records for partitions not added, batches of the wrong kind, a transaction over the staging limit, offsets for a
- * group not added or with a stale generation, and EndTxn retried or contradicted.
+ * group not added or with a stale generation or with metadata longer than Kafka takes, and EndTxn retried or
+ * contradicted.
  */
 @QuarkusTest
 @TestProfile(KafkaTransactionProtocolTest.Limited.class)
@@ -100,6 +103,11 @@ class KafkaTransactionProtocolTest {
         return MemoryRecords.withTransactionalRecords(Compression.NONE, pid, epoch, seq, rs);
     }
 
+    short addOffsets(Socket s, String tid, long pid, short epoch, String group) throws Exception {
+        return ((AddOffsetsToTxnResponseData) call(s, ApiKeys.ADD_OFFSETS_TO_TXN, 3, new AddOffsetsToTxnRequestData()
+                .setTransactionalId(tid).setProducerId(pid).setProducerEpoch(epoch).setGroupId(group))).errorCode();
+    }
+
     short endTxn(Socket s, int version, String tid, long pid, short epoch, boolean commit) throws Exception {
         return ((EndTxnResponseData) call(s, ApiKeys.END_TXN, version, new EndTxnRequestData().setTransactionalId(tid)
                 .setProducerId(pid).setProducerEpoch(epoch).setCommitted(commit))).errorCode();
@@ -148,9 +156,7 @@ class KafkaTransactionProtocolTest {
                     0), "proto-fence", 0));
             assertEquals(Errors.PRODUCER_FENCED.code(), endTxn(s, 3, "t-fence", pid, old, false));
             assertEquals(Errors.INVALID_PRODUCER_EPOCH.code(), endTxn(s, 1, "t-fence", pid, old, false));
-            assertEquals(Errors.PRODUCER_FENCED.code(), ((AddOffsetsToTxnResponseData) call(s,
-                    ApiKeys.ADD_OFFSETS_TO_TXN, 3, new AddOffsetsToTxnRequestData().setTransactionalId("t-fence")
-                            .setProducerId(pid).setProducerEpoch(old).setGroupId("g"))).errorCode());
+            assertEquals(Errors.PRODUCER_FENCED.code(), addOffsets(s, "t-fence", pid, old, "g"));
             // the current epoch opens a transaction; the stale one's records are refused
             short cur = second.producerEpoch();
             assertEquals(Errors.NONE.code(), addError(add(s, 3, "t-fence", pid, cur, "proto-fence", 0),
@@ -216,9 +222,7 @@ class KafkaTransactionProtocolTest {
                                     new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
                                             .setPartitionIndex(0).setCommittedOffset(1)))));
             assertEquals(Errors.INVALID_TXN_STATE.code(), offsetError(call(s, ApiKeys.TXN_OFFSET_COMMIT, 3, commit)));
-            assertEquals(Errors.NONE.code(), ((AddOffsetsToTxnResponseData) call(s, ApiKeys.ADD_OFFSETS_TO_TXN, 3,
-                    new AddOffsetsToTxnRequestData().setTransactionalId("t-add").setProducerId(pid)
-                            .setProducerEpoch(e).setGroupId("proto-group"))).errorCode());
+            assertEquals(Errors.NONE.code(), addOffsets(s, "t-add", pid, e, "proto-group"));
             // a member and generation the group does not know (zombie fencing)
             assertEquals(Errors.ILLEGAL_GENERATION.code(), offsetError(call(s, ApiKeys.TXN_OFFSET_COMMIT, 3,
                     commit.duplicate().setGenerationIdOrMemberEpoch(4).setMemberId("gone-member"))));
@@ -237,5 +241,42 @@ class KafkaTransactionProtocolTest {
 
     static short offsetError(ApiMessage m) {
         return ((TxnOffsetCommitResponseData) m).topics().get(0).partitions().get(0).errorCode();
+    }
+
+    @Test
+    void offsetMetadataLongerThanKafkaTakesIsRefusedForItsPartitionAndTheOthersAreStaged() throws Exception {
+        try (Socket s = connect()) {
+            createTopic(s, "proto-meta");
+            InitProducerIdResponseData producer = init(s, "t-meta", 10000);
+            assertEquals(Errors.NONE.code(), addOffsets(s, "t-meta", producer.producerId(), producer.producerEpoch(),
+                    "meta-group"));
+            TxnOffsetCommitResponseData r = (TxnOffsetCommitResponseData) call(s, ApiKeys.TXN_OFFSET_COMMIT, 3,
+                    new TxnOffsetCommitRequestData().setTransactionalId("t-meta").setGroupId("meta-group")
+                            .setProducerId(producer.producerId()).setProducerEpoch(producer.producerEpoch())
+                            .setGenerationIdOrMemberEpoch(-1).setMemberId("")
+                            .setTopics(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic()
+                                    .setName("proto-meta").setPartitions(List.of(
+                                            new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                                                    .setPartitionIndex(0).setCommittedOffset(4)
+                                                    .setCommittedMetadata("m".repeat(4097)),
+                                            new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                                                    .setPartitionIndex(1).setCommittedOffset(6)
+                                                    .setCommittedMetadata("fits"))))));
+            List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> ps = r.topics().get(0).partitions();
+            assertEquals(Errors.OFFSET_METADATA_TOO_LARGE.code(), ps.get(0).errorCode());
+            assertEquals(Errors.NONE.code(), ps.get(1).errorCode());
+            assertEquals(Errors.NONE.code(), endTxn(s, 3, "t-meta", producer.producerId(), producer.producerEpoch(),
+                    true));
+
+            OffsetFetchResponseData f = (OffsetFetchResponseData) call(s, ApiKeys.OFFSET_FETCH, 8,
+                    new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                            .setGroupId("meta-group").setTopics(List.of(new OffsetFetchRequestData
+                                    .OffsetFetchRequestTopics().setName("proto-meta").setPartitionIndexes(
+                                            List.of(0, 1)))))));
+            List<OffsetFetchResponseData.OffsetFetchResponsePartitions> fetched =
+                    f.groups().get(0).topics().get(0).partitions();
+            assertEquals(-1, fetched.get(0).committedOffset(), "not committed");
+            assertEquals(6, fetched.get(1).committedOffset(), "committed with the transaction");
+        }
     }
 }
