@@ -30,7 +30,9 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
  * {@code retention.ms} (the queue's retention; -1 = kept until deleted), {@code cleanup.policy} and the compaction
  * settings ({@link CompactionSettings}) are described and set; {@code retention.bytes} (always -1) is described,
  * read-only; {@code segment.ms} is checked and otherwise met already ({@link TopicConfigs}). Setting any other
- * config is refused with INVALID_CONFIG; a broker resource is described with no configs. Stateless, thread-safe.
+ * config is refused with INVALID_CONFIG; a broker resource is described with no configs. A resource of a type Apache
+ * Kafka does not know is answered INVALID_REQUEST for itself, as Kafka answers it, before any of its configs is
+ * looked at. Stateless, thread-safe.
  */
 @ApplicationScoped
 class ConfigApis implements KafkaApiProvider {
@@ -67,6 +69,10 @@ class ConfigApis implements KafkaApiProvider {
             DescribeConfigsResponseData.DescribeConfigsResult r = new DescribeConfigsResponseData.DescribeConfigsResult()
                     .setResourceType(res.resourceType()).setResourceName(res.resourceName());
             out.results().add(r);
+            if (unknownType(res.resourceType()) != null) {
+                r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(unknownType(res.resourceType()));
+                continue;
+            }
             if (res.resourceType() == ConfigResource.Type.GROUP.id()) {
                 describeGroup(tenant, res, r);
                 continue;
@@ -120,13 +126,14 @@ class ConfigApis implements KafkaApiProvider {
             // AlterConfigs replaces the whole set: a config left out goes back to its default
             TopicConfigs.Change change = new TopicConfigs.Change();
             try {
+                requireTopic(res.resourceType());
                 change.set(TopicConfigs.RETENTION_MS, null);
                 change.set(TopicConfigs.CLEANUP_POLICY, null);
                 CompactionSettings.NAMES.forEach(n -> change.set(n, null));
                 for (AlterConfigsRequestData.AlterableConfig c : res.configs()) {
                     change.set(c.name(), c.value());
                 }
-                apply(tenant, res.resourceType(), res.resourceName(), change, request.validateOnly(), r);
+                apply(tenant, res.resourceName(), change, request.validateOnly(), r);
             } catch (InvalidConfigurationException | InvalidRequestException e) {
                 r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
             }
@@ -149,6 +156,7 @@ class ConfigApis implements KafkaApiProvider {
                     alterGroup(tenant, res, request.validateOnly());
                     continue;
                 }
+                requireTopic(res.resourceType());
                 for (IncrementalAlterConfigsRequestData.AlterableConfig c : res.configs()) {
                     switch (c.configOperation()) {
                         case 0 -> change.set(c.name(), c.value());  // SET
@@ -158,7 +166,7 @@ class ConfigApis implements KafkaApiProvider {
                 }
                 AlterConfigsResponseData.AlterConfigsResourceResponse tmp =
                         new AlterConfigsResponseData.AlterConfigsResourceResponse();
-                apply(tenant, res.resourceType(), res.resourceName(), change, request.validateOnly(), tmp);
+                apply(tenant, res.resourceName(), change, request.validateOnly(), tmp);
                 r.setErrorCode(tmp.errorCode()).setErrorMessage(tmp.errorMessage());
             } catch (InvalidConfigurationException | InvalidRequestException e) {
                 r.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
@@ -199,12 +207,28 @@ class ConfigApis implements KafkaApiProvider {
         }
     }
 
-    /** Applies a checked change to a topic (nothing when {@code validateOnly}); UNKNOWN_TOPIC_OR_PARTITION when absent. */
-    private void apply(UUID tenant, byte type, String name, TopicConfigs.Change change, boolean validateOnly,
-            AlterConfigsResponseData.AlterConfigsResourceResponse r) throws Exception {
+    /**
+     * Why a resource of this type is answered INVALID_REQUEST whatever it names (Apache Kafka's answer to a type it
+     * does not know), or null for a type it knows.
+     */
+    private static String unknownType(byte type) {
+        return ConfigResource.Type.forId(type) == ConfigResource.Type.UNKNOWN ? "Unknown resource type " + type + "."
+                : null;
+    }
+
+    /** Throws INVALID_REQUEST for a resource whose configs cannot be altered here, before its configs are read. */
+    private static void requireTopic(byte type) {
+        if (unknownType(type) != null) {
+            throw new InvalidRequestException(unknownType(type));
+        }
         if (type != ConfigResource.Type.TOPIC.id()) {
             throw new InvalidRequestException("only topic configs can be altered");
         }
+    }
+
+    /** Applies a checked change to a topic (nothing when {@code validateOnly}); UNKNOWN_TOPIC_OR_PARTITION when absent. */
+    private void apply(UUID tenant, String name, TopicConfigs.Change change, boolean validateOnly,
+            AlterConfigsResponseData.AlterConfigsResourceResponse r) throws Exception {
         KafkaStore.Topic t = Topics.valid(name) ? topics.lookup(tenant, List.of(name), false).get(name) : null;
         if (t == null) {
             r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());

@@ -16,10 +16,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -35,6 +43,8 @@ import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
@@ -49,6 +59,7 @@ import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -64,7 +75,7 @@ import org.junit.jupiter.api.Test;
  * can send them and over a raw socket where it cannot: topic names PostgreSQL cannot hold (a NUL), CreateTopics
  * entries Apache Kafka refuses, a ListOffsets timestamp past any date, negative Fetch offsets and sizes, group members
  * whose ids cannot be stored, an ApiVersions with a bogus client software name, commit metadata longer than Kafka
- * takes. Each is answered with Kafka's error code for its own entry (or request); the request's other entries are
+ * takes, config resources of a type Kafka does not know. Each is answered with Kafka's error code for its own entry (or request); the request's other entries are
  * served as if it were not there, and the connection goes on.
  */
 @QuarkusTest
@@ -349,6 +360,58 @@ class KafkaHostileRequestsTest extends KafkaListenerClients {
             c.commitSync(Map.of(first, new OffsetAndMetadata(3, "m".repeat(4096))), Duration.ofSeconds(30));
             assertEquals(3, c.committed(Set.of(first), Duration.ofSeconds(30)).get(first).offset(),
                     "metadata as long as Kafka takes is accepted");
+        }
+    }
+
+    @Test
+    void aConfigResourceOfATypeKafkaDoesNotKnowIsAnInvalidRequestForItself() throws Exception {
+        try (Admin a = admin()) {
+            a.createTopics(List.of(new NewTopic("cfg-known", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            ConfigResource unknown = new ConfigResource(ConfigResource.Type.UNKNOWN, "whatever");
+            ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "cfg-known");
+            var described = a.describeConfigs(List.of(unknown, topic)).values();
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> described.get(unknown).get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof InvalidRequestException, e.getCause().toString());
+            assertTrue(e.getCause().getMessage().contains("resource type"), e.getCause().getMessage());
+            assertEquals("-1", described.get(topic).get(30, TimeUnit.SECONDS).get("retention.bytes").value(),
+                    "the request's other resource is described");
+
+            e = assertThrows(ExecutionException.class, () -> a.incrementalAlterConfigs(Map.of(unknown, List.of(
+                    new AlterConfigOp(new ConfigEntry("no.such.config", "1"), AlterConfigOp.OpType.SET)))).all()
+                    .get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof InvalidRequestException, "the type is refused before the config name: "
+                    + e.getCause());
+        }
+        // a type id the Java client cannot name, on each config API
+        byte bogus = 99;
+        try (Socket s = connect()) {
+            DescribeConfigsResponseData d = call(s, ApiKeys.DESCRIBE_CONFIGS, 4, new DescribeConfigsRequestData()
+                    .setResources(List.of(new DescribeConfigsRequestData.DescribeConfigsResource()
+                            .setResourceType(bogus).setResourceName("x"))));
+            assertEquals(Errors.INVALID_REQUEST.code(), d.results().get(0).errorCode());
+            assertEquals("Unknown resource type 99.", d.results().get(0).errorMessage());
+            assertTrue(d.results().get(0).configs().isEmpty());
+
+            AlterConfigsRequestData.AlterConfigsResourceCollection alter =
+                    new AlterConfigsRequestData.AlterConfigsResourceCollection();
+            alter.add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType(bogus).setResourceName("x")
+                    .setConfigs(new AlterConfigsRequestData.AlterableConfigCollection(List.of(
+                            new AlterConfigsRequestData.AlterableConfig().setName("no.such.config").setValue("1"))
+                            .iterator())));  // an unknown config too: the type is refused first
+            AlterConfigsResponseData ac = call(s, ApiKeys.ALTER_CONFIGS, 2, new AlterConfigsRequestData()
+                    .setResources(alter));
+            assertEquals(Errors.INVALID_REQUEST.code(), ac.responses().get(0).errorCode());
+            assertEquals("Unknown resource type 99.", ac.responses().get(0).errorMessage());
+
+            IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection incremental =
+                    new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+            incremental.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType(bogus)
+                    .setResourceName("x"));
+            IncrementalAlterConfigsResponseData ic = call(s, ApiKeys.INCREMENTAL_ALTER_CONFIGS, 1,
+                    new IncrementalAlterConfigsRequestData().setResources(incremental));
+            assertEquals(Errors.INVALID_REQUEST.code(), ic.responses().get(0).errorCode());
+            assertEquals("Unknown resource type 99.", ic.responses().get(0).errorMessage());
         }
     }
 }
