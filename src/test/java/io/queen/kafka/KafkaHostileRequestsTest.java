@@ -11,10 +11,13 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.queen.testing.FreshDatabase;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +25,16 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsResponseData;
@@ -58,7 +68,7 @@ import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
-import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -75,7 +85,7 @@ import org.junit.jupiter.api.Test;
  * can send them and over a raw socket where it cannot: topic names PostgreSQL cannot hold (a NUL), CreateTopics
  * entries Apache Kafka refuses, a ListOffsets timestamp past any date, negative Fetch offsets and sizes, group members
  * whose ids cannot be stored, an ApiVersions with a bogus client software name, commit metadata longer than Kafka
- * takes, config resources of a type Kafka does not know. Each is answered with Kafka's error code for its own entry (or request); the request's other entries are
+ * takes, config resources of a type Kafka does not know, group members keeping more than a member may. Each is answered with Kafka's error code for its own entry (or request); the request's other entries are
  * served as if it were not there, and the connection goes on.
  */
 @QuarkusTest
@@ -412,6 +422,110 @@ class KafkaHostileRequestsTest extends KafkaListenerClients {
                     new IncrementalAlterConfigsRequestData().setResources(incremental));
             assertEquals(Errors.INVALID_REQUEST.code(), ic.responses().get(0).errorCode());
             assertEquals("Unknown resource type 99.", ic.responses().get(0).errorMessage());
+        }
+    }
+
+    /**
+     * A classic assignor whose subscription metadata and assignments carry as many bytes as its configs
+     * {@value #SUBSCRIPTION_BYTES} and {@value #ASSIGNMENT_BYTES} say.
+     */
+    public static class BulkyAssignor implements ConsumerPartitionAssignor, Configurable {
+        static final String SUBSCRIPTION_BYTES = "bulky.subscription.bytes";
+        static final String ASSIGNMENT_BYTES = "bulky.assignment.bytes";
+        private int subscriptionBytes;
+        private int assignmentBytes;
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            subscriptionBytes = Integer.parseInt(String.valueOf(configs.get(SUBSCRIPTION_BYTES)));
+            assignmentBytes = Integer.parseInt(String.valueOf(configs.get(ASSIGNMENT_BYTES)));
+        }
+
+        @Override
+        public ByteBuffer subscriptionUserData(Set<String> topics) {
+            return ByteBuffer.wrap(new byte[subscriptionBytes]);
+        }
+
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription subscriptions) {
+            Map<String, Assignment> out = new HashMap<>();
+            for (String member : subscriptions.groupSubscription().keySet()) {
+                out.put(member, new Assignment(List.of(), ByteBuffer.wrap(new byte[assignmentBytes])));
+            }
+            return new GroupAssignment(out);
+        }
+
+        @Override
+        public String name() {
+            return "bulky";
+        }
+    }
+
+    /** What {@code poll} throws within a minute (null: nothing). */
+    static RuntimeException pollFailure(java.util.function.Consumer<Duration> poll) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                poll.accept(Duration.ofMillis(200));
+            } catch (RuntimeException e) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** A heartbeat's answer to a subscription over the limit, as the client reports it: it names the limit. */
+    static void assertRefusedSubscription(RuntimeException e) {
+        assertTrue(e instanceof InvalidRequestException
+                && e.getMessage().contains("QUEEN_KAFKA_GROUP_MAX_MEMBER_BYTES"), String.valueOf(e));
+    }
+
+    /** What a classic member of {@code group} using {@link BulkyAssignor} fails with. */
+    RuntimeException bulkyMemberFailure(String group, int subscriptionBytes, int assignmentBytes) {
+        Properties p = consumerProperties(bootstrap(), group);
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, BulkyAssignor.class.getName());
+        p.put(BulkyAssignor.SUBSCRIPTION_BYTES, Integer.toString(subscriptionBytes));
+        p.put(BulkyAssignor.ASSIGNMENT_BYTES, Integer.toString(assignmentBytes));
+        try (Consumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            c.subscribe(List.of("bulky"));
+            return pollFailure(c::poll);
+        }
+    }
+
+    @Test
+    void aGroupMemberKeepingMoreThanAMemberMayIsStoppedWithAnErrorItsClientReports() throws Exception {
+        try (Socket s = connect()) {
+            assertEquals(List.of(Errors.NONE), errors(createTopics(s, topic("bulky", 1, -1)), "bulky"));
+        }
+        int over = KafkaEnabled.MAX_MEMBER_BYTES + 1;
+        RuntimeException join = bulkyMemberFailure("bulky-join", over, 1);
+        assertTrue(join instanceof KafkaException && join.getMessage().contains("join group")
+                && join.getMessage().contains("larger than the max message size"), String.valueOf(join));
+        RuntimeException sync = bulkyMemberFailure("bulky-sync", 1, over);
+        assertTrue(sync instanceof KafkaException && sync.getMessage().contains("SyncGroup")
+                && sync.getMessage().contains("larger than the max message size"), String.valueOf(sync));
+
+        // KIP-848 and share members: topic names are the bytes they keep
+        List<String> names = new ArrayList<>();
+        for (int bytes = 0; bytes <= KafkaEnabled.MAX_MEMBER_BYTES; bytes += 200) {
+            names.add(String.format("n%05d-", names.size()) + "x".repeat(193));
+        }
+        Properties p = consumerProperties(bootstrap(), "bulky-consumer");
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        try (Consumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            c.subscribe(names);
+            assertRefusedSubscription(pollFailure(c::poll));
+        }
+        Properties sp = new Properties();
+        sp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        sp.put(ConsumerConfig.GROUP_ID_CONFIG, "bulky-share");
+        try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(sp, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            c.subscribe(names);
+            assertRefusedSubscription(pollFailure(c::poll));
         }
     }
 }

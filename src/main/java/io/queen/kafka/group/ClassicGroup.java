@@ -498,6 +498,16 @@ final class ClassicGroup {
                 complete(m.syncing, SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
                 m.syncing = f;
                 if (memberId.equals(leaderId)) {
+                    if (oversized(assignments)) {
+                        // as Apache Kafka when it cannot store the group's assignment: every waiting SyncGroup
+                        // learns why, and the group rebalances
+                        for (ClassicMember x : members.values()) {
+                            complete(x.syncing, SyncResult.error(ClassicGroups.TOO_LARGE));
+                            x.syncing = null;
+                        }
+                        prepareRebalance(now);
+                        return f;
+                    }
                     for (ClassicMember x : members.values()) {
                         byte[] a = assignments.get(x.memberId);
                         x.assignment = a == null ? NONE : a;
@@ -523,6 +533,17 @@ final class ClassicGroup {
                 return done(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
             }
         }
+    }
+
+    /** Whether the leader's assignment of a member of the group is more than a member may keep. */
+    private boolean oversized(Map<String, byte[]> assignments) {
+        for (ClassicMember x : members.values()) {
+            byte[] a = assignments.get(x.memberId);
+            if (a != null && a.length > settings.maxMemberBytes()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Errors heartbeat(String memberId, String instanceId, int generation) {

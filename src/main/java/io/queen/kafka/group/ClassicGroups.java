@@ -43,7 +43,9 @@ final class ClassicGroups {
     record Key(UUID tenant, String groupId) {
     }
 
-    record Settings(int initialRebalanceDelayMs, int minSessionTimeoutMs, int maxSessionTimeoutMs, int maxSize) {
+    /** {@code maxMemberBytes}: most bytes of one member's protocols, and of one member's assignment. */
+    record Settings(int initialRebalanceDelayMs, int minSessionTimeoutMs, int maxSessionTimeoutMs, int maxSize,
+            long maxMemberBytes) {
     }
 
     /** One protocol a member supports (assignor name + its subscription metadata), in the member's preference order. */
@@ -93,6 +95,23 @@ final class ClassicGroups {
     record LeaveResult(String memberId, String instanceId, Errors error) {
     }
 
+    /**
+     * The answer to a JoinGroup or SyncGroup carrying more than a member may keep. Apache Kafka's classic coordinator
+     * answers UNKNOWN_SERVER_ERROR when a group's record is too large for its log; the Java client treats either
+     * code as fatal to the join or sync (its poll throws rather than retrying), and this one's message says what is
+     * wrong where that one's reads as a broker fault.
+     */
+    static final Errors TOO_LARGE = Errors.MESSAGE_TOO_LARGE;
+
+    /** The bytes a member's protocols take: their names (a byte a character) and metadata. */
+    private static long bytes(List<Protocol> protocols) {
+        long n = 0;
+        for (Protocol p : protocols) {
+            n += (p.name() == null ? 0 : p.name().length()) + (p.metadata() == null ? 0 : p.metadata().length);
+        }
+        return n;
+    }
+
     private final ConcurrentHashMap<Key, ClassicGroup> groups = new ConcurrentHashMap<>();
     /** Generations completed by this broker's groups (each one a rebalance), since start. */
     private final LongAdder rebalances = new LongAdder();
@@ -129,6 +148,9 @@ final class ClassicGroups {
         if (r.protocolType() == null || r.protocolType().isEmpty() || r.protocols().isEmpty()) {
             return CompletableFuture.completedFuture(
                     JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, r.memberId()));
+        }
+        if (bytes(r.protocols()) > settings.maxMemberBytes()) {
+            return CompletableFuture.completedFuture(JoinResult.error(TOO_LARGE, r.memberId()));
         }
         boolean newMember = r.memberId() == null || r.memberId().isEmpty();
         return onGroup(key, newMember, g -> g.join(r),

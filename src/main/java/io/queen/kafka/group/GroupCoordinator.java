@@ -122,6 +122,8 @@ public class GroupCoordinator {
     private final ScheduledExecutorService timer;
     private final DrainState drain;
     private final Supplier<ClusterView> cluster;
+    /** Most bytes of one member's subscription ({@link KafkaGroupConfig#maxMemberBytes}). */
+    private final long maxMemberBytes;
     /** The share groups, for one namespace of group ids (none in a coordinator built by a unit test). */
     private ShareGroupCatalog shares = ShareGroupCatalog.NONE;
 
@@ -148,8 +150,9 @@ public class GroupCoordinator {
             TopicCatalog.Source topics) {
         this.drain = drain;
         this.cluster = cluster;
+        this.maxMemberBytes = config.maxMemberBytes().asLongValue();
         this.groups = new ClassicGroups(new ClassicGroups.Settings(config.initialRebalanceDelayMs(),
-                config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize()),
+                config.minSessionTimeoutMs(), config.maxSessionTimeoutMs(), config.maxSize(), maxMemberBytes),
                 () -> System.nanoTime() / 1_000_000, log);
         this.consumerGroups = new ConsumerGroups(new ConsumerGroups.Settings(config.consumerSessionTimeoutMs(),
                 config.consumerHeartbeatIntervalMs(), config.maxSize(), PartitionAssignor.all()),
@@ -315,7 +318,8 @@ public class GroupCoordinator {
                 Input.unstorable("InstanceId", request.instanceId()), Input.unstorable("RackId", request.rackId()),
                 Input.unstorable("SubscribedTopicNames", Objects.requireNonNullElse(request.subscribedTopicNames(),
                         List.of())),
-                Input.unstorable("SubscribedTopicRegex", request.subscribedTopicRegex()));
+                Input.unstorable("SubscribedTopicRegex", request.subscribedTopicRegex()),
+                oversizedSubscription(request.subscribedTopicNames(), request.subscribedTopicRegex()));
         Errors e = !validGroupId(request.groupId()) ? Errors.INVALID_GROUP_ID
                 : !here(request.groupId()) ? Errors.NOT_COORDINATOR
                 : invalid != null ? Errors.INVALID_REQUEST
@@ -870,6 +874,23 @@ public class GroupCoordinator {
 
     private static ClassicGroups.Key key(KafkaCaller caller, String groupId) {
         return new ClassicGroups.Key(Tenants.of(caller.tenant()), groupId);
+    }
+
+    /**
+     * Why a heartbeat's subscription is more than the coordinator keeps for a member, as an INVALID_REQUEST message
+     * (the Java client's heartbeat treats the code as fatal and shows the message); null when it is not.
+     */
+    public String oversizedSubscription(List<String> names, String regex) {
+        long bytes = regex == null ? 0 : regex.length();
+        for (String n : names == null ? List.<String>of() : names) {
+            bytes += n == null ? 0 : n.length();
+        }
+        if (bytes <= maxMemberBytes) {
+            return null;
+        }
+        return (regex == null ? "SubscribedTopicNames hold" : "SubscribedTopicNames and SubscribedTopicRegex hold")
+                + " more than " + maxMemberBytes + " bytes, the most a member may keep"
+                + " (QUEEN_KAFKA_GROUP_MAX_MEMBER_BYTES).";
     }
 
     /** A group id Queen can hold as a consumer-group name (the rules of every name, and not queue mode's). */

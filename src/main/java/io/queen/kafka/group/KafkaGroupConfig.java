@@ -1,5 +1,6 @@
 package io.queen.kafka.group;
 
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 
 /**
@@ -31,4 +32,12 @@ public interface KafkaGroupConfig {
 
     /** How often consumer-protocol members are told to heartbeat ({@code group.consumer.heartbeat.interval.ms}). */
     int consumerHeartbeatIntervalMs();
+
+    /**
+     * Most bytes the coordinator keeps for one member, in memory and in its group's saved state: a classic member's
+     * protocols (names and metadata, from its JoinGroup) and its assignment (from the leader's SyncGroup) each, a
+     * consumer-protocol or share member's subscription (topic names and regex); names count a byte a character.
+     * Apache Kafka bounds the same by the largest record of {@code __consumer_offsets}.
+     */
+    MemorySize maxMemberBytes();
 }

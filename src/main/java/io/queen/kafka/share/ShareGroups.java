@@ -187,7 +187,8 @@ public class ShareGroups implements ShareGroupCatalog {
                 Input.unstorable("MemberId", request.memberId()),
                 Input.unstorable("RackId", request.rackId()),
                 Input.unstorable("SubscribedTopicNames",
-                        Objects.requireNonNullElse(request.subscribedTopicNames(), List.of())));
+                        Objects.requireNonNullElse(request.subscribedTopicNames(), List.of())),
+                coordinator.oversizedSubscription(request.subscribedTopicNames(), null));
         if (unstorable != null) {
             // the member id is bound to SQL by each ShareFetch, the topic names by each heartbeat
             return out.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(unstorable);

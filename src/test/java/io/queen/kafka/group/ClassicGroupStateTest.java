@@ -38,7 +38,7 @@ class ClassicGroupStateTest {
             DEAD, List.of(DEAD));
 
     static ClassicGroup groupIn(ClassicGroupState state) {
-        ClassicGroup g = new ClassicGroup(new Key(UUID.randomUUID(), "g"), new Settings(0, 1000, 60_000, 50),
+        ClassicGroup g = new ClassicGroup(new Key(UUID.randomUUID(), "g"), new Settings(0, 1000, 60_000, 50, 1 << 20),
                 () -> 0L, new InMemoryGroupLog());
         PATH.get(state).forEach(g::transitionTo);
         assertEquals(state, g.state());

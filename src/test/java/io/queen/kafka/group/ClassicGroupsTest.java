@@ -42,7 +42,8 @@ class ClassicGroupsTest {
     static final int REBALANCE = 10_000;
 
     final AtomicLong now = new AtomicLong(1_000_000);
-    ClassicGroups groups = new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get, new InMemoryGroupLog());
+    ClassicGroups groups = new ClassicGroups(new Settings(0, 1000, 60_000, 50, 1 << 20), now::get,
+            new InMemoryGroupLog());
     final Key key = new Key(UUID.randomUUID(), "g");
 
     static JoinRequest join(String memberId, boolean v4, String... protocols) {
@@ -142,11 +143,30 @@ class ClassicGroupsTest {
 
     @Test
     void aGroupAtItsSizeLimitRefusesAnotherMember() {
-        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2), now::get, new InMemoryGroupLog());
+        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 2, 1 << 20), now::get, new InMemoryGroupLog());
         JoinResult a = stableMember("range");
         newMember("range");
         assertEquals(Errors.GROUP_MAX_SIZE_REACHED, groups.join(key, join("", true, "range")).join().error());
         assertEquals(2, groups.describe(key).members().size());
+    }
+
+    @Test
+    void aMemberIsRefusedProtocolsOrAnAssignmentLargerThanAMemberMayKeep() {
+        groups = new ClassicGroups(new Settings(0, 1000, 60_000, 50, 64), now::get, new InMemoryGroupLog());
+        JoinRequest large = new JoinRequest("", null, "c", "h", SESSION, REBALANCE, "consumer",
+                List.of(new Protocol("range", new byte[60])), true);
+        assertEquals(Errors.MESSAGE_TOO_LARGE, groups.join(key, large).join().error(), "5 + 60 bytes");
+        assertNull(groups.describe(key), "nothing was created");
+
+        JoinResult a = stableMember("range");
+        CompletableFuture<JoinResult> bWait = newMember("range");
+        JoinResult a2 = groups.join(key, join(a.memberId(), true, "range")).join();
+        JoinResult b2 = bWait.join();
+        CompletableFuture<SyncResult> bSync = groups.sync(key, b2.memberId(), null, 2, "consumer", "range", Map.of());
+        SyncResult aSync = sync(a2, Map.of(a2.memberId(), new byte[1], b2.memberId(), new byte[65]));
+        assertEquals(Errors.MESSAGE_TOO_LARGE, aSync.error(), "the leader learns why");
+        assertEquals(Errors.MESSAGE_TOO_LARGE, bSync.join().error(), "and so does every member waiting");
+        assertEquals(ClassicGroupState.PREPARING_REBALANCE, groups.describe(key).state(), "nothing was handed out");
     }
 
     @Test
@@ -256,7 +276,7 @@ class ClassicGroupsTest {
 
     @Test
     void theInitialDelayGathersMembersStartingTogetherIntoOneGeneration() {
-        groups = new ClassicGroups(new Settings(1000, 1000, 60_000, 50), now::get, new InMemoryGroupLog());
+        groups = new ClassicGroups(new Settings(1000, 1000, 60_000, 50, 1 << 20), now::get, new InMemoryGroupLog());
         CompletableFuture<JoinResult> a = newMember("range");
         now.addAndGet(600);
         groups.expire();
@@ -333,7 +353,7 @@ class ClassicGroupsTest {
      */
     @Test
     void concurrentMembersConvergeOnOneGenerationWithEveryMember() throws Exception {
-        ClassicGroups real = new ClassicGroups(new Settings(0, 1000, 60_000, 50),
+        ClassicGroups real = new ClassicGroups(new Settings(0, 1000, 60_000, 50, 1 << 20),
                 () -> System.nanoTime() / 1_000_000, new InMemoryGroupLog());
         int n = 8;
         CyclicBarrier start = new CyclicBarrier(n);

@@ -2,10 +2,12 @@ package io.queen.kafka.group;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.quarkus.runtime.configuration.MemorySize;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.cluster.ClusterView;
 import io.queen.kafka.cluster.KafkaNode;
 import io.queen.shutdown.DrainState;
+import java.math.BigInteger;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
@@ -67,6 +69,11 @@ class GroupCoordinatorFailureTest {
         @Override
         public int consumerHeartbeatIntervalMs() {
             return 300;
+        }
+
+        @Override
+        public MemorySize maxMemberBytes() {
+            return new MemorySize(BigInteger.valueOf(1 << 20));
         }
     };
 

@@ -26,8 +26,8 @@ class GroupHandoverTest {
     final AtomicLong now = new AtomicLong(1_000_000);
     final InMemoryGroupLog log = new InMemoryGroupLog();
     final Key key = new Key(UUID.randomUUID(), "g");
-    final ClassicGroups a = new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get, log);
-    final ClassicGroups b = new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get, log);
+    final ClassicGroups a = new ClassicGroups(new Settings(0, 1000, 60_000, 50, 1 << 20), now::get, log);
+    final ClassicGroups b = new ClassicGroups(new Settings(0, 1000, 60_000, 50, 1 << 20), now::get, log);
 
     static JoinResult member(ClassicGroups on, Key key) {
         JoinResult first = on.join(key, ClassicGroupsTest.join("", true, "range")).join();

@@ -40,7 +40,7 @@ class GroupStateStoreTest {
     final AtomicLong now = new AtomicLong(1_000_000);
 
     ClassicGroups coordinator() {
-        return new ClassicGroups(new Settings(0, 1000, 60_000, 50), now::get, store);
+        return new ClassicGroups(new Settings(0, 1000, 60_000, 50, 1 << 20), now::get, store);
     }
 
     @Test
