@@ -1,10 +1,12 @@
 package io.queen.kafka.share;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidShareSessionEpochException;
 import org.apache.kafka.common.errors.ShareSessionLimitReachedException;
@@ -16,9 +18,10 @@ import org.apache.kafka.common.errors.ShareSessionNotFoundException;
  * closes it. A member has one session per broker. Sessions end with their member too (leave, expiry: {@link
  * ShareGroups}), and the broker holds at most {@code queen.kafka.share.max-share-sessions}: when it holds that many,
  * a new session takes the place of the least recently used one if that was idle for {@link #IDLE_NANOS}, else it is
- * refused with SHARE_SESSION_LIMIT_REACHED (the member's own old session always makes room). Thread-safe: the map is
- * concurrent, sessions are opened one at a time (the limit is exact), a session is used by its member's requests one
- * at a time (a share consumer waits for each answer).
+ * refused with SHARE_SESSION_LIMIT_REACHED (the member's own old session always makes room). Idle time is read on
+ * an injected clock, so tests drive it. Thread-safe: the map is concurrent, sessions are opened one at a time (the
+ * limit is exact), a session is used by its member's requests one at a time (a share consumer waits for each
+ * answer).
  */
 @ApplicationScoped
 class ShareSessions {
@@ -46,7 +49,7 @@ class ShareSessions {
         java.time.OffsetDateTime since;
         /** Where the next fetch starts among the partitions, so that one busy partition cannot starve the rest. */
         int rotation;
-        /** When a request last used the session (nanoTime). */
+        /** When a request last used the session (the sessions' clock). */
         volatile long usedAt;
 
         synchronized int next() {
@@ -60,9 +63,18 @@ class ShareSessions {
 
     private final ConcurrentHashMap<Key, Session> sessions = new ConcurrentHashMap<>();
     private final int max;
+    /** Now, in nanoseconds: {@link System#nanoTime} but in tests. */
+    private final LongSupplier clock;
 
+    @Inject
     ShareSessions(KafkaShareConfig config) {
-        this.max = config.maxShareSessions();
+        this(config.maxShareSessions(), System::nanoTime);
+    }
+
+    /** At most {@code max} sessions, idle time read on {@code clock} (nanoseconds). */
+    ShareSessions(int max, LongSupplier clock) {
+        this.max = max;
+        this.clock = clock;
     }
 
     /**
@@ -85,7 +97,7 @@ class ShareSessions {
                 }
                 s.next();
             }
-            s.usedAt = System.nanoTime();
+            s.usedAt = clock.getAsLong();
         }
         return s;
     }
@@ -102,7 +114,7 @@ class ShareSessions {
 
     private synchronized Session open(Key key) {
         sessions.remove(key);
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         if (sessions.size() >= max) {
             evictIdle(now);
         }
