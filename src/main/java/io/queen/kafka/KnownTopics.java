@@ -1,10 +1,12 @@
 package io.queen.kafka;
 
+import io.queen.cache.CappedMap;
 import io.queen.queue.QueueDeletion;
 import jakarta.inject.Singleton;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The topics Produce and Fetch found, kept for {@link #VALID_NANOS}. Every Produce and Fetch names its topics, and a
@@ -27,7 +29,7 @@ class KnownTopics implements QueueDeletion.Listener {
     private record Known(KafkaStore.Topic topic, long foundNanos) {
     }
 
-    private final ConcurrentHashMap<Key, Known> known = new ConcurrentHashMap<>();
+    private final CappedMap<Key, Known> known = new CappedMap<>(MAX_ENTRIES);
 
     /** The topic as found less than {@link #VALID_NANOS} before {@code nowNanos}; else null (read it). */
     KafkaStore.Topic get(UUID tenant, String name, long nowNanos) {
@@ -37,12 +39,11 @@ class KnownTopics implements QueueDeletion.Listener {
 
     /** A read that started at {@code nowNanos} found these topics of the tenant. */
     void found(UUID tenant, Collection<KafkaStore.Topic> topics, long nowNanos) {
-        if (known.size() + topics.size() > MAX_ENTRIES) {
-            known.clear();  // bounded: a forgotten topic costs one read from the database
-        }
+        Map<Key, Known> read = new HashMap<>();
         for (KafkaStore.Topic t : topics) {
-            known.put(new Key(tenant, t.name()), new Known(t, nowNanos));
+            read.put(new Key(tenant, t.name()), new Known(t, nowNanos));
         }
+        known.putAll(read);  // a forgotten topic costs one read from the database
     }
 
     /** The queue's rows are gone: the next request naming it reads it again, as it would without this. */
