@@ -64,6 +64,7 @@ start_queen() {  # <dir for the logs> [VAR=value]...
   db="${me//-/_}_$(date +%s)_$RANDOM"
   psql_q "CREATE DATABASE $db"
   port=$(free_port) kport=$(free_port)
+  qhttp=$port
   # shellcheck disable=SC2086
   env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
     QUEEN_SPOOL_DIR="$logs/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \

@@ -37,8 +37,11 @@
 # Printed, by either client in the same lines: produced/s and consumed/s over the steady window, broker CPU (and for
 # Queen PostgreSQL's, counted as queen-bench counts it) in us per consumed message from steady start to drain end,
 # the share of the broker's CPU its JIT compiler threads spent in that window (a broker still compiling after the
-# warm run, e.g. on a loaded machine, spends more per record), produce-to-consume latency, and the verification (every acknowledged record consumed exactly once). Exit code 0
-# when it passed (with --compare: in every run). PYTHON: the interpreter with confluent_kafka (default /usr/bin/python3).
+# warm run, e.g. on a loaded machine, spends more per record), produce-to-consume latency, and the verification
+# (every acknowledged record consumed exactly once); for Queen also, from its /metrics/prometheus scraped before and
+# after the recorded run (bench/scripts/kafka_requests.py), the Kafka requests per API with their rate and mean
+# latency, and the push commits with their segments: how many requests and commits the shape makes per record.
+# Exit code 0 when it passed (with --compare: in every run). PYTHON: the interpreter with confluent_kafka (default /usr/bin/python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 client=java seconds=30 warm=20 partitions=200 outstanding=0 producers="" consumers="" transactional=0 out=""
@@ -132,7 +135,15 @@ run() {  # <queen|kafka> <dir for the logs and report.txt>: one broker, its warm
     echo "$what"
     echo "shape: $partitions partitions, $shape, 256 B values; --seconds $seconds --warmup 5; warm run $warm s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
   } | tee "$dir/report.txt"
+  local scraped=""
+  if [ "$target" = queen ]; then
+    curl -fsS "http://127.0.0.1:$qhttp/metrics/prometheus" >"$dir/metrics-before.txt" 2>/dev/null && scraped=$(date +%s.%N)
+  fi
   load "$target" run "$seconds" 5 --broker-pid "$pid" "${extra[@]}" 2>"$dir/run.log" | tee -a "$dir/report.txt" || rc=$?
+  if [ -n "$scraped" ] && curl -fsS "http://127.0.0.1:$qhttp/metrics/prometheus" >"$dir/metrics-after.txt" 2>/dev/null; then
+    "$python" "$root/bench/scripts/kafka_requests.py" "$dir/metrics-before.txt" "$dir/metrics-after.txt" \
+      "$(echo "$(date +%s.%N) - $scraped" | bc)" | tee -a "$dir/report.txt" || true
+  fi
   stop_broker
   return "$rc"
 }
