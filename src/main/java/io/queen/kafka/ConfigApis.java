@@ -69,8 +69,9 @@ class ConfigApis implements KafkaApiProvider {
             DescribeConfigsResponseData.DescribeConfigsResult r = new DescribeConfigsResponseData.DescribeConfigsResult()
                     .setResourceType(res.resourceType()).setResourceName(res.resourceName());
             out.results().add(r);
-            if (unknownType(res.resourceType()) != null) {
-                r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(unknownType(res.resourceType()));
+            String unknown = unknownType(res.resourceType());
+            if (unknown != null) {
+                r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(unknown);
                 continue;
             }
             if (res.resourceType() == ConfigResource.Type.GROUP.id()) {
@@ -218,8 +219,9 @@ class ConfigApis implements KafkaApiProvider {
 
     /** Throws INVALID_REQUEST for a resource whose configs cannot be altered here, before its configs are read. */
     private static void requireTopic(byte type) {
-        if (unknownType(type) != null) {
-            throw new InvalidRequestException(unknownType(type));
+        String unknown = unknownType(type);
+        if (unknown != null) {
+            throw new InvalidRequestException(unknown);
         }
         if (type != ConfigResource.Type.TOPIC.id()) {
             throw new InvalidRequestException("only topic configs can be altered");

@@ -93,7 +93,7 @@ public class Topics {
         List<String> asked = new ArrayList<>();
         for (T t : requested) {
             String n = name.apply(t);
-            KafkaStore.Topic k = storable(n) ? known.get(tenant, n, now) : null;
+            KafkaStore.Topic k = known.get(tenant, n, now);  // only names read back from the database are kept
             if (k != null && highest.applyAsInt(t) < k.partitions()) {
                 found.put(n, k);
             } else {
