@@ -49,7 +49,9 @@ $$;
 -- p_pids (optional): entry i's partition id as an earlier answer gave it (NULL: not known). A partition whose cursor
 -- already holds the committed value is then answered from one primary-key probe of log_consumers, without resolving
 -- names, by a row that carries only its id (the names and the committed value are NULL: the caller sent the id with
--- the entry): a consumer commits every assigned partition after each poll, most of them unmoved. An id is never reused
+-- the entry): a consumer commits every assigned partition after each poll, most of them unmoved. When every entry
+-- comes with the id of a partition that has a cursor row (a consumer committing its assignment again), the moved
+-- cursors are written by id as well, answered the same way: such a commit resolves no name. An id is never reused
 -- and a partition never renamed, so a known id names the same partition as long as its cursor row exists; a
 -- partition deleted meanwhile has no cursor row, and its entry takes the path by name.
 DROP FUNCTION IF EXISTS queen.kafka_offset_commit_v1(UUID, TEXT, TEXT[], TEXT[], BIGINT[]);
@@ -61,7 +63,10 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     v_held    UUID[];
+    v_move    UUID[];
+    v_move_next BIGINT[];
     v_all     BOOLEAN;
+    v_written BIGINT := 0;
     v_names   TEXT[];
     v_queues  TEXT[];
     v_parts   TEXT[];
@@ -74,25 +79,53 @@ DECLARE
     v_wanted  INT;
 BEGIN
     IF p_pids IS NOT NULL THEN
-        -- the partitions (by their last entry) whose cursor holds exactly the committed value: answered by their id
-        -- alone (the caller sent it, and knows the entry), and when every entry is one of them, that is all
-        SELECT array_agg(x.pid) FILTER (WHERE x.held), COALESCE(bool_and(x.held), false)
-          INTO v_held, v_all
-          FROM (SELECT DISTINCT ON (u.pid) u.pid,
+        -- By id, each partition by its last entry: the cursors that already hold the committed value are answered
+        -- from this read alone. When every entry has a cursor row under its id, the others are locked and written
+        -- below without resolving names; otherwise they take the path by name, which locks every cursor it writes
+        -- in one ordered pass (locking some here and the rest there would break the global lock order).
+        SELECT array_agg(x.pid) FILTER (WHERE x.held), array_agg(x.pid ORDER BY x.pid) FILTER (WHERE NOT x.held),
+               array_agg(x.nxt ORDER BY x.pid) FILTER (WHERE NOT x.held), COALESCE(bool_and(x.found), false)
+          INTO v_held, v_move, v_move_next, v_all
+          FROM (SELECT DISTINCT ON (u.pid) u.pid, u.o - 1 AS nxt, c.partition_id IS NOT NULL AS found,
                        c.partition_id IS NOT NULL AND queen.kafka_cursor_holds_v1(c, u.o - 1) AS held
                   FROM unnest(p_pids, p_offsets) WITH ORDINALITY AS u(pid, o, i)
                   LEFT JOIN queen.log_consumers c ON c.partition_id = u.pid AND c.consumer_group = p_group
                  ORDER BY u.pid, u.i DESC) x;
+        IF v_all AND v_move IS NOT NULL THEN
+            -- the membership locks first, as the path by name takes them (a queue delete under way is waited out),
+            -- then the cursor rows in (partition_id, consumer_group) order; a row deleted since the read (its
+            -- group's offsets deleted) is not written, and its entry takes the path by name
+            v_names := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);
+            PERFORM queen.lock_queues_shared_v1(array_fill(p_tenant, ARRAY[cardinality(v_names)]), v_names);
+            WITH locked AS (
+                SELECT c.partition_id, m.nxt
+                  FROM unnest(v_move, v_move_next) AS m(pid, nxt)
+                  JOIN queen.log_consumers c ON c.partition_id = m.pid AND c.consumer_group = p_group
+                 ORDER BY c.partition_id FOR UPDATE OF c),
+            written AS (
+                UPDATE queen.log_consumers c
+                   SET committed = l.nxt,
+                       total_consumed = c.total_consumed + GREATEST(l.nxt - c.committed, 0),
+                       batch_end = NULL, worker_id = NULL, lease_expires_at = NULL, lease_acquired_at = NULL,
+                       batch_retry_count = 0, attempt_count = 0, attempt_offset = NULL, lease_conflated = FALSE
+                  FROM locked l
+                 WHERE c.partition_id = l.partition_id AND c.consumer_group = p_group
+                RETURNING c.partition_id)
+            SELECT v_held || array_agg(w.partition_id), count(*) INTO v_held, v_written FROM written w;
+        END IF;
         IF v_held IS NOT NULL THEN
             RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, h.pid FROM unnest(v_held) AS h(pid);
-            IF v_all THEN
-                RETURN;
-            END IF;
-            SELECT array_agg(u.q ORDER BY u.i), array_agg(u.p ORDER BY u.i), array_agg(u.o ORDER BY u.i)
-              INTO p_queues, p_partitions, p_offsets
-              FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
-              LEFT JOIN unnest(v_held) AS h(pid) ON h.pid = u.pid
-             WHERE h.pid IS NULL;
+        END IF;
+        IF v_all AND v_written = COALESCE(cardinality(v_move), 0) THEN
+            RETURN;
+        END IF;
+        -- the entries left: no id sent, or no cursor row under it
+        SELECT array_agg(u.q ORDER BY u.i), array_agg(u.p ORDER BY u.i), array_agg(u.o ORDER BY u.i)
+          INTO p_queues, p_partitions, p_offsets
+          FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
+         WHERE u.pid IS NULL OR NOT u.pid = ANY (COALESCE(v_held, '{}'));
+        IF p_queues IS NULL THEN
+            RETURN;
         END IF;
     END IF;
     v_names := ARRAY(SELECT DISTINCT n FROM unnest(p_queues) AS n);

@@ -21,6 +21,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -205,6 +210,96 @@ class GroupCoordinatorTest {
                 commit("mix", -1, "", "kg-mix", 4, 5, 1)).toCompletableFuture().get()));
         assertEquals(before, Sql.one(ds, all));
         assertEquals(Map.of("kg-mix/0", 4L, "kg-mix/1", 5L, "kg-mix/2", 1L), fetch((short) 8, "mix", null));
+    }
+
+    @Test
+    void aCommitWhosePartitionsAllHaveCursorsWritesOnlyTheMovedOnesAndADeletedGroupStartsAgain() throws Exception {
+        for (String p : List.of("0", "1", "2")) {
+            Api.pushN("kg-known-ids", p, "m", 0, 8);
+        }
+        assertEquals(List.of((short) 0, (short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("known-ids", -1, "", "kg-known-ids", 2, 4, 6)).toCompletableFuture().get()));
+        String cursors = "SELECT string_agg(lp.name || ':' || c.committed || ':' || c.total_consumed || ':'"
+                + " || c.xmin::text, ',' ORDER BY lp.name) FROM queen.log_consumers c JOIN queen.log_partitions lp"
+                + " ON lp.id = c.partition_id WHERE c.consumer_group = 'known-ids'";
+        String[] before = Sql.one(ds, cursors).split(",");
+        // every partition is known by the id the first commit answered: 0 holds, 1 moves forward, 2 moves back
+        assertEquals(List.of((short) 0, (short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("known-ids", -1, "", "kg-known-ids", 2, 7, 3)).toCompletableFuture().get()));
+        assertEquals(Map.of("kg-known-ids/0", 2L, "kg-known-ids/1", 7L, "kg-known-ids/2", 3L),
+                fetch((short) 8, "known-ids", null));
+        String[] after = Sql.one(ds, cursors).split(",");
+        assertEquals(before[0], after[0], "the held cursor was not written again");
+        // total_consumed grows by what a cursor moved forward, and not back
+        assertEquals("1:6:7", after[1].substring(0, after[1].lastIndexOf(':')));
+        assertEquals("2:2:6", after[2].substring(0, after[2].lastIndexOf(':')));
+
+        DeleteGroupsResponseData d = coordinator.deleteGroups(CALLER, (short) 2, new DeleteGroupsRequestData()
+                .setGroupsNames(List.of("known-ids"))).toCompletableFuture().get();
+        assertEquals(Errors.NONE.code(), d.results().find("known-ids").errorCode());
+        // the remembered ids have no cursor rows now: the commit creates them again by name
+        assertEquals(List.of((short) 0, (short) 0, (short) 0), errors(coordinator.offsetCommit(CALLER, (short) 8,
+                commit("known-ids", -1, "", "kg-known-ids", 1, 5, 8)).toCompletableFuture().get()));
+        assertEquals(Map.of("kg-known-ids/0", 1L, "kg-known-ids/1", 5L, "kg-known-ids/2", 8L),
+                fetch((short) 8, "known-ids", null));
+    }
+
+    /**
+     * Commits that write cursors by the ids earlier answers gave, racing HTTP pops of the same group (which lease
+     * those cursors) and the queue's delete: every party takes the queue lock, then cursor rows in the global
+     * order, so none deadlocks (a deadlock would fail a commit with a server error, or a pop or the delete with a
+     * 5xx) and every commit entry is answered stored or unknown.
+     */
+    @Test
+    void commitsByKnownIdsRacingPopsAndTheQueuesDeleteNeverDeadlock() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            for (int round = 0; round < 8; round++) {
+                String q = "kg-race" + round;
+                long[] start = new long[12];
+                for (int p = 0; p < start.length; p++) {
+                    Api.pushN(q, Integer.toString(p), "m", 0, 4);
+                    start[p] = 1;
+                }
+                assertTrue(errors(coordinator.offsetCommit(CALLER, (short) 8, commit("race", -1, "", q, start))
+                        .toCompletableFuture().get()).stream().allMatch(e -> e == 0));
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<List<Short>>> commits = new ArrayList<>();
+                for (int c = 0; c < 3; c++) {
+                    long[] offsets = new long[start.length];
+                    for (int p = 0; p < offsets.length; p++) {
+                        offsets[p] = (p + c) % 3 + 1;  // each commit moves a different third of the cursors
+                    }
+                    commits.add(pool.submit(() -> {
+                        go.await();
+                        return errors(coordinator.offsetCommit(CALLER, (short) 8, commit("race", -1, "", q, offsets))
+                                .toCompletableFuture().get());
+                    }));
+                }
+                List<Future<Http.Reply>> others = new ArrayList<>();
+                others.add(pool.submit(() -> {
+                    go.await();
+                    return Http.get("/api/v1/pop/queue/" + q + "?batch=40&partitions=12&wait=false&consumerGroup=race");
+                }));
+                others.add(pool.submit(() -> {
+                    go.await();
+                    return Http.delete("/api/v1/resources/queues/" + q);
+                }));
+                go.countDown();
+                for (Future<List<Short>> f : commits) {
+                    for (short e : f.get(60, TimeUnit.SECONDS)) {
+                        assertTrue(e == Errors.NONE.code() || e == Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                                "round " + round + ": " + Errors.forCode(e));
+                    }
+                }
+                for (Future<Http.Reply> f : others) {
+                    Http.Reply r = f.get(60, TimeUnit.SECONDS);
+                    assertTrue(r.status() < 500, "round " + round + ": " + r.status() + " " + r.body());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
