@@ -15,12 +15,25 @@ import java.util.concurrent.TimeUnit;
  * maturing. Parked pops of one key (tenant, queue, partition, namespace, task, group) share one answer per signal
  * generation: a write, an ack ending a lease or a seek moves the generation, and nothing else makes work claimable
  * sooner than the answer says, so a push waking many parked pops costs one such query, not one each. The same
- * answer tells a pop arriving meanwhile that a claim would find nothing ({@link #knownEmpty}). Thread-safe.
+ * answer tells a pop arriving meanwhile that a claim would find nothing ({@link #knownEmpty}).
+ *
+ * <p>An answer other than never also serves the generations that follow it for up to {@link #REUSE_NANOS} after it
+ * was asked, capped at that point: a busy queue moves its generation with every push and ack (hundreds a second under
+ * a job queue's load), and asking anew each time was a query per push. (Never is asked anew: capped, it would have
+ * every parked pop of a quiet queue claim again a second after each write.) The capped answer stays a lower bound of
+ * what a query would answer now, which is all a parked pop's timer and {@link #knownEmpty} need. A query answers the
+ * earliest, over the pending partitions, of a live lease's expiry and one second from then for work not leased. Since
+ * the answer was asked, a lease that existed then can only have been extended or ended (ending one wakes the pops
+ * directly); a lease taken since expires at least a lease time (one second or more) after it was taken; work not
+ * leased now counts from now; and a lease expired since was in the answer, which has then passed and is asked anew.
+ * Thread-safe.
  */
 @Singleton
 public class DueTimes {
     /** A due time already past is retried no sooner than this (the claim that just missed it may be racing). */
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How long after it was asked an answer also serves later generations, and the latest it then answers. */
+    static final long REUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Remembered due times; the map is emptied when an answer finds it this full (a forgotten one costs one query). */
     private static final int MAX_DUES = 4096;
 
@@ -30,9 +43,19 @@ public class DueTimes {
 
     /**
      * When to re-try without a wake-up (a {@link PopClock#nanoTime}, {@link Long#MAX_VALUE} = never), valid while the
-     * signal's generation is still {@code generation}; {@code at} completes when the one query asking it has answered.
+     * signal's generation is still {@code generation}; {@code at} completes when the one query asking it has answered,
+     * which was asked at {@code askedAt}.
      */
-    private record Due(long generation, CompletableFuture<Long> at) {
+    private record Due(long generation, long askedAt, CompletableFuture<Long> at) {
+        /** This answer for a later generation: capped, or null when it no longer serves one. */
+        Long forLater(long now) {
+            if (!at.isDone() || at.isCompletedExceptionally() || now - askedAt >= REUSE_NANOS
+                    || at.join() == Long.MAX_VALUE) {
+                return null;
+            }
+            long capped = Math.min(at.join(), askedAt + REUSE_NANOS);
+            return capped - now > 0 ? capped : null;
+        }
     }
 
     private final CappedMap<DueKey, Due> dues = new CappedMap<>(MAX_DUES);
@@ -67,7 +90,16 @@ public class DueTimes {
                     return at;
                 }
             }
-            Due mine = new Due(seen, new CompletableFuture<>());
+            Long earlier = d == null || d.generation() == seen ? null : d.forLater(clock.nanoTime());
+            if (earlier != null) {
+                // an answer of an earlier generation still serves: kept for this one too (knownEmpty), unless
+                // another pop has replaced it meanwhile
+                if (seen - d.generation() > 0) {
+                    dues.replace(key, d, new Due(seen, d.askedAt(), CompletableFuture.completedFuture(earlier)));
+                }
+                return earlier;
+            }
+            Due mine = new Due(seen, clock.nanoTime(), new CompletableFuture<>());
             boolean published = d == null ? dues.putIfAbsent(key, mine) == null : dues.replace(key, d, mine);
             if (!published && look < 2) {
                 continue;  // another pop started asking meanwhile: wait for its answer instead
