@@ -119,7 +119,8 @@ BEGIN
         IF v_all AND v_written = COALESCE(cardinality(v_move), 0) THEN
             RETURN;
         END IF;
-        -- the entries left: no id sent, or no cursor row under it
+        -- the entries not answered above: no id sent, no cursor row under it, or a moved cursor of a commit not
+        -- wholly known by id
         SELECT array_agg(u.q ORDER BY u.i), array_agg(u.p ORDER BY u.i), array_agg(u.o ORDER BY u.i)
           INTO p_queues, p_partitions, p_offsets
           FROM unnest(p_queues, p_partitions, p_offsets, p_pids) WITH ORDINALITY AS u(q, p, o, pid, i)
