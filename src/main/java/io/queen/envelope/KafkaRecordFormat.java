@@ -51,30 +51,72 @@ public final class KafkaRecordFormat {
         return out;
     }
 
+    /**
+     * A stored record read in place: {@code key} and {@code value} are views of the stored bytes (null when the
+     * record has none), positioned at their first byte and limited at their last; header keys and values are copies.
+     */
+    public record View(long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+    }
+
+    private static final Header[] NO_HEADERS = new Header[0];
+
     /** The record stored as {@code bytes}; null when they are not a well-formed binary record. */
     public static RecordEnvelope.Kafka decode(byte[] bytes) {
-        Reader in = new Reader(bytes);
+        View v = view(bytes, 0, bytes.length);
+        return v == null ? null : new RecordEnvelope.Kafka(v.timestamp(), copy(v.key()), copy(v.value()), v.headers());
+    }
+
+    /**
+     * The record stored as {@code bytes[off, off + len)}, its key and value not copied (what a Kafka fetch writes
+     * straight into a record batch); null when those bytes are not a well-formed binary record.
+     */
+    public static View view(byte[] bytes, int off, int len) {
+        Reader in = new Reader(bytes, off, off + len);
         try {
             long timestamp = in.long8();
-            byte[] key = in.bytes();
+            ByteBuffer key = in.slice();
             int count = in.int4();
             // a header takes at least 8 bytes: a count beyond what is left is damage, not an allocation to make
-            if (count < 0 || count > (bytes.length - in.at) / 8) {
+            if (count < 0 || count > (in.end - in.at) / 8) {
                 return null;
             }
-            Header[] headers = new Header[count];
+            Header[] headers = count == 0 ? NO_HEADERS : new Header[count];
             for (int i = 0; i < count; i++) {
-                byte[] k = in.bytes();
+                ByteBuffer k = in.slice();
                 if (k == null) {
                     return null;
                 }
-                headers[i] = new RecordHeader(new String(k, StandardCharsets.UTF_8), in.bytes());
+                headers[i] = new RecordHeader(new String(bytes, k.position(), k.remaining(), StandardCharsets.UTF_8),
+                        copy(in.slice()));
             }
-            byte[] value = in.bytes();
-            return in.at != bytes.length ? null : new RecordEnvelope.Kafka(timestamp, key, value, headers);
+            ByteBuffer value = in.slice();
+            return in.at != in.end ? null : new View(timestamp, key, value, headers);
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /**
+     * {@link #view} of a record a writer stored (frame flag 8): the segment's zstd checksum passed, so bytes that are
+     * not a well-formed record are what was written, a writer's defect (IllegalStateException), not bad input.
+     */
+    public static View stored(byte[] bytes, int off, int len) {
+        View v = view(bytes, off, len);
+        if (v == null) {
+            throw new IllegalStateException("a stored Kafka record (frame flag 8) is not well-formed");
+        }
+        return v;
+    }
+
+    /** {@link #stored} with the key and value copied out of the stored bytes. */
+    public static RecordEnvelope.Kafka storedCopy(byte[] bytes) {
+        View v = stored(bytes, 0, bytes.length);
+        return new RecordEnvelope.Kafka(v.timestamp(), copy(v.key()), copy(v.value()), v.headers());
+    }
+
+    private static byte[] copy(ByteBuffer b) {
+        return b == null ? null
+                : Arrays.copyOfRange(b.array(), b.arrayOffset() + b.position(), b.arrayOffset() + b.limit());
     }
 
     private static int length(ByteBuffer b) {
@@ -105,17 +147,20 @@ public final class KafkaRecordFormat {
         return p + 4 + b.length;
     }
 
-    /** Reads the fields in order; IllegalArgumentException for anything past the end. */
+    /** Reads the fields of {@code bytes[at, end)} in order; IllegalArgumentException for anything past the end. */
     private static final class Reader {
         final byte[] bytes;
+        final int end;
         int at;
 
-        Reader(byte[] bytes) {
+        Reader(byte[] bytes, int at, int end) {
             this.bytes = bytes;
+            this.at = at;
+            this.end = end;
         }
 
         private void need(int n) {
-            if (n < 0 || n > bytes.length - at) {
+            if (n < 0 || n > end - at) {
                 throw new IllegalArgumentException("length " + n + " past the end");
             }
         }
@@ -134,14 +179,14 @@ public final class KafkaRecordFormat {
             return v;
         }
 
-        /** The next length-prefixed bytes (-1: null). */
-        byte[] bytes() {
+        /** The next length-prefixed bytes as a view of them (-1: null). */
+        ByteBuffer slice() {
             int n = int4();
             if (n == -1) {
                 return null;
             }
             need(n);
-            byte[] out = Arrays.copyOfRange(bytes, at, at + n);
+            ByteBuffer out = ByteBuffer.wrap(bytes, at, n);
             at += n;
             return out;
         }

@@ -2,8 +2,10 @@ package io.queen.kafka;
 
 import io.queen.browse.ReadStore;
 import io.queen.crypto.PayloadCipher;
+import io.queen.envelope.KafkaRecordFormat;
 import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
+import io.queen.segment.FrameCursor;
 import io.queen.segment.SegmentCodec;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.ByteBuffer;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.LongPredicate;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.internal.DefaultRecord;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -91,20 +94,24 @@ public class RecordBatches {
         return out;
     }
 
+    /** A record picked for a batch: its key and value as views of the bytes they are read from. */
+    private record Picked(long offset, long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+    }
+
     /**
      * One uncompressed batch of the records from {@code from} on (only the offsets {@code include} accepts, all when
      * it is null: a batch may leave offsets out, as a compacted one does); stops before the record that would pass
      * {@code maxBytes} or {@code budget}, but always holds at least one record. The records are sized first
      * (exactly, as the batch will hold them) so the batch is written into a buffer of its final size: grown from a
-     * guess, Kafka's output stream reallocates by a tenth at a time, which cost more than writing the records.
+     * guess, Kafka's output stream reallocates by a tenth at a time, which cost more than writing the records. A
+     * record the Kafka listener stored (frame flag 8, plaintext) goes from the inflated segment into the batch
+     * without a {@link Frame} or a copy of its key and value; other frames (HTTP messages, encrypted ones) are
+     * decoded whole and rendered as {@link RecordEnvelope#decode} says.
      */
     public MemoryRecords build(List<ReadStore.Segment> segments, long from, int maxBytes, long budget,
             LongPredicate include) {
         long bound = Math.min(maxBytes, budget);
-        List<RecordEnvelope.Kafka> picked = new ArrayList<>();
-        List<Long> offsets = new ArrayList<>();
-        long base = -1;
-        long baseTimestamp = 0;
+        List<Picked> picked = new ArrayList<>();
         long size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
         long holes = -1;  // the last offset of the compaction holes met before the first record
         pick:
@@ -115,44 +122,58 @@ public class RecordBatches {
                 continue;
             }
             long commitMillis = s.createdAt().toInstant().toEpochMilli();
-            List<Frame> frames = SegmentCodec.decode(s.blob(), start, take);
-            for (int i = 0; i < frames.size(); i++) {
+            FrameCursor frames = SegmentCodec.cursor(s.blob(), start, take);
+            List<Frame> large = frames == null ? SegmentCodec.decode(s.blob(), start, take) : null;
+            for (int i = 0; i < take; i++) {
+                Frame f = null;
+                if (frames != null) {
+                    frames.next();
+                } else {
+                    f = large.get(i);
+                }
                 long offset = s.baseOffset() + start + i;
                 if (include != null && !include.test(offset)) {
                     continue;
                 }
-                Frame f = frames.get(i);
-                if (f.isHole()) {
+                if (f != null ? f.isHole() : frames.isHole()) {
                     if (picked.isEmpty()) {
                         holes = offset;
                     }
                     continue;
                 }
-                RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), cipher.key(f), commitMillis);
-                if (base < 0) {
-                    base = offset;
-                    baseTimestamp = k.timestamp();
-                }
-                int n = DefaultRecord.sizeInBytes((int) (offset - base), k.timestamp() - baseTimestamp,
-                        wrap(k.key()), wrap(k.value()), k.headers());
+                Picked p = f == null && frames.plainKafkaRecord() ? stored(offset, frames)
+                        : rendered(offset, f != null ? f : frames.frame(), commitMillis);
+                Picked first = picked.isEmpty() ? p : picked.get(0);
+                int n = DefaultRecord.sizeInBytes((int) (offset - first.offset()), p.timestamp() - first.timestamp(),
+                        p.key(), p.value(), p.headers());
                 if (!picked.isEmpty() && size + n > bound) {
                     break pick;
                 }
                 size += n;
-                picked.add(k);
-                offsets.add(offset);
+                picked.add(p);
             }
         }
         if (picked.isEmpty()) {
             return holes < 0 ? MemoryRecords.EMPTY : emptyBatch(from, holes);
         }
         MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate((int) size), RecordBatch.CURRENT_MAGIC_VALUE,
-                Compression.NONE, TimestampType.CREATE_TIME, base);
-        for (int i = 0; i < picked.size(); i++) {
-            RecordEnvelope.Kafka k = picked.get(i);
-            b.appendWithOffset(offsets.get(i), k.timestamp(), k.key(), k.value(), k.headers());
+                Compression.NONE, TimestampType.CREATE_TIME, picked.get(0).offset());
+        for (Picked p : picked) {
+            b.appendWithOffset(p.offset(), p.timestamp(), p.key(), p.value(), p.headers());
         }
         return b.build();
+    }
+
+    /** The record the Kafka listener stored at the cursor's frame, read in place. */
+    private static Picked stored(long offset, FrameCursor frame) {
+        KafkaRecordFormat.View v = KafkaRecordFormat.stored(frame.raw(), frame.payloadOffset(), frame.payloadLength());
+        return new Picked(offset, v.timestamp(), v.key(), v.value(), v.headers());
+    }
+
+    /** Any other frame as a Kafka record: decrypted, and an HTTP message rendered as one. */
+    private Picked rendered(long offset, Frame f, long commitMillis) {
+        RecordEnvelope.Kafka k = RecordEnvelope.decode(f, cipher.plaintext(f), cipher.key(f), commitMillis);
+        return new Picked(offset, k.timestamp(), wrap(k.key()), wrap(k.value()), k.headers());
     }
 
     /**

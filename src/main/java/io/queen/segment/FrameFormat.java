@@ -98,23 +98,9 @@ final class FrameFormat {
         if (len == 0) {
             return Frame.HOLE;
         }
-        int flags = b[off] & 0xFF;
-        if ((flags & ~KNOWN_FLAGS) != 0) {
-            throw error(Kind.BAD_FLAGS, "unknown flag bits 0x" + Integer.toHexString(flags & ~KNOWN_FLAGS), frameIndex, framePos);
-        }
+        int flags = checkedFlags(b, off, len, frameIndex, framePos);
         boolean trace = (flags & FLAG_TRACE) != 0;
         boolean span = (flags & FLAG_SPAN) != 0;
-        if (span && !trace) {
-            throw error(Kind.BAD_FLAGS, "flag 16 (span context) without flag 1 (trace id)", frameIndex, framePos);
-        }
-        if ((flags & FLAG_KEY) != 0 && (flags & FLAG_KAFKA_RECORD) != 0) {
-            throw error(Kind.BAD_FLAGS, "flag 32 (key) with flag 8 (a Kafka record keeps its key in its payload)",
-                    frameIndex, framePos);
-        }
-        int fixed = MIN_BODY + (trace ? UUID_BYTES : 0) + (span ? SPAN_BYTES : 0);
-        if (len < fixed) {
-            throw error(Kind.TRUNCATED_FRAME, "body of " + len + " bytes is shorter than its " + fixed + " fixed bytes", frameIndex, framePos);
-        }
         int end = off + len;
         int p = off + 1;
         UUID messageId = uuid(b, p);
@@ -130,15 +116,9 @@ final class FrameFormat {
             spanId = (long) LONG_BE.get(b, p);
             traceFlags = b[p + 8];
             p += SPAN_BYTES;
-            if (spanId == 0) {
-                throw error(Kind.BAD_FLAGS, "flag 16 with an all-zero span id", frameIndex, framePos);
-            }
         }
-        int txnLen = u16(b, p);
+        int txnLen = txnLength(b, p, end, frameIndex, framePos);
         p += 2;
-        if (txnLen > end - p) {
-            throw error(Kind.LENGTH_PAST_END, "txn_len " + txnLen + " exceeds the " + (end - p) + " body bytes left", frameIndex, framePos);
-        }
         String txn = string(b, p, txnLen, "transaction_id", frameIndex, framePos);
         p += txnLen;
         String psub = null;
@@ -158,6 +138,63 @@ final class FrameFormat {
         byte[] payload = Arrays.copyOfRange(b, p, end);
         return new Frame(messageId, traceId, txn, psub, (flags & FLAG_ENCRYPTED) != 0, payload,
                 (flags & FLAG_KAFKA_RECORD) != 0, spanId, traceFlags, key);
+    }
+
+    /**
+     * The flags of the non-empty body at {@code b[off, off+len)}, checked as {@link #parseBody} checks them: no
+     * unknown bit, no span without a trace id, no key beside a Kafka record, a non-zero span id, and a body at
+     * least as long as the fixed fields its flags announce.
+     */
+    static int checkedFlags(byte[] b, int off, int len, long frameIndex, long framePos) {
+        int flags = b[off] & 0xFF;
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            throw error(Kind.BAD_FLAGS, "unknown flag bits 0x" + Integer.toHexString(flags & ~KNOWN_FLAGS), frameIndex, framePos);
+        }
+        boolean trace = (flags & FLAG_TRACE) != 0;
+        boolean span = (flags & FLAG_SPAN) != 0;
+        if (span && !trace) {
+            throw error(Kind.BAD_FLAGS, "flag 16 (span context) without flag 1 (trace id)", frameIndex, framePos);
+        }
+        if ((flags & FLAG_KEY) != 0 && (flags & FLAG_KAFKA_RECORD) != 0) {
+            throw error(Kind.BAD_FLAGS, "flag 32 (key) with flag 8 (a Kafka record keeps its key in its payload)",
+                    frameIndex, framePos);
+        }
+        int fixed = MIN_BODY + (trace ? UUID_BYTES : 0) + (span ? SPAN_BYTES : 0);
+        if (len < fixed) {
+            throw error(Kind.TRUNCATED_FRAME, "body of " + len + " bytes is shorter than its " + fixed + " fixed bytes", frameIndex, framePos);
+        }
+        if (span && (long) LONG_BE.get(b, off + 1 + 2 * UUID_BYTES) == 0) {
+            throw error(Kind.BAD_FLAGS, "flag 16 with an all-zero span id", frameIndex, framePos);
+        }
+        return flags;
+    }
+
+    /**
+     * Where the payload of the non-empty body at {@code b[off, off+len)} starts, every length on the way checked
+     * as {@link #parseBody} checks it; the ids and strings before it are neither decoded nor checked for UTF-8 (a
+     * reader that wants only the payload, the Kafka fetch, skips them).
+     */
+    static int payloadAt(byte[] b, int off, int len, int flags, long frameIndex, long framePos) {
+        int end = off + len;
+        int p = off + 1 + UUID_BYTES + ((flags & FLAG_TRACE) != 0 ? UUID_BYTES : 0)
+                + ((flags & FLAG_SPAN) != 0 ? SPAN_BYTES : 0);
+        p += 2 + txnLength(b, p, end, frameIndex, framePos);
+        if ((flags & FLAG_PRODUCER_SUB) != 0) {
+            p += 2 + optionalFieldLength(b, p, end, "psub_len", frameIndex, framePos);
+        }
+        if ((flags & FLAG_KEY) != 0) {
+            p += 2 + optionalFieldLength(b, p, end, "key_len", frameIndex, framePos);
+        }
+        return p;
+    }
+
+    /** The u16 txn_len at {@code b[p]}, checked against the body's end. */
+    private static int txnLength(byte[] b, int p, int end, long frameIndex, long framePos) {
+        int txnLen = u16(b, p);
+        if (txnLen > end - p - 2) {
+            throw error(Kind.LENGTH_PAST_END, "txn_len " + txnLen + " exceeds the " + (end - p - 2) + " body bytes left", frameIndex, framePos);
+        }
+        return txnLen;
     }
 
     /** The u16 length at {@code b[p]} of a field its flag announced, checked against the body's end. */

@@ -234,6 +234,21 @@ public final class SegmentCodec {
         return out;
     }
 
+    /**
+     * Frames {@code [startIndex, startIndex + take)} of a segment blob as a {@link FrameCursor} over its inflated
+     * bytes, when the segment inflates whole as {@link #decode(byte[], int, int)} would inflate it (at most
+     * {@link #WHOLE_INFLATE_LIMIT} raw bytes, its size recorded); null for a larger one, which {@code decode}
+     * streams instead. The checksum is verified; frames are checked as the cursor reaches them.
+     */
+    public static FrameCursor cursor(byte[] blob, int startIndex, int take) {
+        checkRange(startIndex, take);
+        long contentSize = inspect(blob, MAX_RAW_SEGMENT_BYTES);
+        if (contentSize <= 0 || contentSize > WHOLE_INFLATE_LIMIT) {
+            return null;
+        }
+        return new FrameCursor(inflateWhole(blob, contentSize), startIndex, take);
+    }
+
     /** Number of frames in a segment blob; checks the container and every length prefix, not the bodies. */
     public static int countFrames(byte[] blob) {
         return countRawFrames(decompress(blob));
@@ -313,7 +328,7 @@ public final class SegmentCodec {
     }
 
     /** Validates the length prefix at {@code pos} (which is {@code < raw.length}) and returns the next frame's offset. */
-    private static int nextFrame(byte[] raw, int pos, long index) {
+    static int nextFrame(byte[] raw, int pos, long index) {
         int left = raw.length - pos;
         if (left < FrameFormat.LENGTH_PREFIX) {
             throw FrameFormat.error(Kind.TRUNCATED_FRAME, "only " + left + " bytes left for the 4-byte length", index, pos);
@@ -366,7 +381,7 @@ public final class SegmentCodec {
         }
     }
 
-    private static SegmentFormatException outOfRange(int startIndex, int take, long count) {
+    static SegmentFormatException outOfRange(int startIndex, int take, long count) {
         String want = take < 0 ? "from frame " + startIndex : "frames [" + startIndex + ", " + ((long) startIndex + take) + ")";
         return new SegmentFormatException(Kind.INDEX_OUT_OF_RANGE, want + " requested but the segment has " + count + " frames");
     }

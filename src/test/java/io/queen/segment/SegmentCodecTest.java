@@ -178,6 +178,42 @@ class SegmentCodecTest {
     }
 
     @Test
+    void aCursorReadsEveryRangeAsTheRangedDecodeDoes() {
+        List<Frame> frames = new ArrayList<>(TestFrames.randomList(new Random(11), 9, 300));
+        frames.add(3, Frame.HOLE);
+        frames.add(new Frame(MID, TID, "kafka:1:0:7", "sub", false, new byte[] {0, 1, 2}, true, 42, (byte) 1));
+        frames.add(new Frame(MID, null, "kafka:1:0:8", null, true, new byte[] {3, 4}, true));
+        byte[] blob = SegmentCodec.encode(frames, 3);
+        for (int start = 0; start <= frames.size(); start++) {
+            for (int take = 0; start + take <= frames.size(); take++) {
+                List<Frame> want = SegmentCodec.decode(blob, start, take);
+                FrameCursor c = SegmentCodec.cursor(blob, start, take);
+                for (Frame f : want) {
+                    assertTrue(c.next(), start + "+" + take);
+                    assertEquals(f.isHole(), c.isHole());
+                    assertEquals(f, c.frame());
+                    assertEquals(!f.isHole() && f.kafkaRecord() && !f.encrypted(), c.plainKafkaRecord(), f.toString());
+                    assertArrayEquals(f.payload(), java.util.Arrays.copyOfRange(c.raw(), c.payloadOffset(),
+                            c.payloadOffset() + c.payloadLength()), f.toString());
+                }
+                assertEquals(false, c.next());
+            }
+            int s = start;
+            int t = frames.size() - start + 1;
+            assertEquals(Kind.INDEX_OUT_OF_RANGE, assertThrows(SegmentFormatException.class, () -> {
+                FrameCursor c = SegmentCodec.cursor(blob, s, t);
+                while (c.next()) {
+                    // reads until the segment ends before the range does
+                }
+            }).kind());
+        }
+        assertThrows(IllegalArgumentException.class, () -> SegmentCodec.cursor(blob, -1, 1));
+        byte[] large = SegmentCodec.encode(List.of(Frame.of(MID, "t",
+                new byte[SegmentCodec.WHOLE_INFLATE_LIMIT + 1])), 3);
+        assertEquals(null, SegmentCodec.cursor(large, 0, 1), "a segment larger than the whole-inflate limit streams");
+    }
+
+    @Test
     void emptySegment() {
         byte[] blob = SegmentCodec.encode(List.of());
         assertEquals(List.of(), SegmentCodec.decode(blob));

@@ -38,7 +38,22 @@ class SegmentCorruptionTest {
             b -> SegmentCodec.decode(b, 0, 1),
             b -> SegmentCodec.decode(b, 1, 1),
             SegmentCodec::countFrames,
-            SegmentCodec::decompress);
+            SegmentCodec::decompress,
+            b -> payloads(b, 0, 1),
+            b -> payloads(b, 1, 1));
+
+    /** The payloads of frames [start, start + take) as a {@link FrameCursor} reads them (null for a large blob). */
+    private static Object payloads(byte[] blob, int start, int take) {
+        FrameCursor c = SegmentCodec.cursor(blob, start, take);
+        if (c == null) {
+            return SegmentCodec.decode(blob, start, take);
+        }
+        List<byte[]> out = new java.util.ArrayList<>();
+        while (c.next()) {
+            out.add(Arrays.copyOfRange(c.raw(), c.payloadOffset(), c.payloadOffset() + c.payloadLength()));
+        }
+        return out;
+    }
 
     private static void assertAllReadersFail(byte[] blob, Set<Kind> allowed) {
         for (Function<byte[], Object> reader : BLOB_READERS) {
