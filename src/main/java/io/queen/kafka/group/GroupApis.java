@@ -2,6 +2,7 @@ package io.queen.kafka.group;
 
 import io.queen.kafka.transport.KafkaApiProvider;
 import io.queen.kafka.transport.KafkaApis;
+import io.queen.kafka.transport.KafkaBatchHandler;
 import io.queen.kafka.transport.KafkaHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
@@ -37,9 +38,10 @@ class GroupApis implements KafkaApiProvider {
                 .serve(ApiKeys.HEARTBEAT, 4, (KafkaHandler<HeartbeatRequestData>) coordinator::heartbeat)
                 .serve(ApiKeys.LEAVE_GROUP, 5, (KafkaHandler<LeaveGroupRequestData>) coordinator::leaveGroup)
                 // one connection's commits in request order, as Apache Kafka serves them: a consumer pipelines its
-                // asynchronous commits, and run at once they deadlock in PostgreSQL or an earlier one lands last
-                .serveInOrder(ApiKeys.OFFSET_COMMIT, 9,
-                        (KafkaHandler<OffsetCommitRequestData>) coordinator::offsetCommit)
+                // asynchronous commits, and run at once they deadlock in PostgreSQL or an earlier one lands last;
+                // those that queued up behind a running one are written together
+                .serveCoalesced(ApiKeys.OFFSET_COMMIT, 9,
+                        (KafkaBatchHandler<OffsetCommitRequestData>) coordinator::offsetCommits)
                 .serve(ApiKeys.OFFSET_FETCH, 9, (KafkaHandler<OffsetFetchRequestData>) coordinator::offsetFetch)
                 .serve(ApiKeys.LIST_GROUPS, 5, (KafkaHandler<ListGroupsRequestData>) coordinator::listGroups)
                 .serve(ApiKeys.DESCRIBE_GROUPS, 6,

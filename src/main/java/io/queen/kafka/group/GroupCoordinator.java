@@ -5,6 +5,7 @@ import io.queen.api.Input;
 import io.queen.auth.Tenants;
 import io.queen.kafka.CoordinatorSql;
 import io.queen.kafka.KafkaStore;
+import io.queen.kafka.transport.KafkaCall;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.kafka.cluster.BrokerRegistry;
 import io.queen.kafka.cluster.ClusterView;
@@ -672,32 +673,80 @@ public class GroupCoordinator {
 
     public CompletionStage<OffsetCommitResponseData> offsetCommit(KafkaCaller caller, short apiVersion,
             OffsetCommitRequestData request) {
-        OffsetCommitResponseData out = new OffsetCommitResponseData();
-        Errors groupError = Errors.NONE;
-        if (!validGroupId(request.groupId())) {
-            groupError = Errors.INVALID_GROUP_ID;
-        } else if (!here(request.groupId())) {
-            groupError = Errors.NOT_COORDINATOR;
-        } else {
-            ClassicGroups.Key key = key(caller, request.groupId());
-            Errors consumer = consumerCheck(key, request.memberId(), request.generationIdOrMemberEpoch(), true);
-            groupError = consumer != null ? consumer : groups.validateCommit(key, request.memberId(),
-                    request.groupInstanceId(), request.generationIdOrMemberEpoch());
+        return offsetCommits(List.of(new KafkaCall<>(caller, apiVersion, request))).get(0);
+    }
+
+    /**
+     * One connection's OffsetCommits that queued up while its previous one ran, in request order: each checked and
+     * answered on its own, the offsets of each group written by one call, where a later commit's offset of a
+     * partition replaces an earlier one's (the state both would have left once run one after the other). A failed
+     * write fails the answers of that group's commits.
+     */
+    public List<CompletableFuture<OffsetCommitResponseData>> offsetCommits(
+            List<KafkaCall<OffsetCommitRequestData>> calls) {
+        record Group(UUID tenant, String id) {
         }
-        List<GroupOffsetStore.PartitionOffset> wanted = new ArrayList<>();
-        for (OffsetCommitRequestTopic t : request.topics()) {
-            if (groupError == Errors.NONE && byName(t.name()) && validTopic(t.name())) {
-                for (OffsetCommitRequestPartition p : t.partitions()) {
-                    if (p.committedOffset() >= 0 && p.partitionIndex() >= 0
-                            && !metadataTooLarge(p.committedMetadata())) {
-                        wanted.add(new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
-                                p.committedOffset()));
+        Errors[] groupErrors = new Errors[calls.size()];
+        Map<Group, Map<TopicPartition, GroupOffsetStore.PartitionOffset>> wanted = new LinkedHashMap<>();
+        for (int i = 0; i < calls.size(); i++) {
+            KafkaCaller caller = calls.get(i).caller();
+            OffsetCommitRequestData request = calls.get(i).request();
+            groupErrors[i] = commitError(caller, request);
+            if (groupErrors[i] != Errors.NONE) {
+                continue;
+            }
+            for (OffsetCommitRequestTopic t : request.topics()) {
+                if (byName(t.name()) && validTopic(t.name())) {
+                    for (OffsetCommitRequestPartition p : t.partitions()) {
+                        if (p.committedOffset() >= 0 && p.partitionIndex() >= 0
+                                && !metadataTooLarge(p.committedMetadata())) {
+                            wanted.computeIfAbsent(new Group(Tenants.of(caller.tenant()), request.groupId()),
+                                    g -> new LinkedHashMap<>()).put(new TopicPartition(t.name(), p.partitionIndex()),
+                                    new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
+                                            p.committedOffset()));
+                        }
                     }
                 }
             }
         }
-        Set<TopicPartition> stored = wanted.isEmpty() ? Set.of()
-                : sql(() -> offsets.commit(Tenants.of(caller.tenant()), request.groupId(), wanted));
+        Map<Group, Set<TopicPartition>> stored = new HashMap<>();
+        Map<Group, RuntimeException> failed = new HashMap<>();
+        wanted.forEach((g, offsetsOf) -> {
+            try {
+                stored.put(g, sql(() -> offsets.commit(g.tenant(), g.id(), new ArrayList<>(offsetsOf.values()))));
+            } catch (RuntimeException e) {
+                failed.put(g, e);
+            }
+        });
+        List<CompletableFuture<OffsetCommitResponseData>> out = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            KafkaCall<OffsetCommitRequestData> call = calls.get(i);
+            Group g = new Group(Tenants.of(call.caller().tenant()), call.request().groupId());
+            RuntimeException e = groupErrors[i] == Errors.NONE ? failed.get(g) : null;
+            out.add(e != null ? CompletableFuture.failedFuture(e) : CompletableFuture.completedFuture(
+                    commitAnswer(call.apiVersion(), call.request(), groupErrors[i], stored.getOrDefault(g, Set.of()))));
+        }
+        return out;
+    }
+
+    /** What an OffsetCommit's group and member say about it: NONE, or the error every partition is answered. */
+    private Errors commitError(KafkaCaller caller, OffsetCommitRequestData request) {
+        if (!validGroupId(request.groupId())) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        if (!here(request.groupId())) {
+            return Errors.NOT_COORDINATOR;
+        }
+        ClassicGroups.Key key = key(caller, request.groupId());
+        Errors consumer = consumerCheck(key, request.memberId(), request.generationIdOrMemberEpoch(), true);
+        return consumer != null ? consumer : groups.validateCommit(key, request.memberId(),
+                request.groupInstanceId(), request.generationIdOrMemberEpoch());
+    }
+
+    /** The answer to one OffsetCommit: {@code stored} holds the partitions of its group that were written. */
+    private static OffsetCommitResponseData commitAnswer(short apiVersion, OffsetCommitRequestData request,
+            Errors groupError, Set<TopicPartition> stored) {
+        OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestTopic t : request.topics()) {
             OffsetCommitResponseTopic rt = new OffsetCommitResponseTopic().setName(t.name());
             if (apiVersion >= 10) {
@@ -723,7 +772,7 @@ public class GroupCoordinator {
             }
             out.topics().add(rt);
         }
-        return CompletableFuture.completedFuture(out);
+        return out;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.queen.auth.Access;
 import io.queen.auth.Role;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
@@ -21,7 +22,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 public final class KafkaApis {
     /** One served API: its version range and handler. */
     public record Entry(ApiKeys key, short minVersion, short maxVersion, boolean ordered,
-            KafkaHandler<ApiMessage> handler) {
+            KafkaHandler<ApiMessage> handler, KafkaBatchHandler<ApiMessage> batch) {
         boolean supports(short version) {
             return version >= minVersion && version <= maxVersion;
         }
@@ -53,11 +54,29 @@ public final class KafkaApis {
         return put(key, key.oldestVersion(), maxVersion, true, handler);
     }
 
+    /**
+     * Serves {@code key} one connection's requests at a time in request order, as {@link #serveInOrder}, but hands
+     * the handler every request of the key that queued up on the connection while its previous call ran: a client
+     * that pipelines them (offset commits sent without waiting for the answer) is served by one call per batch.
+     */
     @SuppressWarnings("unchecked")
+    public <Q extends ApiMessage> KafkaApis serveCoalesced(ApiKeys key, int maxVersion, KafkaBatchHandler<Q> handler) {
+        KafkaBatchHandler<ApiMessage> batch = (KafkaBatchHandler<ApiMessage>) (KafkaBatchHandler<?>) handler;
+        KafkaHandler<ApiMessage> one = (c, v, r) -> batch.handle(List.of(new KafkaCall<>(c, v, r))).get(0);
+        return put(key, key.oldestVersion(), maxVersion, true, one, batch);
+    }
+
     private <Q extends ApiMessage> KafkaApis put(ApiKeys key, int minVersion, int maxVersion, boolean ordered,
             KafkaHandler<Q> handler) {
+        return put(key, minVersion, maxVersion, ordered, handler, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <Q extends ApiMessage> KafkaApis put(ApiKeys key, int minVersion, int maxVersion, boolean ordered,
+            KafkaHandler<Q> handler, KafkaBatchHandler<ApiMessage> batch) {
         short max = (short) Math.min(maxVersion, key.latestVersion());
-        entries.put(key, new Entry(key, (short) minVersion, max, ordered, (KafkaHandler<ApiMessage>) handler));
+        entries.put(key, new Entry(key, (short) minVersion, max, ordered, (KafkaHandler<ApiMessage>) handler,
+                batch));
         return this;
     }
 

@@ -153,7 +153,12 @@ final class KafkaDispatcher {
                 span.setAttribute(CLIENT_ID, header.clientId());
             }
             CompletableFuture<CompletionStage<ApiMessage>> called;
-            if (entry.ordered()) {
+            if (entry.batch() != null) {
+                // not current while the batch runs (it serves other requests too); ended with this request's answer
+                called = CompletableFuture.completedFuture(session.coalesced(key,
+                        k -> new CoalescedCalls(entry.batch(), workers)).submit(
+                        new KafkaCall<>(caller, version, request.data())));
+            } else if (entry.ordered()) {
                 CompletableFuture<CompletionStage<ApiMessage>> next = new CompletableFuture<>();
                 session.chainOrdered(next).whenComplete((x, e) -> workers.execute(() ->
                         next.complete(run(entry, caller, version, request, span))));

@@ -2,7 +2,11 @@ package io.queen.kafka.transport;
 
 import io.queen.auth.Caller;
 import io.queen.auth.Role;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * What one connection knows about its client: the address and, per request, the client id, and the chain that
@@ -23,6 +27,9 @@ final class KafkaSession {
     private CompletableFuture<?> lastOrderedCall =
             CompletableFuture.completedFuture(null);
 
+    /** The connection's coalesced keys' queues, made on their first request (event-loop thread only). */
+    private final Map<ApiKeys, CoalescedCalls> coalesced = new EnumMap<>(ApiKeys.class);
+
     KafkaSession(String clientHost, String tenant) {
         this.clientHost = clientHost;
         this.tenant = tenant;
@@ -37,6 +44,11 @@ final class KafkaSession {
         CompletableFuture<?> previous = lastOrderedCall;
         lastOrderedCall = call;
         return previous;
+    }
+
+    /** The queue of this connection's requests of {@code key}, made by {@code make} on its first one. */
+    CoalescedCalls coalesced(ApiKeys key, Function<ApiKeys, CoalescedCalls> make) {
+        return coalesced.computeIfAbsent(key, make);
     }
 
     /** The caller of one request of this connection. */

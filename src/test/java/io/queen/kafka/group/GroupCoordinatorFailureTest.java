@@ -1,5 +1,6 @@
 package io.queen.kafka.group;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.quarkus.runtime.configuration.MemorySize;
@@ -10,6 +11,7 @@ import io.queen.shutdown.DrainState;
 import java.math.BigInteger;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.common.TopicPartition;
@@ -83,8 +85,10 @@ class GroupCoordinatorFailureTest {
                 new InMemoryGroupLog(), () -> ClusterView.alone(new KafkaNode(1, "localhost", 9092, null)),
                 new InMemoryConsumerGroupLog(), tenant -> java.util.Map.of());
         try {
-            assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetCommit(CALLER, (short) 8,
-                    GroupCoordinatorTest.commit("g", -1, "", "t", 3)));
+            // a commit's write failing fails its answer's stage (the commits written with it fail with it)
+            assertInstanceOf(CoordinatorNotAvailableException.class, assertThrows(ExecutionException.class,
+                    () -> coordinator.offsetCommit(CALLER, (short) 8, GroupCoordinatorTest.commit("g", -1, "", "t", 3))
+                            .toCompletableFuture().get()).getCause());
             assertThrows(CoordinatorNotAvailableException.class, () -> coordinator.offsetFetch(CALLER, (short) 8,
                     new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup().setGroupId("g")
                             .setTopics(null)))));

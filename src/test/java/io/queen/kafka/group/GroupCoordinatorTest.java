@@ -10,6 +10,7 @@ import io.queen.auth.Tenants;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.queen.kafka.transport.KafkaCall;
 import io.queen.kafka.transport.KafkaCaller;
 import io.queen.testing.Api;
 import io.queen.testing.FreshDatabase;
@@ -138,6 +139,30 @@ class GroupCoordinatorTest {
         view.get("kg-orders").get("partitions").forEach(p -> lag.put(p.get("partition").asText(),
                 p.get("offsetLag").asLong()));
         assertEquals(Map.of("0", 6L, "1", 0L), lag);
+    }
+
+    @Test
+    void commitsQueuedOnOneConnectionAreAnsweredEachAndTheLaterOffsetOfAPartitionWins() throws Exception {
+        Api.pushN("kg-queued", "0", "m", 0, 8);
+        Api.pushN("kg-queued", "1", "m", 0, 8);
+        OffsetCommitRequestData later = commit("queued", -1, "", "kg-queued", 3);
+        later.topics().add(new OffsetCommitRequestTopic().setName("kg-missing").setPartitions(new ArrayList<>(List.of(
+                new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(1)))));
+        List<KafkaCall<OffsetCommitRequestData>> calls = List.of(
+                new KafkaCall<>(CALLER, (short) 8, commit("queued", -1, "", "kg-queued", 6, 2)),
+                new KafkaCall<>(CALLER, (short) 8, commit("queued-other", -1, "", "kg-queued", 5)),
+                new KafkaCall<>(CALLER, (short) 8, commit("", -1, "", "kg-queued", 7)),
+                new KafkaCall<>(CALLER, (short) 8, later));
+        List<List<Short>> answers = new ArrayList<>();
+        for (var f : coordinator.offsetCommits(calls)) {
+            answers.add(errors(f.get()));
+        }
+        assertEquals(List.of(List.of((short) 0, (short) 0), List.of((short) 0),
+                List.of(Errors.INVALID_GROUP_ID.code()),
+                List.of((short) 0, Errors.UNKNOWN_TOPIC_OR_PARTITION.code())), answers);
+        // the later commit moved partition 0 back to 3, as it would have run after the first one
+        assertEquals(Map.of("kg-queued/0", 3L, "kg-queued/1", 2L), fetch((short) 8, "queued", null));
+        assertEquals(Map.of("kg-queued/0", 5L), fetch((short) 8, "queued-other", null));
     }
 
     @Test

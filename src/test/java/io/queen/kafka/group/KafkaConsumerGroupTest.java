@@ -14,7 +14,13 @@ import io.queen.testing.Api;
 import io.queen.testing.Await;
 import io.queen.testing.FreshDatabase;
 import io.queen.testing.Http;
+import io.agroal.api.AgroalDataSource;
+import io.queen.testing.Sql;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +37,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -50,6 +57,9 @@ class KafkaConsumerGroupTest extends KafkaListenerClients {
     static final int FIRST = 30;
     static final int SECOND = 20;
     static final int SESSION_MS = GroupConsumer.SESSION_MS;
+
+    @Inject
+    AgroalDataSource ds;
 
 
 
@@ -226,6 +236,63 @@ class KafkaConsumerGroupTest extends KafkaListenerClients {
             admin.deleteConsumerGroups(List.of(group)).all().get();
             assertEquals(Map.of(), committed(admin, group));
             assertEquals("{}", Http.get("/api/v1/consumer-groups/" + group).body());
+        }
+    }
+    /**
+     * A consumer's asynchronous commits that queue up behind one held on a lock (a cursor row locked by another
+     * transaction) are served once it is released: every one answered without error, in the order sent, and the group
+     * holds the offsets of the last one, a partition moved back by a later commit included.
+     */
+    @Test
+    void asynchronousCommitsQueuedBehindABlockedOneAreEachAnsweredInOrderAndTheLastHolds() throws Exception {
+        String topic = "kg-async";
+        String group = "async-commits";
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        TopicPartition p1 = new TopicPartition(topic, 1);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+            produce(topic, 2, 0, 30);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProperties(bootstrap(), group),
+                    new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                consumer.assign(List.of(p0, p1));
+                consumer.commitSync(Map.of(p0, new OffsetAndMetadata(1), p1, new OffsetAndMetadata(1)));
+                List<Long> answered = new ArrayList<>();
+                List<Exception> failures = new ArrayList<>();
+                try (Connection held = ds.getConnection()) {
+                    held.setAutoCommit(false);
+                    try (Statement st = held.createStatement()) {
+                        st.execute("SELECT 1 FROM queen.log_consumers WHERE consumer_group = '" + group + "' FOR UPDATE");
+                    }
+                    for (long offset = 2; offset <= 21; offset++) {
+                        long sent = offset;
+                        // the last commit moves partition 1 back to 5
+                        consumer.commitAsync(Map.of(p0, new OffsetAndMetadata(offset),
+                                p1, new OffsetAndMetadata(offset == 21 ? 5 : offset)), (offsets, e) -> {
+                                    answered.add(sent);
+                                    if (e != null) {
+                                        failures.add(e);
+                                    }
+                                });
+                        consumer.poll(Duration.ZERO);
+                    }
+                    await("the first commit waits on the held lock", () -> Sql.count(ds,
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                    + " AND wait_event_type = 'Lock'") > 0);
+                    assertEquals(List.of(), answered, "no commit was answered while the lock was held");
+                    held.rollback();
+                }
+                Await.until("every commit answered", () -> {
+                    consumer.poll(Duration.ofMillis(50));
+                    return answered.size() == 20;
+                }, Duration.ofSeconds(60));
+                assertEquals(List.of(), failures);
+                List<Long> sent = new ArrayList<>();
+                for (long offset = 2; offset <= 21; offset++) {
+                    sent.add(offset);
+                }
+                assertEquals(sent, answered);
+            }
+            assertEquals(Map.of(0, 21L, 1, 5L), committed(admin, group));
         }
     }
 }
