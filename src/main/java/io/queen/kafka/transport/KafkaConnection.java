@@ -119,7 +119,9 @@ final class KafkaConnection {
                 rawToken = false;
                 answer = dispatcher.saslToken(session, record.getBytes());
             } else {
-                answer = dispatcher.dispatch(session, record.getBytes());
+                // the parser's record is a copy of its own, so its bytes are read in place (a produce's record
+                // batches stay slices of them) instead of being copied once more
+                answer = dispatcher.dispatch(session, record.getByteBuf().nioBuffer());
                 rawToken = session.expectsRawToken();
             }
         } catch (MalformedRequest e) {

@@ -84,11 +84,10 @@ final class KafkaDispatcher {
     }
 
     /**
-     * The answer to {@code frame} (a request without its size prefix): a future of the whole response frame, or of
-     * null when the request expects none (produce with acks=0).
+     * The answer to {@code buf} (a request without its size prefix, from position 0; its bytes stay the request's):
+     * a future of the whole response frame, or of null when the request expects none (produce with acks=0).
      */
-    CompletableFuture<ByteBuffer> dispatch(KafkaSession session, byte[] frame) throws MalformedRequest {
-        ByteBuffer buf = ByteBuffer.wrap(frame);
+    CompletableFuture<ByteBuffer> dispatch(KafkaSession session, ByteBuffer buf) throws MalformedRequest {
         short keyId = buf.getShort(0);
         short version = buf.getShort(2);
         int correlationId = buf.getInt(4);
