@@ -63,7 +63,7 @@ public final class KafkaRecordFormat {
     /** The record stored as {@code bytes}; null when they are not a well-formed binary record. */
     public static RecordEnvelope.Kafka decode(byte[] bytes) {
         View v = view(bytes, 0, bytes.length);
-        return v == null ? null : new RecordEnvelope.Kafka(v.timestamp(), copy(v.key()), copy(v.value()), v.headers());
+        return v == null ? null : copied(v);
     }
 
     /**
@@ -110,7 +110,11 @@ public final class KafkaRecordFormat {
 
     /** {@link #stored} with the key and value copied out of the stored bytes. */
     public static RecordEnvelope.Kafka storedCopy(byte[] bytes) {
-        View v = stored(bytes, 0, bytes.length);
+        return copied(stored(bytes, 0, bytes.length));
+    }
+
+    /** The record {@code v} with its key and value copied out of the bytes it views. */
+    private static RecordEnvelope.Kafka copied(View v) {
         return new RecordEnvelope.Kafka(v.timestamp(), copy(v.key()), copy(v.value()), v.headers());
     }
 

@@ -12,11 +12,13 @@ import io.queen.segment.SegmentFormatException.Kind;
 public final class FrameCursor {
     private final byte[] raw;
     private final int startIndex;
+    /** -1: every frame from startIndex on, up to the end of the data. */
     private final int take;
     private int pos;
     private int next;
     private long index;
-    private int flags;
+    /** The current frame's checked flags, or -1 before they were read. */
+    private int flags = -1;
     private int payloadAt;
 
     FrameCursor(byte[] raw, int startIndex, int take) {
@@ -33,41 +35,37 @@ public final class FrameCursor {
     }
 
     /**
-     * Moves to the next wanted frame; false once {@code take} frames were read.
+     * Moves to the next wanted frame, checking its length prefix; false once {@code take} frames were read (with
+     * {@code take} -1: at the end of the data).
      *
      * @throws SegmentFormatException {@link Kind#INDEX_OUT_OF_RANGE} when the segment ends first, or another kind
-     *     for a malformed frame
+     *     for a malformed length
      */
     public boolean next() {
-        if (index + 1 >= (long) startIndex + take) {
+        if (take >= 0 && index + 1 >= (long) startIndex + take) {
             return false;
         }
-        index++;
         if (next == raw.length) {
-            throw SegmentCodec.outOfRange(startIndex, take, index);
+            if (take < 0) {
+                return false;
+            }
+            throw SegmentCodec.outOfRange(startIndex, take, index + 1);
         }
+        index++;
         pos = next;
         next = SegmentCodec.nextFrame(raw, pos, index);
-        int body = pos + FrameFormat.LENGTH_PREFIX;
-        int len = next - body;
-        if (len == 0) {
-            flags = -1;
-            payloadAt = next;
-        } else {
-            flags = FrameFormat.checkedFlags(raw, body, len, index, pos);
-            payloadAt = FrameFormat.payloadAt(raw, body, len, flags, index, pos);
-        }
+        flags = -1;
         return true;
     }
 
     /** Whether the current frame is a hole (the place of a record compaction removed, {@link Frame#HOLE}). */
     public boolean isHole() {
-        return flags < 0;
+        return next - pos == FrameFormat.LENGTH_PREFIX;
     }
 
     /** Whether the current frame's payload is a Kafka record in binary form (flag 8) stored as plaintext. */
     public boolean plainKafkaRecord() {
-        return flags >= 0 && (flags & (FrameFormat.FLAG_KAFKA_RECORD | FrameFormat.FLAG_ENCRYPTED))
+        return !isHole() && (readFlags() & (FrameFormat.FLAG_KAFKA_RECORD | FrameFormat.FLAG_ENCRYPTED))
                 == FrameFormat.FLAG_KAFKA_RECORD;
     }
 
@@ -76,17 +74,34 @@ public final class FrameCursor {
         return raw;
     }
 
+    /** Where the current frame's payload starts in {@link #raw()}; the frame's fields checked on the way. */
     public int payloadOffset() {
+        readFlags();
         return payloadAt;
     }
 
     public int payloadLength() {
-        return next - payloadAt;
+        return next - payloadOffset();
     }
 
     /** The current frame decoded whole, as {@link SegmentCodec#decode} returns it. */
     public Frame frame() {
         int body = pos + FrameFormat.LENGTH_PREFIX;
         return FrameFormat.parseBody(raw, body, next - body, index, pos);
+    }
+
+    /** The current frame's flags and payload offset, read and checked once (a hole has neither: its end). */
+    private int readFlags() {
+        if (flags < 0) {
+            int body = pos + FrameFormat.LENGTH_PREFIX;
+            int len = next - body;
+            if (len == 0) {
+                payloadAt = next;
+                return 0;
+            }
+            flags = FrameFormat.checkedFlags(raw, body, len, index, pos);
+            payloadAt = FrameFormat.payloadAt(raw, body, len, flags, index, pos);
+        }
+        return flags;
     }
 }

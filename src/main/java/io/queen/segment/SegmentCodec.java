@@ -308,21 +308,9 @@ public final class SegmentCodec {
     /** {@code take < 0} means "every frame from startIndex on, and the data must end on a frame boundary". */
     private static List<Frame> parse(byte[] raw, int startIndex, int take) {
         List<Frame> out = new ArrayList<>(take < 0 ? 16 : Math.min(take, MAX_PREALLOCATED_FRAMES));
-        long end = take < 0 ? Long.MAX_VALUE : (long) startIndex + take;
-        int pos = 0;
-        for (long index = 0; index < end; index++) {
-            if (pos == raw.length) {
-                if (take < 0 && index >= startIndex) {
-                    break;
-                }
-                throw outOfRange(startIndex, take, index);
-            }
-            int next = nextFrame(raw, pos, index);
-            if (index >= startIndex) {
-                int body = pos + FrameFormat.LENGTH_PREFIX;
-                out.add(FrameFormat.parseBody(raw, body, next - body, index, pos));
-            }
-            pos = next;
+        FrameCursor frames = new FrameCursor(raw, startIndex, take);
+        while (frames.next()) {
+            out.add(frames.frame());
         }
         return out;
     }

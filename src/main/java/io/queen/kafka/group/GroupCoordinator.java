@@ -687,10 +687,12 @@ public class GroupCoordinator {
         record Group(UUID tenant, String id) {
         }
         Errors[] groupErrors = new Errors[calls.size()];
+        Group[] groupOf = new Group[calls.size()];
         Map<Group, Map<TopicPartition, GroupOffsetStore.PartitionOffset>> wanted = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
             KafkaCaller caller = calls.get(i).caller();
             OffsetCommitRequestData request = calls.get(i).request();
+            groupOf[i] = new Group(Tenants.of(caller.tenant()), request.groupId());
             groupErrors[i] = commitError(caller, request);
             if (groupErrors[i] != Errors.NONE) {
                 continue;
@@ -700,10 +702,10 @@ public class GroupCoordinator {
                     for (OffsetCommitRequestPartition p : t.partitions()) {
                         if (p.committedOffset() >= 0 && p.partitionIndex() >= 0
                                 && !metadataTooLarge(p.committedMetadata())) {
-                            wanted.computeIfAbsent(new Group(Tenants.of(caller.tenant()), request.groupId()),
-                                    g -> new LinkedHashMap<>()).put(new TopicPartition(t.name(), p.partitionIndex()),
-                                    new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
-                                            p.committedOffset()));
+                            wanted.computeIfAbsent(groupOf[i], g -> new LinkedHashMap<>())
+                                    .put(new TopicPartition(t.name(), p.partitionIndex()),
+                                            new GroupOffsetStore.PartitionOffset(t.name(), p.partitionIndex(),
+                                                    p.committedOffset()));
                         }
                     }
                 }
@@ -721,7 +723,7 @@ public class GroupCoordinator {
         List<CompletableFuture<OffsetCommitResponseData>> out = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             KafkaCall<OffsetCommitRequestData> call = calls.get(i);
-            Group g = new Group(Tenants.of(call.caller().tenant()), call.request().groupId());
+            Group g = groupOf[i];
             RuntimeException e = groupErrors[i] == Errors.NONE ? failed.get(g) : null;
             out.add(e != null ? CompletableFuture.failedFuture(e) : CompletableFuture.completedFuture(
                     commitAnswer(call.apiVersion(), call.request(), groupErrors[i], stored.getOrDefault(g, Set.of()))));
