@@ -132,6 +132,10 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
     @Override
     public Flow.Publisher<? extends Message<?>> getPublisher(Config config) {
         QueenConnectorIncomingConfiguration ic = new QueenConnectorIncomingConfiguration(config);
+        // Strategies are resolved before the client exists: a channel refused here must not leave a client behind
+        // whose reconnect probes would outlive the application that failed to start.
+        var commitFactory = lookup(commitFactories, ic.getCommitStrategy(), "commit-strategy");
+        var failureFactory = lookup(failureFactories, ic.getFailureStrategy(), "failure-strategy");
         QueenClient client = client(ic);
         // Each source emits on its own Vert.x event-loop context, as the Kafka connector does: SmallRye then runs
         // the copies of a channel with `concurrency` in parallel, and @Blocking work returns to that context. Each
@@ -145,9 +149,8 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
             m.injectMetadata(new LocalContextMetadata(own));
             return task -> own.runOnContext(x -> task.run());
         };
-        QueenSource source = new QueenSource(ic, client,
-                lookup(commitFactories, ic.getCommitStrategy(), "commit-strategy"),
-                lookup(failureFactories, ic.getFailureStrategy(), "failure-strategy"), scheduler, onContext);
+        QueenSource source = closingOnFailure(client,
+                () -> new QueenSource(ic, client, commitFactory, failureFactory, scheduler, onContext));
         sources.add(source);
         sourceHealth.put(source, ic.getHealthEnabled());
         return source.stream();
@@ -156,7 +159,8 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
     @Override
     public Flow.Subscriber<? extends Message<?>> getSubscriber(Config config) {
         QueenConnectorOutgoingConfiguration oc = new QueenConnectorOutgoingConfiguration(config);
-        QueenSink sink = new QueenSink(oc, client(oc), scheduler);
+        QueenClient client = client(oc);
+        QueenSink sink = closingOnFailure(client, () -> new QueenSink(oc, client, scheduler));
         sinks.put(oc.getChannel(), sink);
         sinkHealth.put(oc.getChannel(), oc.getHealthEnabled());
         return sink;
@@ -172,6 +176,17 @@ public class QueenConnector implements InboundConnector, OutboundConnector, Heal
         link.start();
         clients.add(client);
         return client;
+    }
+
+    /** Makes a channel's source or sink; if that fails, the channel's client is closed (its probes stop). */
+    private <T> T closingOnFailure(QueenClient client, java.util.function.Supplier<T> make) {
+        try {
+            return make.get();
+        } catch (RuntimeException e) {
+            clients.remove(client);
+            client.close();
+            throw e;
+        }
     }
 
     private static <T> T lookup(Instance<T> beans, String name, String attribute) {

@@ -99,6 +99,7 @@ class FailureStrategyIT extends BrokerTest {
 
     @Test
     void unknownStrategyFailsAtStartupWithItsName() {
+        java.util.Set<Long> timersBefore = connectorTimers();
         Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> WeldApp.start(
                 channel("mp.messaging.incoming.in", "queue", "x", "failure-strategy", "bogus"), Consumer.class));
         Throwable t = e;
@@ -108,6 +109,16 @@ class FailureStrategyIT extends BrokerTest {
             t = t.getCause();
         }
         assertTrue(messages.toString().contains("Unknown failure-strategy 'bogus'"), messages.toString());
+        // The refused channel left no client behind: nothing was scheduled, so no timer thread was started whose
+        // reconnect probes would run for the rest of the JVM's life once this broker is gone.
+        java.util.Set<Long> left = connectorTimers();
+        left.removeAll(timersBefore);
+        assertTrue(left.isEmpty(), "a timer thread of the application that failed to start is running");
+    }
+
+    private static java.util.Set<Long> connectorTimers() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("queen-connector-timer"))
+                .map(Thread::threadId).collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
     }
 
     @Test
