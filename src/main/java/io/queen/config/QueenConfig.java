@@ -245,6 +245,12 @@ public interface QueenConfig {
         long commitHoldMs();
 
         /**
+         * How often idle partitions' write state is swept ({@code PushFusion.sweepRound}): after dedup indexes were
+         * refused for lack of budget, the longest a quiet queue holds hashes a busy one needs.
+         */
+        long laneSweepMs();
+
+        /**
          * Transaction hashes the broker-side dedup indexes may hold in total (24-40 bytes of heap each). Unset:
          * 12M, capped so the indexes fit in a quarter of the maximum heap ({@code PushFusion.dedupBudget}).
          */

@@ -27,6 +27,11 @@ final class DedupIndex {
     private java.util.UUID partitionId;
     private boolean valid;
     private int windowSeconds;
+    /**
+     * The sweep round in which this index was refused for lack of budget, or -1: until the next round it is not
+     * rebuilt from the sidecar (a rebuild over the budget would be read only to be dropped again, on every push).
+     */
+    long refusedInRound = -1;
 
     /** Whether the index covers the window up to {@link #verified()} (false: cold or emptied). */
     boolean valid() {

@@ -110,7 +110,7 @@ public class PushFusion implements QueueDeletion.Listener {
     private final AtomicInteger readyLanes = new AtomicInteger();
     private final ExecutorService io = Executors.newVirtualThreadPerTaskExecutor();
     /**
-     * Runs each shard's idle-lane sweep (through the shard's loop) every 10 s; commits in flight
+     * Runs the sweep rounds ({@link #sweepRound}, every {@code queen.push.lane-sweep-ms}); commits in flight
      * past {@code queen.push.commit-hold-ms} stop counting towards {@code queen.push.busy-commits} (checked every
      * half of it).
      */
@@ -150,6 +150,13 @@ public class PushFusion implements QueueDeletion.Listener {
     private final Counter vouched;
     private final Counter fullProbes;
     private final Counter budgetExhausted;
+    private final Counter rebuilds;
+    /** Times an index was refused for lack of budget; a sweep round that sees it moved frees idle lanes' indexes. */
+    private final AtomicLong refusals = new AtomicLong();
+    /** The refusals the previous sweep round saw (touched by the sweep rounds only, one at a time). */
+    private long refusalsSwept;
+    /** Sweep rounds started; an index refused in one round is not rebuilt before the next. */
+    private final AtomicLong sweepRounds = new AtomicLong();
     /** When the last "budget spent" warning was logged (nanoTime); one a minute at most. */
     private final AtomicLong budgetWarnedAt = new AtomicLong(System.nanoTime() - TimeUnit.MINUTES.toNanos(2));
     private final DistributionSummary segmentSize;
@@ -168,11 +175,8 @@ public class PushFusion implements QueueDeletion.Listener {
         for (int i = 0; i < n; i++) {
             shards[i] = new Shard();
         }
-        timer.scheduleWithFixedDelay(() -> {
-            for (Shard sh : shards) {
-                sh.loop.execute(sh::sweep);
-            }
-        }, 10, 10, TimeUnit.SECONDS);
+        long sweepMs = Math.max(100, config.push().laneSweepMs());
+        timer.scheduleWithFixedDelay(this::sweepRound, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
         this.messages = Counter.builder("queen.push.messages").description("messages committed to the log")
                 .register(registry);
         this.segments = Counter.builder("queen.push.segments").description("segments committed").register(registry);
@@ -195,6 +199,10 @@ public class PushFusion implements QueueDeletion.Listener {
                 .description("segments whose dedup probe scanned the whole window in SQL").register(registry);
         this.budgetExhausted = Counter.builder("queen.push.dedup.budget.exhausted")
                 .description("times a partition's dedup index was dropped or left cold because the budget was spent")
+                .register(registry);
+        this.rebuilds = Counter.builder("queen.push.dedup.rebuilds")
+                .description("cold dedup indexes loaded from the sidecar (a partition's first push on this broker,"
+                        + " or its first after the index was dropped)")
                 .register(registry);
         this.segmentSize = DistributionSummary.builder("queen.push.segment.messages")
                 .description("messages per committed segment").register(registry);
@@ -227,17 +235,37 @@ public class PushFusion implements QueueDeletion.Listener {
      */
     @Override
     public void deleted(UUID tenant, String queue) {
+        onEveryShard(sh -> sh.sweep(tenant, queue));
+    }
+
+    /**
+     * One sweep of every shard's lanes (every {@code queen.push.lane-sweep-ms} on the timer): lanes idle for
+     * {@link #LANE_IDLE_NANOS} leave with their indexes. If indexes were refused for lack of budget since the previous
+     * round, so do the lanes nobody pushed to since that round: a queue that went quiet gives its share of the budget
+     * to the busy ones within a round, instead of holding it for the idle time while their pushes probe their whole
+     * window in SQL. Refused indexes may be rebuilt from the next round on. Returns once every shard has swept.
+     */
+    synchronized void sweepRound() {
+        long refused = refusals.get();
+        boolean pressed = refused != refusalsSwept;
+        refusalsSwept = refused;
+        onEveryShard(sh -> sh.sweep(pressed));
+        sweepRounds.incrementAndGet();
+    }
+
+    /** Runs the task on every shard's loop and waits (a few seconds at most) until all have run it. */
+    private void onEveryShard(java.util.function.Consumer<Shard> task) {
         List<Future<?>> done = new ArrayList<>(shards.length);
         for (Shard sh : shards) {
-            CompletableFuture<Void> swept = new CompletableFuture<>();
+            CompletableFuture<Void> ran = new CompletableFuture<>();
             sh.loop.execute(() -> {
                 try {
-                    sh.sweep(tenant, queue);
+                    task.accept(sh);
                 } finally {
-                    swept.complete(null);
+                    ran.complete(null);
                 }
             });
-            done.add(swept);
+            done.add(ran);
         }
         try {
             for (Future<?> f : done) {
@@ -246,7 +274,7 @@ public class PushFusion implements QueueDeletion.Listener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            // the idle sweep drops them later
+            // what a shard did not sweep now, its next round does
         }
     }
 
@@ -367,6 +395,8 @@ public class PushFusion implements QueueDeletion.Listener {
         final ShardLoop loop = new ShardLoop(io);
         final Map<LaneKey, Lane> lanes = new HashMap<>();
         final ArrayDeque<Lane> ready = new ArrayDeque<>();
+        /** When this shard last swept its lanes (nanoTime). */
+        long sweptAt = System.nanoTime();
         /** Lanes in {@link #ready} that are {@link Lane#urgent}. */
         int urgentReady;
         /** This shard's commits in flight, oldest first; at most {@code max-inflight-bundles}. */
@@ -414,20 +444,28 @@ public class PushFusion implements QueueDeletion.Listener {
             dispatch();
         }
 
-        /** Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index (a task of the shard's loop). */
-        void sweep() {
-            sweep(null, null);
+        /**
+         * Drops lanes idle for {@link #LANE_IDLE_NANOS} with their dedup index and, {@code pressed} (indexes were
+         * refused for lack of budget), the lanes not used since this shard's previous sweep (a task of its loop).
+         */
+        void sweep(boolean pressed) {
+            long now = System.nanoTime();
+            long previous = sweptAt;
+            sweptAt = now;
+            drop(lane -> now - lane.lastUsedNanos > LANE_IDLE_NANOS || pressed && lane.lastUsedNanos - previous < 0);
         }
 
-        /** Drops idle lanes; with a queue given, every lane of that queue with nothing pending or in flight. */
+        /** Drops every lane of the queue with nothing pending or in flight (a task of the shard's loop). */
         void sweep(UUID tenant, String queue) {
-            long now = System.nanoTime();
+            drop(lane -> lane.key.tenant().equals(tenant) && lane.key.queue().equals(queue));
+        }
+
+        /** Drops the targeted lanes that have nothing pending or in flight, giving back their indexes' hashes. */
+        private void drop(java.util.function.Predicate<Lane> target) {
             var it = lanes.values().iterator();
             while (it.hasNext()) {
                 Lane lane = it.next();
-                boolean target = queue == null ? now - lane.lastUsedNanos > LANE_IDLE_NANOS
-                        : lane.key.tenant().equals(tenant) && lane.key.queue().equals(queue);
-                if (!lane.inflight && !lane.queued && lane.pending.isEmpty() && target) {
+                if (!lane.inflight && !lane.queued && lane.pending.isEmpty() && target.test(lane)) {
                     int size = lane.dedup.size();
                     lane.dedup.reset();
                     cachedHashes.addAndGet(-size);
@@ -644,13 +682,15 @@ public class PushFusion implements QueueDeletion.Listener {
                         || !r.partitionId().equals(idx.partitionId());
                 if (cold) {
                     idx.reset();
-                    if (cachedHashes.get() >= dedupBudget) {
-                        // the budget is spent: rebuilding would read the whole window from the sidecar only to
-                        // be dropped again at the end of this method, on every push; stay cold (SQL probes the
-                        // whole window, the documented fallback) until the budget has room
-                        budgetSpent(r, cachedHashes.addAndGet(-before) + before);
+                    if (cachedHashes.get() >= dedupBudget || idx.refusedInRound == sweepRounds.get()) {
+                        // the budget is spent, or was for this index in this sweep round: rebuilding would read
+                        // the whole window from the sidecar only to be dropped again at the end of this method, on
+                        // every push; stay cold (SQL probes the whole window, the documented fallback) until a
+                        // sweep round has freed room
+                        budgetSpent(idx, r, cachedHashes.addAndGet(-before) + before);
                         return;
                     }
+                    rebuilds.increment();
                 }
                 List<PushStore.TxnSpan> gap = store.txnSpans(r.partitionId(), cold ? -1 : idx.verified(), base, window);
                 if (cold) {
@@ -675,7 +715,7 @@ public class PushFusion implements QueueDeletion.Listener {
             int size = idx.size();
             idx.reset();
             cachedHashes.addAndGet(-size);
-            budgetSpent(r, total);
+            budgetSpent(idx, r, total);
         }
     }
 
@@ -690,7 +730,9 @@ public class PushFusion implements QueueDeletion.Listener {
      * Counts a partition pushed without an index for lack of budget and tells the operator, at most once a
      * minute: its pushes now cost PostgreSQL a scan of the whole dedup window each (tens of ms at high rates).
      */
-    private void budgetSpent(PushStore.SegmentResult r, long held) {
+    private void budgetSpent(DedupIndex idx, PushStore.SegmentResult r, long held) {
+        idx.refusedInRound = sweepRounds.get();
+        refusals.incrementAndGet();
         budgetExhausted.increment();
         long now = System.nanoTime();
         long last = budgetWarnedAt.get();
