@@ -38,19 +38,23 @@ LANGUAGE sql STABLE AS $$
      ORDER BY q.name
 $$;
 
--- Creates a topic: its queue (with the defaults of a queue a push provisions), its partition count and cleanup
--- policy. False when the queue exists already (nothing changes then). p_retention_seconds > 0 turns the queue's
--- retention on.
+-- Creates a topic: its queue (with the defaults of a queue a push provisions, but the dedup window given: a
+-- Kafka producer retries a batch for delivery.timeout.ms, two minutes by default, so an hour of hashes would
+-- only outgrow the brokers' dedup indexes), its partition count and cleanup policy. False when the queue exists
+-- already (nothing changes then). p_retention_seconds > 0 turns the queue's retention on.
 DROP FUNCTION IF EXISTS queen.kafka_create_topic_v1(UUID, TEXT, INT, INT);
+DROP FUNCTION IF EXISTS queen.kafka_create_topic_v1(UUID, TEXT, INT, INT, TEXT);
 CREATE OR REPLACE FUNCTION queen.kafka_create_topic_v1(p_tenant UUID, p_name TEXT, p_partitions INT,
-                                                       p_retention_seconds INT, p_cleanup_policy TEXT DEFAULT 'delete')
+                                                       p_retention_seconds INT, p_cleanup_policy TEXT,
+                                                       p_dedup_window_seconds INT)
 RETURNS BOOLEAN
 LANGUAGE plpgsql AS $$
 DECLARE
     v_id UUID;
 BEGIN
-    INSERT INTO queen.queues AS q (tenant_id, name, retention_seconds, retention_enabled)
-    VALUES (p_tenant, p_name, GREATEST(COALESCE(p_retention_seconds, 0), 0), COALESCE(p_retention_seconds, 0) > 0)
+    INSERT INTO queen.queues AS q (tenant_id, name, retention_seconds, retention_enabled, dedup_window_seconds)
+    VALUES (p_tenant, p_name, GREATEST(COALESCE(p_retention_seconds, 0), 0), COALESCE(p_retention_seconds, 0) > 0,
+            GREATEST(p_dedup_window_seconds, 0))
     ON CONFLICT (tenant_id, name) DO NOTHING
     RETURNING q.id INTO v_id;
     IF v_id IS NULL THEN

@@ -156,6 +156,12 @@ public interface QueenConfig {
         /** A Metadata or Produce request naming an unknown topic creates it (Apache Kafka's default). */
         boolean autoCreateTopics();
 
+        /**
+         * The dedup window of a topic created through Kafka (its queue's {@code dedupWindowSeconds}): how long a retried
+         * batch of an idempotent producer is recognised; 0 = no dedup.
+         */
+        int dedupWindowSeconds();
+
         /** Partition count of a topic created without one (auto-created, or CreateTopics with -1). */
         int defaultPartitions();
 

@@ -42,11 +42,11 @@ public class KafkaStore {
                 tenant, names == null ? null : names.toArray(new String[0]));
     }
 
-    /** Creates a topic; false when a queue of that name exists already. */
-    public boolean create(UUID tenant, String name, int partitions, int retentionSeconds, String cleanupPolicy)
-            throws SQLException {
-        return sql.flag("SELECT queen.kafka_create_topic_v1(?, ?, ?, ?, ?)", tenant, name, partitions,
-                retentionSeconds, cleanupPolicy);
+    /** Creates a topic with its queue's dedup window; false when a queue of that name exists already. */
+    public boolean create(UUID tenant, String name, int partitions, int retentionSeconds, String cleanupPolicy,
+            int dedupWindowSeconds) throws SQLException {
+        return sql.flag("SELECT queen.kafka_create_topic_v1(?, ?, ?, ?, ?, ?)", tenant, name, partitions,
+                retentionSeconds, cleanupPolicy, dedupWindowSeconds);
     }
 
     /** Deletes the whole segments of a partition below {@code offset} (-1 = the high watermark). */

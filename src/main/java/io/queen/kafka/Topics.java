@@ -37,6 +37,7 @@ public class Topics {
     private final QueueDeletion deletion;
     private final boolean autoCreate;
     private final int defaultPartitions;
+    private final int dedupWindowSeconds;
 
     private final CompactionSettings compaction;
     private final KnownTopics known;
@@ -49,6 +50,7 @@ public class Topics {
         this.deletion = deletion;
         this.autoCreate = config.kafka().autoCreateTopics();
         this.defaultPartitions = Math.max(1, config.kafka().defaultPartitions());
+        this.dedupWindowSeconds = Math.max(0, config.kafka().dedupWindowSeconds());
     }
 
     int defaultPartitions() {
@@ -121,7 +123,7 @@ public class Topics {
             List<String> missing = new ArrayList<>();
             for (String n : names) {
                 if (!found.containsKey(n) && valid(n)) {
-                    store.create(tenant, n, defaultPartitions, 0, TopicConfigs.DELETE);
+                    store.create(tenant, n, defaultPartitions, 0, TopicConfigs.DELETE, dedupWindowSeconds);
                     missing.add(n);
                 }
             }
@@ -135,7 +137,8 @@ public class Topics {
 
     /** Creates a topic; false when it exists. */
     boolean create(UUID tenant, String name, int partitions, TopicConfigs.Requested configs) throws SQLException {
-        boolean created = store.create(tenant, name, partitions, configs.retentionSeconds(), configs.cleanupPolicy());
+        boolean created = store.create(tenant, name, partitions, configs.retentionSeconds(), configs.cleanupPolicy(),
+                dedupWindowSeconds);
         if (created && !configs.compaction().isEmpty()) {
             UUID id = store.topics(tenant, List.of(name)).get(0).id();
             for (Map.Entry<String, String> e : configs.compaction().entrySet()) {

@@ -214,6 +214,7 @@ class KafkaClientTest extends KafkaListenerClients {
                     .get(30, TimeUnit.SECONDS);
             assertEquals(4, d.get("admin-a").partitions().size());
             assertEquals(3, d.get("admin-b").partitions().size(), "the default partition count");
+            assertEquals(300, dedupWindowSeconds("admin-a"), "a topic's dedup window: queen.kafka.dedup-window-seconds");
             a.deleteTopics(List.of("admin-a")).all().get(30, TimeUnit.SECONDS);
             assertFalse(a.listTopics().names().get(30, TimeUnit.SECONDS).contains("admin-a"));
             ExecutionException gone = assertThrows(ExecutionException.class,
@@ -386,6 +387,15 @@ class KafkaClientTest extends KafkaListenerClients {
             assertEquals(2, m.partition());
             assertEquals(0, m.offset());
         }
+        assertEquals(300, dedupWindowSeconds("auto-created"));
+    }
+
+    /** The queue's dedupWindowSeconds as the HTTP API shows it. */
+    private static int dedupWindowSeconds(String queue) {
+        JsonNode q = Api.json(io.queen.testing.Http.get("/api/v1/resources/queues/" + queue).body());
+        JsonNode w = q.findValue("dedupWindowSeconds");
+        assertTrue(w != null && w.isInt(), q.toString());
+        return w.asInt();
     }
 
     /**

@@ -365,7 +365,7 @@ class GroupCoordinatorTest {
 
     @Test
     void aNeverWrittenPartitionOfATopicTakesACommitAndOneBeyondItsCountDoesNot() throws Exception {
-        Sql.one(ds, "SELECT queen.kafka_create_topic_v1('" + CALLER.tenant() + "', 'kg-empty', 3, 0)");
+        Sql.one(ds, "SELECT queen.kafka_create_topic_v1('" + CALLER.tenant() + "', 'kg-empty', 3, 0, 'delete', 300)");
         OffsetCommitRequestData req = commit("empty-parts", -1, "", "kg-empty", 0, 0, 0, 0);
         assertEquals(List.of(Errors.NONE.code(), Errors.NONE.code(), Errors.NONE.code(),
                 Errors.UNKNOWN_TOPIC_OR_PARTITION.code()), errors(coordinator.offsetCommit(CALLER, (short) 8, req)
