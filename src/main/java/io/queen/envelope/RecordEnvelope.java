@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queen.api.Json;
 import io.queen.segment.Frame;
+import io.queen.segment.KafkaTxnId;
 import io.queen.tracing.TraceParent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -43,7 +44,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  */
 public final class RecordEnvelope {
     /** Transaction ids of messages written by the Kafka listener start with this. */
-    public static final String TXN_PREFIX = "kafka:";
+    public static final String TXN_PREFIX = KafkaTxnId.PREFIX;
     private static final JsonFactory JSON = Json.MAPPER.getFactory();
     private static final byte[] VALUE_FIELD = ",\"value\":".getBytes(StandardCharsets.US_ASCII);
 

@@ -16,6 +16,7 @@ import io.queen.push.LogWriter;
 import io.queen.push.PushFusion;
 import io.queen.push.PushItem;
 import io.queen.push.SegmentPacker;
+import io.queen.segment.KafkaTxnId;
 import io.queen.segment.TransactionHash;
 import io.queen.segment.Uuid7;
 import io.queen.tracing.BrokerTracing;
@@ -254,9 +255,8 @@ class ProduceApi implements KafkaApiProvider {
             for (Record r : reader.read(batch, bytes)) {
                 UUID messageId = Uuid7.next();
                 String txn = idempotent
-                        ? RecordEnvelope.TXN_PREFIX + batch.producerId() + ":" + batch.producerEpoch() + ":"
-                                + (batch.baseSequence() + i)
-                        : RecordEnvelope.TXN_PREFIX + messageId;
+                        ? KafkaTxnId.of(batch.producerId(), batch.producerEpoch(), batch.baseSequence() + i)
+                        : KafkaTxnId.of(messageId);
                 Header[] headers = r.headers();
                 byte[] payload = KafkaRecordFormat.encode(r.timestamp(), r.hasKey() ? r.key() : null,
                         r.hasValue() ? r.value() : null, headers);

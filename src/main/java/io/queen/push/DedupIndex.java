@@ -1,28 +1,64 @@
 package io.queen.push;
 
+import io.queen.segment.KafkaTxnId;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
- * The broker-side dedup index of one partition: every transaction hash committed to it inside the dedup
- * window, up to offset {@link #verified()}. It lets a push tell SQL "I already checked these hashes against
- * every offset &lt;= verified", so the sidecar probe only scans what was written since (normally nothing),
- * instead of the whole window. It is an optimisation only: any doubt (cold index, a local hit, a window that
- * grew since) sends {@code -1} and SQL probes the whole window, which is always correct.
+ * The broker-side dedup index of one partition: every transaction id committed to it inside the dedup window, up
+ * to offset {@link #verified()}. It lets a push tell SQL "I already checked these hashes against every offset &lt;=
+ * verified", so the sidecar probe only scans what was written since (normally nothing), instead of the whole
+ * window. It is an optimisation only: any doubt (cold index, a local hit, a window that grew since) sends
+ * {@code -1} and SQL probes the whole window, which is always correct.
  *
- * <p>Invariant: {@code valid} implies the set holds the fingerprint (first 64 bits) of the hash of every frame
- * at offsets in (first offset inside the window, verified]. Fingerprints can only err towards "known" (two hashes
- * sharing one), which withholds a vouching and never grants a wrong one ({@link FingerprintSet}). Not
- * thread-safe: touched only by the one flush of its partition that is in flight (the fusion layer guarantees one
- * at a time, with happens-before between flushes).
+ * <p>Two structures hold the ids. A Kafka idempotent producer's record ({@link KafkaTxnId}, canonical form) is kept
+ * as its sequence in the ranges of its (producer id, epoch): a producer writes its sequences in order, so a
+ * partition's millions of such ids fold into a handful of ranges, with no per-record memory and no per-record
+ * removal at expiry. Every other id, and every id read back from the sidecar (hashes only: a cold start, or
+ * segments another broker wrote), is kept as the fingerprint (first 64 bits) of its hash in a {@link FingerprintSet}.
+ *
+ * <p>Invariant: {@code valid} implies that every frame at offsets in (first offset inside the window, verified] has
+ * its fingerprint in the set, or, when its id parses as {@link KafkaTxnId}, its sequence inside a range of its
+ * producer and epoch. A lookup asks the set for every incoming id and, for a parsing one, its producer's ranges as
+ * well. Both err only towards "known": fingerprints can be shared by two hashes ({@link FingerprintSet}), and a
+ * range is expired as a whole once its newest frame left the window, so it may outlive its older sequences. "Known"
+ * withholds a vouching and never grants a wrong one. Not thread-safe: touched only by the one flush of its
+ * partition that is in flight (the fusion layer guarantees one at a time, with happens-before between flushes).
  */
 final class DedupIndex {
-    /** A committed span and the fingerprints of its frames (8 bytes each: what expiry needs to remove). */
+    /** A committed span and the fingerprints of its frames kept in the set (8 bytes each: what expiry removes). */
     private record Span(long base, long end, long createdAtMillis, long[] fingerprints) {
+    }
+
+    /** A run of consecutive sequences of one producer epoch and the commit time of its newest frame. */
+    private static final class Range {
+        final long first;
+        long last;
+        long newestMillis;
+
+        Range(long first, long newestMillis) {
+            this.first = first;
+            this.last = first;
+            this.newestMillis = newestMillis;
+        }
+    }
+
+    /** (producer id, epoch) of a Kafka idempotent producer. */
+    private record ProducerEpoch(long producerId, long epoch) {
     }
 
     private final FingerprintSet set = new FingerprintSet(64);
     private final ArrayDeque<Span> spans = new ArrayDeque<>();
+    /** Each producer epoch's ranges, oldest first; a range is only ever extended while it is the newest. */
+    private final Map<ProducerEpoch, ArrayDeque<Range>> sequences = new HashMap<>();
+    private int ranges;
+    /** When (commit-time millis of the cutoff) the ranges are next looked at for expiry. */
+    private long rangesExpireAt = Long.MIN_VALUE;
+    private final long[] parsed = new long[3];
     private long verified = -1;
     private java.util.UUID partitionId;
     private boolean valid;
@@ -51,32 +87,69 @@ final class DedupIndex {
         return windowSeconds;
     }
 
+    /** Entries held, what the budget counts: fingerprints plus sequence ranges. */
     int size() {
-        return set.size();
+        return set.size() + ranges;
     }
 
     /** The {@code p_verified} to send for these incoming hashes: -1 when any of them is already known. */
     long vouchFor(byte[] incoming) {
-        if (!valid) {
-            return -1;
+        return vouchFor(incoming, null);
+    }
+
+    /**
+     * The {@code p_verified} to send for incoming frames, their hashes and (null: unknown) the UTF-8 of their
+     * transaction ids in the same order: -1 when any of them is already known.
+     */
+    long vouchFor(byte[] incoming, byte[][] txns) {
+        if (!valid || (txns == null && ranges > 0)) {
+            return -1;   // ids known by hash only cannot be looked up in the ranges
         }
         ByteBuffer b = ByteBuffer.wrap(incoming);
-        for (int i = 0; i < incoming.length; i += 16) {
-            if (set.contains(FingerprintSet.of(b.getLong(i)))) {
+        boolean fingerprints = set.size() > 0;
+        ProducerEpoch last = null;
+        ArrayDeque<Range> lastRanges = null;
+        for (int i = 0, k = 0; i < incoming.length; i += 16, k++) {
+            if (fingerprints && set.contains(FingerprintSet.of(b.getLong(i)))) {
                 return -1;
+            }
+            if (txns != null && !sequences.isEmpty() && KafkaTxnId.parse(txns[k], parsed)) {
+                if (last == null || last.producerId() != parsed[0] || last.epoch() != parsed[1]) {
+                    last = new ProducerEpoch(parsed[0], parsed[1]);
+                    lastRanges = sequences.get(last);
+                }
+                if (lastRanges != null && holds(lastRanges, parsed[2])) {
+                    return -1;
+                }
             }
         }
         return verified;
     }
 
+    private static boolean holds(ArrayDeque<Range> ranges, long sequence) {
+        for (Iterator<Range> it = ranges.descendingIterator(); it.hasNext(); ) {
+            Range r = it.next();
+            if (sequence >= r.first && sequence <= r.last) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@link #append(long, long, long, byte[], byte[][], int)} for frames known by their hashes only. */
+    boolean append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
+        return append(base, end, createdAtMillis, hashes, null, window);
+    }
+
     /**
      * Records a committed span that continues {@link #verified()} (the caller appends any gap written by
-     * another broker first). A span that does not continue it, or a window that grew (it needs hashes this
-     * index already evicted), empties the index instead: it then vouches for nothing until rebuilt.
+     * another broker first), its frames' hashes and (null: unknown) the UTF-8 of their transaction ids. A span that
+     * does not continue it, or a window that grew (it needs entries this index already evicted), empties the index
+     * instead: it then vouches for nothing until rebuilt.
      *
      * @return whether the span was recorded
      */
-    boolean append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
+    boolean append(long base, long end, long createdAtMillis, byte[] hashes, byte[][] txns, int window) {
         if (window != windowSeconds) {
             boolean grew = window > windowSeconds;
             windowSeconds = window;
@@ -90,12 +163,31 @@ final class DedupIndex {
             return false;
         }
         ByteBuffer b = ByteBuffer.wrap(hashes);
-        long[] fps = new long[hashes.length / 16];
-        for (int k = 0; k < fps.length; k++) {
-            fps[k] = FingerprintSet.of(b.getLong(16 * k));
-            set.add(fps[k]);
+        int n = hashes.length / 16;
+        long[] fps = new long[n];
+        int kept = 0;
+        ProducerEpoch last = null;
+        ArrayDeque<Range> lastRanges = null;
+        for (int k = 0; k < n; k++) {
+            if (txns != null && KafkaTxnId.parse(txns[k], parsed)) {
+                if (last == null || last.producerId() != parsed[0] || last.epoch() != parsed[1]) {
+                    last = new ProducerEpoch(parsed[0], parsed[1]);
+                    lastRanges = sequences.computeIfAbsent(last, x -> new ArrayDeque<>(2));
+                }
+                Range newest = lastRanges.peekLast();
+                if (newest != null && parsed[2] == newest.last + 1) {
+                    newest.last = parsed[2];
+                    newest.newestMillis = createdAtMillis;
+                } else {
+                    lastRanges.addLast(new Range(parsed[2], createdAtMillis));
+                    ranges++;
+                }
+            } else {
+                fps[kept] = FingerprintSet.of(b.getLong(16 * k));
+                set.add(fps[kept++]);
+            }
         }
-        spans.add(new Span(base, end, createdAtMillis, fps));
+        spans.add(new Span(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept)));
         verified = end;
         expire(createdAtMillis - windowSeconds * 1000L);
         return true;
@@ -111,9 +203,13 @@ final class DedupIndex {
     }
 
     void reset() {
-        while (!spans.isEmpty()) {
-            drop(spans.poll());
-        }
+        // all at once: removing an index's fingerprints one by one cost a probe run each, and a sweep under budget
+        // pressure drops whole indexes of millions
+        spans.clear();
+        set.clear();
+        sequences.clear();
+        ranges = 0;
+        rangesExpireAt = Long.MIN_VALUE;
         verified = -1;
         valid = false;
     }
@@ -122,6 +218,21 @@ final class DedupIndex {
         // the window is measured from each span's created_at, which is monotone per partition
         while (!spans.isEmpty() && spans.peek().createdAtMillis() < cutoffMillis) {
             drop(spans.poll());
+        }
+        if (ranges > 0 && cutoffMillis >= rangesExpireAt) {
+            // a pass over every producer, a few times per window: kept longer, a range only errs towards "known"
+            rangesExpireAt = cutoffMillis + Math.max(1_000L, windowSeconds * 250L);
+            for (Iterator<ArrayDeque<Range>> it = sequences.values().iterator(); it.hasNext(); ) {
+                ArrayDeque<Range> rs = it.next();
+                // newest times grow along a producer's ranges: each stopped growing when the next one began
+                while (!rs.isEmpty() && rs.peekFirst().newestMillis < cutoffMillis) {
+                    rs.pollFirst();
+                    ranges--;
+                }
+                if (rs.isEmpty()) {
+                    it.remove();
+                }
+            }
         }
     }
 

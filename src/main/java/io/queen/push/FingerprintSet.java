@@ -18,9 +18,11 @@ final class FingerprintSet {
     private long[] slots;
     private int size;
     private int mask;
+    private final int initialSlots;
 
     FingerprintSet(int expected) {
-        alloc(Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1);
+        initialSlots = Integer.highestOneBit(Math.max(16, expected * 2 - 1)) << 1;
+        alloc(initialSlots);
     }
 
     /** The fingerprint of a 128-bit hash whose first 8 bytes (big-endian) are {@code hi}. */
@@ -99,6 +101,11 @@ final class FingerprintSet {
             }
         }
         slots[hole] = EMPTY;
+    }
+
+    /** Forgets every occurrence and gives back the slots: a dropped index holds no memory beyond its first size. */
+    void clear() {
+        alloc(initialSlots);
     }
 
     private void grow() {

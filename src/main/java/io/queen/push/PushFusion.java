@@ -185,12 +185,13 @@ public class PushFusion implements QueueDeletion.Listener {
         this.duplicates = Counter.builder("queen.push.duplicates").description("items answered duplicate")
                 .register(registry);
         gauges.add(Gauge.builder("queen.push.dedup.cached.hashes", cachedHashes, Number::doubleValue)
-                .strongReference(true).description("transaction hashes held by the broker-side dedup indexes")
+                .strongReference(true).description("entries held by the broker-side dedup indexes (a fingerprint per"
+                        + " transaction id, a range per run of a Kafka idempotent producer's sequences)")
                 .register(registry));
         // strong: a weakly held broker may be collected first and the family vanish from the scrape
         gauges.add(Gauge.builder("queen.push.dedup.capacity.hashes", this, f -> f.dedupBudget)
                 .strongReference(true)
-                .description("transaction hashes the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
+                .description("entries the broker-side dedup indexes may hold (QUEEN_DEDUP_CACHE_ENTRIES"
                         + " or derived from the heap); at capacity, indexes are dropped or left cold")
                 .register(registry));
         this.vouched = Counter.builder("queen.push.dedup.vouched")
@@ -605,7 +606,7 @@ public class PushFusion implements QueueDeletion.Listener {
                 if (!results[i].duplicate()) {
                     DedupIndex idx = bundle.get(i).dedup;
                     try {
-                        remember(idx, results[i], writes.get(i).hashes());
+                        remember(idx, results[i], writes.get(i).hashes(), frames.get(i));
                     } catch (Exception e) {
                         LOG.warnf("dedup index of %s dropped: %s", bundle.get(i).key, e.getMessage());
                         int size = idx.size();
@@ -667,7 +668,8 @@ public class PushFusion implements QueueDeletion.Listener {
      * index does not cover yet (cold start, or segments another broker wrote in between). Over the global
      * budget the index is dropped and that partition's pushes probe the whole window in SQL.
      */
-    private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes) throws SQLException {
+    private void remember(DedupIndex idx, PushStore.SegmentResult r, byte[] hashes, List<Pending> seg)
+            throws SQLException {
         int window = r.dedupWindow();
         int before = idx.size();
         long base = r.baseOffset();
@@ -703,9 +705,9 @@ public class PushFusion implements QueueDeletion.Listener {
                     }
                 }
             }
-            if (idx.valid() && idx.verified() == base - 1) {
+            if (idx.valid() && idx.verified() == base - 1 && seg.size() == hashes.length / 16) {
                 idx.append(base, base + hashes.length / 16 - 1, r.createdAt().toInstant().toEpochMilli(), hashes,
-                        window);
+                        txns(seg), window);
             } else {
                 idx.reset();
             }
@@ -753,10 +755,19 @@ public class PushFusion implements QueueDeletion.Listener {
             hashes.add(p.hash);
         }
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
-        long verified = lane.dedup.vouchFor(packed.hashes());
+        long verified = lane.dedup.vouchFor(packed.hashes(), txns(seg));
         (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return PushStore.SegmentWrite.vouched(key.tenant(), key.queue(), key.partition(), packed.count(),
                 packed.hashes(), verified, lane.dedup.windowSeconds(), lane.dedup.partitionId(), packed.blob());
+    }
+
+    /** The UTF-8 transaction ids of a segment's frames, in frame order. */
+    private static byte[][] txns(List<Pending> seg) {
+        byte[][] out = new byte[seg.size()][];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = seg.get(k).item.transactionIdUtf8();
+        }
+        return out;
     }
 
     /** Original message id of each duplicate frame, read from the segment that holds the first occurrence. */

@@ -90,6 +90,114 @@ class DedupIndexTest {
     }
 
     @Test
+    void aResetIndexForgetsEverythingAndCanBeRebuilt() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        for (int i = 0; i < 10_000; i++) {
+            assertTrue(idx.append(i, i, 1_000 + i, hashes("t" + i), 60));
+        }
+        assertEquals(10_000, idx.size());
+        idx.reset();
+        assertEquals(0, idx.size());
+        assertFalse(idx.valid());
+        assertEquals(-1, idx.vouchFor(hashes("t1")), "a reset index vouches for nothing");
+        idx.startAt(idx.partitionId(), 20_000, 60);
+        assertEquals(20_000, idx.vouchFor(hashes("t1")), "rebuilt: the old fingerprints are gone");
+        assertTrue(idx.append(20_001, 20_001, 50_000, hashes("t1"), 60));
+        assertEquals(-1, idx.vouchFor(hashes("t1")));
+        assertEquals(1, idx.size());
+    }
+
+    static byte[][] utf8(String... txns) {
+        byte[][] out = new byte[txns.length][];
+        for (int i = 0; i < txns.length; i++) {
+            out[i] = txns[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return out;
+    }
+
+    static String[] sequenced(long producer, int epoch, int from, int count) {
+        String[] out = new String[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = io.queen.segment.KafkaTxnId.of(producer, (short) epoch, from + i);
+        }
+        return out;
+    }
+
+    /** Appends a span of these ids after what the index verified; its new verified offset. */
+    static long append(DedupIndex idx, long createdAt, String... txns) {
+        long base = idx.verified() + 1;
+        assertTrue(idx.append(base, base + txns.length - 1, createdAt, hashes(txns), utf8(txns), 60));
+        return idx.verified();
+    }
+
+    static long vouch(DedupIndex idx, String... txns) {
+        return idx.vouchFor(hashes(txns), utf8(txns));
+    }
+
+    @Test
+    void aProducersSequencesFoldIntoOneRangeAndARetryOfAnyOfThemIsKnown() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        for (int b = 0; b < 100; b++) {
+            append(idx, 1_000 + b, sequenced(7, 0, 100 * b, 100));
+        }
+        assertEquals(1, idx.size(), "10,000 records of one producer epoch: one range");
+        assertEquals(-1, vouch(idx, sequenced(7, 0, 4_950, 100)), "a retried batch");
+        assertEquals(-1, vouch(idx, sequenced(7, 0, 9_999, 2)), "a batch overlapping the newest sequence");
+        assertEquals(9_999, vouch(idx, sequenced(7, 0, 10_000, 100)), "the next batch");
+        assertEquals(9_999, vouch(idx, sequenced(7, 1, 0, 100)), "the next epoch starts again at 0");
+        assertEquals(9_999, vouch(idx, sequenced(8, 0, 0, 100)), "another producer");
+        assertEquals(-1, idx.vouchFor(hashes(sequenced(8, 0, 0, 1))), "ids known by hash only: no vouching");
+        assertEquals(-1, vouch(idx, "kafka:7:0:17"), "the same id from anywhere else");
+        assertEquals(9_999, vouch(idx, "kafka:7:0:017", "kafka:7:00:17", "kafka:+7:0:17", "kafka:7:0:17:1"),
+                "other ids that read as the same numbers");
+        append(idx, 2_000, "kafka:7:0:017", "http-1");
+        assertEquals(-1, vouch(idx, "kafka:7:0:017"), "kept as a fingerprint");
+        assertEquals(3, idx.size());
+    }
+
+    @Test
+    void aRetryOutOfOrderOpensARangeAndEveryRangeIsLookedUp() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        append(idx, 1_000, sequenced(7, 0, 0, 10));
+        append(idx, 1_001, sequenced(7, 0, 20, 10));
+        append(idx, 1_002, sequenced(7, 0, 10, 10));
+        assertEquals(3, idx.size());
+        for (int seq : new int[] {0, 9, 10, 19, 20, 29}) {
+            assertEquals(-1, vouch(idx, sequenced(7, 0, seq, 1)), "sequence " + seq);
+        }
+        assertEquals(idx.verified(), vouch(idx, sequenced(7, 0, 30, 1)));
+    }
+
+    @Test
+    void idsReadFromTheSidecarAreLookedUpByHashForKafkaRecordsToo() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        assertTrue(idx.append(0, 9, 1_000, hashes(sequenced(7, 0, 0, 10)), 60), "a span another broker wrote");
+        append(idx, 1_001, sequenced(7, 0, 10, 10));
+        assertEquals(-1, vouch(idx, sequenced(7, 0, 5, 1)), "known by its hash");
+        assertEquals(-1, vouch(idx, sequenced(7, 0, 15, 1)), "known by its range");
+        assertEquals(19, vouch(idx, sequenced(7, 0, 20, 1)));
+    }
+
+    @Test
+    void rangesExpireOnceTheirNewestRecordLeftTheWindow() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        append(idx, 0, sequenced(7, 0, 0, 10));
+        append(idx, 30_000, sequenced(8, 0, 0, 10));
+        append(idx, 50_000, sequenced(7, 0, 10, 10));   // extends producer 7's range: its newest is now at 50 s
+        append(idx, 100_000, "http-1");
+        assertEquals(-1, vouch(idx, sequenced(7, 0, 0, 1)), "kept while its newest record is inside the window");
+        assertEquals(idx.verified(), vouch(idx, sequenced(8, 0, 0, 1)), "producer 8's only range left the window");
+        append(idx, 120_000, "http-2");
+        assertEquals(idx.verified(), vouch(idx, sequenced(7, 0, 0, 1)));
+        assertEquals(2, idx.size(), "the two fingerprints are all that is left");
+    }
+
+    @Test
     void aGrownWindowInvalidatesTheIndex() {
         DedupIndex idx = new DedupIndex();
         idx.startAt(java.util.UUID.randomUUID(), -1, 10);
