@@ -51,6 +51,12 @@ final class DedupIndex {
     private record ProducerEpoch(long producerId, long epoch) {
     }
 
+    /**
+     * Ranges kept per producer epoch. A producer writing in order needs one; a batch retried out of order after a
+     * failed commit opens another.
+     */
+    static final int MAX_RANGES_PER_PRODUCER = 16;
+
     private final FingerprintSet set = new FingerprintSet(64);
     private final ArrayDeque<Span> spans = new ArrayDeque<>();
     /** Each producer epoch's ranges, oldest first; a range is only ever extended while it is the newest. */
@@ -85,6 +91,11 @@ final class DedupIndex {
 
     int windowSeconds() {
         return windowSeconds;
+    }
+
+    /** Sequence ranges held (a lookup of one producer scans at most {@link #MAX_RANGES_PER_PRODUCER}). */
+    int ranges() {
+        return ranges;
     }
 
     /** Entries held, what the budget counts: fingerprints plus sequence ranges. */
@@ -178,14 +189,18 @@ final class DedupIndex {
                 if (newest != null && parsed[2] == newest.last + 1) {
                     newest.last = parsed[2];
                     newest.newestMillis = createdAtMillis;
-                } else {
+                    continue;
+                }
+                if (lastRanges.size() < MAX_RANGES_PER_PRODUCER) {
                     lastRanges.addLast(new Range(parsed[2], createdAtMillis));
                     ranges++;
+                    continue;
                 }
-            } else {
-                fps[kept] = FingerprintSet.of(b.getLong(16 * k));
-                set.add(fps[kept++]);
+                // scattered sequences (ids chosen over HTTP, say) would make every lookup of this producer a long
+                // scan: past the cap they are kept as fingerprints, which a lookup asks anyway
             }
+            fps[kept] = FingerprintSet.of(b.getLong(16 * k));
+            set.add(fps[kept++]);
         }
         spans.add(new Span(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept)));
         verified = end;

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 @Startup  // its gauge is exported from the start
 @Singleton
 public class PopWaiters {
-    private final ConcurrentHashMap<String, WakeSignal> byQueue = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<QueueKey, WakeSignal> byQueue = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<UUID, WakeSignal> byTenant = new ConcurrentHashMap<>();
     private final AtomicLong marks = new AtomicLong();
     private final int maxTracked;
@@ -66,7 +66,7 @@ public class PopWaiters {
      * caller that waits on the signal {@link #hold}s it instead.
      */
     public WakeSignal queue(UUID tenant, String queue) {
-        String key = key(tenant, queue);
+        QueueKey key = new QueueKey(tenant, queue);
         WakeSignal s = byQueue.get(key);
         if (s == null) {
             s = byQueue.computeIfAbsent(key, k -> new WakeSignal(k, marks));
@@ -80,7 +80,7 @@ public class PopWaiters {
      * queue exists (a push may create it meanwhile).
      */
     public WakeSignal hold(UUID tenant, String queue) {
-        WakeSignal s = byQueue.compute(key(tenant, queue), (k, v) -> {
+        WakeSignal s = byQueue.compute(new QueueKey(tenant, queue), (k, v) -> {
             WakeSignal w = v != null ? v : new WakeSignal(k, marks);
             w.holders++;
             return w;
@@ -106,8 +106,8 @@ public class PopWaiters {
         return byQueue.size();
     }
 
-    private static String key(UUID tenant, String queue) {
-        return tenant + "/" + queue;
+    /** A queue signal's key: built on every read of a partition, so no string is made for it. */
+    record QueueKey(UUID tenant, String queue) {
     }
 
     private void bound() {
@@ -120,7 +120,7 @@ public class PopWaiters {
         if (byQueue.size() <= sweepAbove) {
             return;
         }
-        for (String k : byQueue.keySet()) {
+        for (QueueKey k : byQueue.keySet()) {
             byQueue.computeIfPresent(k, (x, v) -> v.holders == 0 ? null : v);
         }
         // held signals stay: with many waiting, the next sweep comes only after as many new names again
@@ -154,7 +154,7 @@ public class PopWaiters {
      * names that exist nowhere leave nothing behind.
      */
     public long writeStampIfTracked(UUID tenant, String queue, String partition) {
-        WakeSignal s = byQueue.get(key(tenant, queue));
+        WakeSignal s = byQueue.get(new QueueKey(tenant, queue));
         return s == null ? -1 : stamp(s, tenant, queue, partition);
     }
 
@@ -187,7 +187,7 @@ public class PopWaiters {
     }
 
     private void wake(UUID tenant, String queue, boolean hotListed) {
-        WakeSignal s = byQueue.get(key(tenant, queue));
+        WakeSignal s = byQueue.get(new QueueKey(tenant, queue));
         if (s != null) {
             s.fire(hotListed);
         }

@@ -16,13 +16,13 @@ public final class WakeSignal {
     /** Where {@link #others} values come from, shared by every signal of a {@link PopWaiters}. */
     private final AtomicLong marks;
     /** The queue signal's key in {@link PopWaiters}; null for a tenant's. */
-    final String key;
+    final PopWaiters.QueueKey key;
     /** Callers waiting on it ({@link PopWaiters#hold}); changed and read only inside the map's compute for the key. */
     int holders;
     private long generation;
     private long others;
 
-    WakeSignal(String key, AtomicLong marks) {
+    WakeSignal(PopWaiters.QueueKey key, AtomicLong marks) {
         this.key = key;
         this.marks = marks;
         // a value no signal had before: a stamp read from a signal dropped meanwhile never matches this one's

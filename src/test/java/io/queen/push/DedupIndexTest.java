@@ -143,6 +143,7 @@ class DedupIndexTest {
             append(idx, 1_000 + b, sequenced(7, 0, 100 * b, 100));
         }
         assertEquals(1, idx.size(), "10,000 records of one producer epoch: one range");
+        assertEquals(1, idx.ranges());
         assertEquals(-1, vouch(idx, sequenced(7, 0, 4_950, 100)), "a retried batch");
         assertEquals(-1, vouch(idx, sequenced(7, 0, 9_999, 2)), "a batch overlapping the newest sequence");
         assertEquals(9_999, vouch(idx, sequenced(7, 0, 10_000, 100)), "the next batch");
@@ -169,6 +170,22 @@ class DedupIndexTest {
             assertEquals(-1, vouch(idx, sequenced(7, 0, seq, 1)), "sequence " + seq);
         }
         assertEquals(idx.verified(), vouch(idx, sequenced(7, 0, 30, 1)));
+    }
+
+    @Test
+    void scatteredSequencesPastTheCapAreKeptAsFingerprints() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        int n = 10 * DedupIndex.MAX_RANGES_PER_PRODUCER;
+        for (int i = 0; i < n; i++) {
+            append(idx, 1_000 + i, sequenced(7, 0, 2 * i, 1));   // every other sequence: no two runs join
+        }
+        assertEquals(n, idx.size());
+        assertEquals(DedupIndex.MAX_RANGES_PER_PRODUCER, idx.ranges(), "the cap's ranges, the rest fingerprints");
+        for (int i = 0; i < n; i++) {
+            assertEquals(-1, vouch(idx, sequenced(7, 0, 2 * i, 1)), "sequence " + 2 * i);
+            assertEquals(idx.verified(), vouch(idx, sequenced(7, 0, 2 * i + 1, 1)), "sequence " + (2 * i + 1));
+        }
     }
 
     @Test
