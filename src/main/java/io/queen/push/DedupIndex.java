@@ -18,8 +18,9 @@ import java.util.Map;
  * <p>Two structures hold the ids. A Kafka idempotent producer's record ({@link KafkaTxnId}, canonical form) is kept
  * as its sequence in the ranges of its (producer id, epoch): a producer writes its sequences in order, so a
  * partition's millions of such ids fold into a handful of ranges, with no per-record memory and no per-record
- * removal at expiry. Every other id, and every id read back from the sidecar (hashes only: a cold start, or
- * segments another broker wrote), is kept as the fingerprint (first 64 bits) of its hash in a {@link FingerprintSet}.
+ * removal at expiry. Every other id, the ids of segments holding no Kafka record (an HTTP push may carry any id), and
+ * every id read back from the sidecar (hashes only: a cold start, or segments another broker wrote), are kept as the
+ * fingerprint (first 64 bits) of its hash in a {@link FingerprintSet}.
  *
  * <p>Invariant: {@code valid} implies that every frame at offsets in (first offset inside the window, verified] has
  * its fingerprint in the set, or, when its id parses as {@link KafkaTxnId}, its sequence inside a range of its
@@ -118,13 +119,17 @@ final class DedupIndex {
         }
         ByteBuffer b = ByteBuffer.wrap(incoming);
         boolean fingerprints = set.size() > 0;
+        boolean sequenced = txns != null && !sequences.isEmpty();
+        if (!fingerprints && !sequenced) {
+            return verified;
+        }
         ProducerEpoch last = null;
         ArrayDeque<Range> lastRanges = null;
         for (int i = 0, k = 0; i < incoming.length; i += 16, k++) {
             if (fingerprints && set.contains(FingerprintSet.of(b.getLong(i)))) {
                 return -1;
             }
-            if (txns != null && !sequences.isEmpty() && KafkaTxnId.parse(txns[k], parsed)) {
+            if (sequenced && KafkaTxnId.parse(txns[k], parsed)) {
                 if (last == null || last.producerId() != parsed[0] || last.epoch() != parsed[1]) {
                     last = new ProducerEpoch(parsed[0], parsed[1]);
                     lastRanges = sequences.get(last);
@@ -147,7 +152,10 @@ final class DedupIndex {
         return false;
     }
 
-    /** {@link #append(long, long, long, byte[], byte[][], int)} for frames known by their hashes only. */
+    /**
+     * {@link #append(long, long, long, byte[], byte[][], int)} for frames kept by their hashes only: read back from
+     * the sidecar, or holding no Kafka record (any frame may be kept as a fingerprint, which every lookup asks).
+     */
     boolean append(long base, long end, long createdAtMillis, byte[] hashes, int window) {
         return append(base, end, createdAtMillis, hashes, null, window);
     }
@@ -177,6 +185,13 @@ final class DedupIndex {
         int n = hashes.length / 16;
         long[] fps = new long[n];
         int kept = 0;
+        if (txns == null) {
+            for (; kept < n; kept++) {
+                fps[kept] = FingerprintSet.of(b.getLong(16 * kept));
+                set.add(fps[kept]);
+            }
+            return recorded(base, end, createdAtMillis, fps);
+        }
         ProducerEpoch last = null;
         ArrayDeque<Range> lastRanges = null;
         for (int k = 0; k < n; k++) {
@@ -202,7 +217,11 @@ final class DedupIndex {
             fps[kept] = FingerprintSet.of(b.getLong(16 * k));
             set.add(fps[kept++]);
         }
-        spans.add(new Span(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept)));
+        return recorded(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept));
+    }
+
+    private boolean recorded(long base, long end, long createdAtMillis, long[] fingerprints) {
+        spans.add(new Span(base, end, createdAtMillis, fingerprints));
         verified = end;
         expire(createdAtMillis - windowSeconds * 1000L);
         return true;

@@ -707,7 +707,7 @@ public class PushFusion implements QueueDeletion.Listener {
             }
             if (idx.valid() && idx.verified() == base - 1 && seg.size() == hashes.length / 16) {
                 idx.append(base, base + hashes.length / 16 - 1, r.createdAt().toInstant().toEpochMilli(), hashes,
-                        txns(seg), window);
+                        kafkaTxns(seg), window);
             } else {
                 idx.reset();
             }
@@ -755,10 +755,23 @@ public class PushFusion implements QueueDeletion.Listener {
             hashes.add(p.hash);
         }
         SegmentPacker.Packed packed = SegmentPacker.pack(items, hashes, zstdLevel);
-        long verified = lane.dedup.vouchFor(packed.hashes(), txns(seg));
+        // ids are needed only to look Kafka-form ones up in ranges the index holds
+        long verified = lane.dedup.vouchFor(packed.hashes(), lane.dedup.ranges() > 0 ? txns(seg) : null);
         (verified >= 0 || lane.dedup.valid() ? vouched : fullProbes).increment();
         return PushStore.SegmentWrite.vouched(key.tenant(), key.queue(), key.partition(), packed.count(),
                 packed.hashes(), verified, lane.dedup.windowSeconds(), lane.dedup.partitionId(), packed.blob());
+    }
+
+    /**
+     * The UTF-8 transaction ids of a segment's frames in frame order, for a segment holding Kafka records (whose ids
+     * the index may keep as sequence ranges); null for any other, whose ids the index keeps as fingerprints.
+     */
+    private static byte[][] kafkaTxns(List<Pending> seg) {
+        boolean kafka = false;
+        for (int k = 0; k < seg.size() && !kafka; k++) {
+            kafka = seg.get(k).item.kafkaRecord();
+        }
+        return kafka ? txns(seg) : null;
     }
 
     /** The UTF-8 transaction ids of a segment's frames, in frame order. */
