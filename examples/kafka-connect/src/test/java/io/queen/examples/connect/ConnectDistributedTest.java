@@ -48,6 +48,7 @@ class ConnectDistributedTest {
     static TestPostgres.Server pg;
     static BrokerProcess broker;
     static String bootstrap;
+    static String database;
     static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
@@ -56,7 +57,7 @@ class ConnectDistributedTest {
     @BeforeAll
     static void startBroker() throws Exception {
         pg = TestPostgres.server();
-        String database = TestPostgres.createDatabase("kafka_connect");
+        database = TestPostgres.createDatabase("kafka_connect");
         int kafkaPort = BrokerProcess.freePort();
         broker = BrokerProcess.start("kafka-connect", pg, database, Map.of(
                 "QUEEN_KAFKA_ENABLED", "true",
@@ -73,6 +74,9 @@ class ConnectDistributedTest {
     static void stopBroker() throws Exception {
         if (broker != null) {
             broker.close();
+        }
+        if (database != null) {
+            TestPostgres.dropDatabase(database);   // the shared server keeps no database of a finished run
         }
     }
 
