@@ -124,6 +124,13 @@ class DedupIndexTest {
         return out;
     }
 
+    /** An index covering an empty partition with a 60 s window. */
+    static DedupIndex started() {
+        DedupIndex idx = new DedupIndex();
+        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        return idx;
+    }
+
     /** Appends a span of these ids after what the index verified; its new verified offset. */
     static long append(DedupIndex idx, long createdAt, String... txns) {
         long base = idx.verified() + 1;
@@ -137,8 +144,7 @@ class DedupIndexTest {
 
     @Test
     void aProducersSequencesFoldIntoOneRangeAndARetryOfAnyOfThemIsKnown() {
-        DedupIndex idx = new DedupIndex();
-        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        DedupIndex idx = started();
         for (int b = 0; b < 100; b++) {
             append(idx, 1_000 + b, sequenced(7, 0, 100 * b, 100));
         }
@@ -160,8 +166,7 @@ class DedupIndexTest {
 
     @Test
     void aRetryOutOfOrderOpensARangeAndEveryRangeIsLookedUp() {
-        DedupIndex idx = new DedupIndex();
-        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        DedupIndex idx = started();
         append(idx, 1_000, sequenced(7, 0, 0, 10));
         append(idx, 1_001, sequenced(7, 0, 20, 10));
         append(idx, 1_002, sequenced(7, 0, 10, 10));
@@ -174,8 +179,7 @@ class DedupIndexTest {
 
     @Test
     void scatteredSequencesPastTheCapAreKeptAsFingerprints() {
-        DedupIndex idx = new DedupIndex();
-        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        DedupIndex idx = started();
         int n = 10 * DedupIndex.MAX_RANGES_PER_PRODUCER;
         for (int i = 0; i < n; i++) {
             append(idx, 1_000 + i, sequenced(7, 0, 2 * i, 1));   // every other sequence: no two runs join
@@ -190,8 +194,7 @@ class DedupIndexTest {
 
     @Test
     void idsReadFromTheSidecarAreLookedUpByHashForKafkaRecordsToo() {
-        DedupIndex idx = new DedupIndex();
-        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        DedupIndex idx = started();
         assertTrue(idx.append(0, 9, 1_000, hashes(sequenced(7, 0, 0, 10)), 60), "a span another broker wrote");
         append(idx, 1_001, sequenced(7, 0, 10, 10));
         assertEquals(-1, vouch(idx, sequenced(7, 0, 5, 1)), "known by its hash");
@@ -201,8 +204,7 @@ class DedupIndexTest {
 
     @Test
     void rangesExpireOnceTheirNewestRecordLeftTheWindow() {
-        DedupIndex idx = new DedupIndex();
-        idx.startAt(java.util.UUID.randomUUID(), -1, 60);
+        DedupIndex idx = started();
         append(idx, 0, sequenced(7, 0, 0, 10));
         append(idx, 30_000, sequenced(8, 0, 0, 10));
         append(idx, 50_000, sequenced(7, 0, 10, 10));   // extends producer 7's range: its newest is now at 50 s
