@@ -11,6 +11,7 @@ import io.queen.queue.Names;
 import io.queen.crypto.PayloadCipher;
 import io.queen.envelope.RecordEnvelope;
 import io.queen.segment.Frame;
+import io.queen.segment.KafkaTxnId;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -359,7 +360,7 @@ public class MessageBrowser {
 
     /** A Kafka record's key and headers ({@link RecordEnvelope#keyAndHeaders}), null for any other message. */
     private ObjectNode kafka(Frame fr) {
-        return fr.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)
+        return fr.transactionId().startsWith(KafkaTxnId.PREFIX)
                 ? RecordEnvelope.keyAndHeaders(fr, cipher.plaintext(fr)) : null;
     }
 

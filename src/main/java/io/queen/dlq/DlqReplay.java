@@ -5,6 +5,7 @@ import io.queen.crypto.PayloadCipher;
 import io.queen.envelope.RecordEnvelope;
 import io.queen.push.LogWriter;
 import io.queen.segment.Frame;
+import io.queen.segment.KafkaTxnId;
 import io.queen.segment.SegmentBuilder;
 import io.queen.segment.SegmentCodec;
 import io.queen.segment.TransactionHash;
@@ -86,7 +87,7 @@ public class DlqReplay {
      * a snapshot this broker cannot read (encrypted without the key here): that one goes back as JSON.
      */
     private byte[] kafkaRecord(DlqStore.DeadLetter row, byte[] payload, boolean encrypted) {
-        if (row.transactionId() == null || !row.transactionId().startsWith(RecordEnvelope.TXN_PREFIX)) {
+        if (row.transactionId() == null || !row.transactionId().startsWith(KafkaTxnId.PREFIX)) {
             return null;
         }
         try {

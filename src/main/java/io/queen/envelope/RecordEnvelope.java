@@ -43,8 +43,6 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * Stateless, thread-safe.
  */
 public final class RecordEnvelope {
-    /** Transaction ids of messages written by the Kafka listener start with this. */
-    public static final String TXN_PREFIX = KafkaTxnId.PREFIX;
     private static final JsonFactory JSON = Json.MAPPER.getFactory();
     private static final byte[] VALUE_FIELD = ",\"value\":".getBytes(StandardCharsets.US_ASCII);
 
@@ -228,7 +226,7 @@ public final class RecordEnvelope {
 
     /** The record a stored message stands for; {@code commitMillis} stamps a message that is no envelope. */
     private static Kafka decode(String transactionId, byte[] payload, long commitMillis) {
-        if (transactionId.startsWith(TXN_PREFIX)) {
+        if (transactionId.startsWith(KafkaTxnId.PREFIX)) {
             Kafka k = envelope(payload);
             if (k != null) {
                 return k;
@@ -244,7 +242,7 @@ public final class RecordEnvelope {
      * rendered as its envelope first: the message list is no hot path).
      */
     public static ObjectNode keyAndHeaders(Frame f, byte[] plaintext) {
-        if (!f.transactionId().startsWith(TXN_PREFIX)) {
+        if (!f.transactionId().startsWith(KafkaTxnId.PREFIX)) {
             return null;
         }
         byte[] payload = httpPayload(f, plaintext);

@@ -185,13 +185,6 @@ final class DedupIndex {
         int n = hashes.length / 16;
         long[] fps = new long[n];
         int kept = 0;
-        if (txns == null) {
-            for (; kept < n; kept++) {
-                fps[kept] = FingerprintSet.of(b.getLong(16 * kept));
-                set.add(fps[kept]);
-            }
-            return recorded(base, end, createdAtMillis, fps);
-        }
         ProducerEpoch last = null;
         ArrayDeque<Range> lastRanges = null;
         for (int k = 0; k < n; k++) {
@@ -217,11 +210,7 @@ final class DedupIndex {
             fps[kept] = FingerprintSet.of(b.getLong(16 * k));
             set.add(fps[kept++]);
         }
-        return recorded(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept));
-    }
-
-    private boolean recorded(long base, long end, long createdAtMillis, long[] fingerprints) {
-        spans.add(new Span(base, end, createdAtMillis, fingerprints));
+        spans.add(new Span(base, end, createdAtMillis, kept == n ? fps : Arrays.copyOf(fps, kept)));
         verified = end;
         expire(createdAtMillis - windowSeconds * 1000L);
         return true;
