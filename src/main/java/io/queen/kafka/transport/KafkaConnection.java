@@ -3,7 +3,6 @@ package io.queen.kafka.transport;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +32,11 @@ final class KafkaConnection {
     private static final BadInputLog BAD_INPUT = new BadInputLog(KafkaConnection.class);
     /** Largest raw SASL token (a PLAIN or OAUTHBEARER client message carrying a JWT). */
     static final int MAX_SASL_TOKEN_BYTES = 65_536;
+    /**
+     * A frame's array starts at most this large ({@link FrameCutter}): a produce request of a client's default
+     * size fits at once, and a larger declared one is backed by its bytes as they come.
+     */
+    static final int FIRST_FRAME_BYTES = 1 << 20;
 
     private final NetSocket socket;
     private final Context context;
@@ -43,8 +47,7 @@ final class KafkaConnection {
     private final long readTimeoutNanos;
     private final long idleTimeoutNanos;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> slots = new ArrayDeque<>();
-    private final RecordParser parser;
-    private boolean readingSize = true;
+    private final FrameCutter frames = new FrameCutter(FIRST_FRAME_BYTES);
     private boolean rawToken;
     private boolean paused;
     private boolean closed;
@@ -56,6 +59,28 @@ final class KafkaConnection {
     private long since = System.nanoTime();
     private boolean timerArmed;
 
+    /** Sizes out of bounds close the connection; whole frames go to {@link #onFrame}. */
+    private final FrameCutter.Sink sink = new FrameCutter.Sink() {
+        @Override
+        public boolean size(int size) {
+            long min = rawToken ? 1 : 8;
+            long max = rawToken ? MAX_SASL_TOKEN_BYTES : maxFrameBytes;
+            if (size < min || size > max) {
+                refuse(rawToken ? "SASL token of " + size + " bytes (1 to " + max + " accepted)"
+                        : "request frame of " + size + " bytes (limit " + maxFrameBytes
+                                + ", QUEEN_KAFKA_MAX_FRAME_BYTES)");
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public boolean frame(byte[] frame) {
+            onFrame(frame);
+            return !closed;
+        }
+    };
+
     KafkaConnection(NetSocket socket, Context context, KafkaDispatcher dispatcher, long maxFrameBytes,
             int maxInflight, KafkaSession session, long readTimeoutMs, long idleTimeoutMs) {
         this.socket = socket;
@@ -66,7 +91,6 @@ final class KafkaConnection {
         this.session = session;
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
         this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs);
-        this.parser = RecordParser.newFixed(4, this::onRecord);
     }
 
     void start() {
@@ -85,30 +109,13 @@ final class KafkaConnection {
             since = System.nanoTime();   // a later frame starts: it has the read timeout from now
         }
         received += bytes.length();
-        parser.handle(bytes);
+        if (!closed) {
+            frames.feed(bytes, sink);
+        }
     }
 
-    private void onRecord(Buffer record) {
-        if (closed) {
-            return;
-        }
-        if (readingSize) {
-            int size = record.getInt(0);
-            long min = rawToken ? 1 : 8;
-            long max = rawToken ? MAX_SASL_TOKEN_BYTES : maxFrameBytes;
-            if (size < min || size > max) {
-                refuse(rawToken ? "SASL token of " + size + " bytes (1 to " + max + " accepted)"
-                        : "request frame of " + size + " bytes (limit " + maxFrameBytes
-                                + ", QUEEN_KAFKA_MAX_FRAME_BYTES)");
-                return;
-            }
-            readingSize = false;
-            parser.fixedSizeMode(size);
-            return;
-        }
-        readingSize = true;
-        parser.fixedSizeMode(4);
-        consumed += 4 + record.length();
+    private void onFrame(byte[] record) {
+        consumed += 4 + record.length;
         if (consumed == received) {
             since = System.nanoTime();
         }
@@ -117,11 +124,9 @@ final class KafkaConnection {
         try {
             if (rawToken) {
                 rawToken = false;
-                answer = dispatcher.saslToken(session, record.getBytes());
+                answer = dispatcher.saslToken(session, record);
             } else {
-                // the parser's record is a copy of its own, so its bytes are read in place (a produce's record
-                // batches stay slices of them) instead of being copied once more
-                answer = dispatcher.dispatch(session, record.getByteBuf().nioBuffer());
+                answer = dispatcher.dispatch(session, ByteBuffer.wrap(record));
                 rawToken = session.expectsRawToken();
             }
         } catch (MalformedRequest e) {
