@@ -116,7 +116,7 @@ class ProduceApi implements KafkaApiProvider {
         final String partition;
         final PartitionProduceResponse answer;
         final List<PushItem> items = new ArrayList<>();
-        List<CompletableFuture<PushFusion.Verdict>> verdicts;
+        CompletableFuture<List<PushFusion.Verdict>> verdicts;
         /** A transactional lane's batch: its producer, epoch, first sequence and size as sent. */
         long producerId = -1;
         short epoch;
@@ -375,8 +375,7 @@ class ProduceApi implements KafkaApiProvider {
     private void answer(Lane lane) throws Exception {
         PushFusion.Verdict first = null;
         PushFusion.Verdict failed = null;
-        for (CompletableFuture<PushFusion.Verdict> f : lane.verdicts) {
-            PushFusion.Verdict v = f.join();
+        for (PushFusion.Verdict v : lane.verdicts.join()) {
             first = first == null ? v : first;
             if (v.status() == PushFusion.Status.FAILED && failed == null) {
                 failed = v;

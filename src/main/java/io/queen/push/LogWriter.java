@@ -127,7 +127,7 @@ public class LogWriter {
         List<Lane> lanes = new ArrayList<>(byPartition.size());
         byPartition.forEach((k, group) -> lanes.add(new Lane(tenant, k.queue(), k.partition(), group)));
         // every partition is submitted before any flush runs, so the request's partitions commit in parallel
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
+        List<CompletableFuture<List<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
         List<String> queues = new ArrayList<>(2);
         for (Lane lane : lanes) {
             if (!queues.contains(lane.queue())) {
@@ -135,18 +135,18 @@ public class LogWriter {
                 meter.queue(tenant, lane.queue()).increment(OpsMeter.PUSH_REQUESTS);
             }
         }
-        @SuppressWarnings("unchecked")
-        CompletableFuture<PushFusion.Verdict>[] futures = new CompletableFuture[n];
+        PushFusion.Verdict[] byIndex = new PushFusion.Verdict[n];
         for (int l = 0; l < lanes.size(); l++) {
             List<PushItem> group = lanes.get(l).items();
+            List<PushFusion.Verdict> laneVerdicts = submitted.get(l).join();
             for (int k = 0; k < group.size(); k++) {
-                futures[group.get(k).index()] = submitted.get(l).get(k);
+                byIndex[group.get(k).index()] = laneVerdicts.get(k);
             }
-            countQueued(lanes.get(l), submitted.get(l));
+            countQueued(lanes.get(l), laneVerdicts);
         }
         List<PushFusion.Verdict> verdicts = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            PushFusion.Verdict v = futures[leaderOf[i]].join();
+            PushFusion.Verdict v = byIndex[leaderOf[i]];
             if (leaderOf[i] != i && v.status() == PushFusion.Status.QUEUED) {
                 v = new PushFusion.Verdict(PushFusion.Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null,
                         false);
@@ -166,8 +166,11 @@ public class LogWriter {
         }
     }
 
-    /** A Kafka Produce's lanes as written: one verdict future per item, by lane; {@code counted} follows them all. */
-    public record Produced(List<List<CompletableFuture<PushFusion.Verdict>>> verdicts,
+    /**
+     * A Kafka Produce's lanes as written: per lane, a future of its verdicts in item order; {@code counted} follows
+     * them all.
+     */
+    public record Produced(List<CompletableFuture<List<PushFusion.Verdict>>> verdicts,
             CompletableFuture<Void> counted) {
     }
 
@@ -178,19 +181,18 @@ public class LogWriter {
      * whole and retried by the client); {@link Produced#counted} completes after that count.
      */
     public Produced produce(List<Lane> lanes, Executor runner) {
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, runner, true);
-        List<CompletableFuture<PushFusion.Verdict>> all = new ArrayList<>();
-        submitted.forEach(all::addAll);
-        CompletableFuture<Void> counted = CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).thenRun(() -> {
-            for (int l = 0; l < lanes.size(); l++) {
-                List<CompletableFuture<PushFusion.Verdict>> fs = submitted.get(l);
-                if (fs.stream().noneMatch(f -> f.join().status() == PushFusion.Status.FAILED)) {
-                    OpsMeter.QueueMeter qm = meter.queue(lanes.get(l).tenant(), lanes.get(l).queue());
-                    qm.increment(OpsMeter.PUSH_REQUESTS);
-                    qm.add(OpsMeter.PUSH_MESSAGES, queued(fs));
-                }
-            }
-        });
+        List<CompletableFuture<List<PushFusion.Verdict>>> submitted = fuse(lanes, runner, true);
+        CompletableFuture<Void> counted = CompletableFuture.allOf(submitted.toArray(new CompletableFuture[0]))
+                .thenRun(() -> {
+                    for (int l = 0; l < lanes.size(); l++) {
+                        List<PushFusion.Verdict> vs = submitted.get(l).join();
+                        if (vs.stream().noneMatch(v -> v.status() == PushFusion.Status.FAILED)) {
+                            OpsMeter.QueueMeter qm = meter.queue(lanes.get(l).tenant(), lanes.get(l).queue());
+                            qm.increment(OpsMeter.PUSH_REQUESTS);
+                            qm.add(OpsMeter.PUSH_MESSAGES, queued(vs));
+                        }
+                    }
+                });
         return new Produced(submitted, counted);
     }
 
@@ -200,16 +202,16 @@ public class LogWriter {
      * item is in the log (queued, or a duplicate of what an earlier attempt wrote).
      */
     public String replay(List<Lane> lanes) {
-        List<List<CompletableFuture<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
+        List<CompletableFuture<List<PushFusion.Verdict>>> submitted = fuse(lanes, null, false);
         String error = null;
         for (int l = 0; l < lanes.size(); l++) {
-            for (CompletableFuture<PushFusion.Verdict> f : submitted.get(l)) {
-                PushFusion.Verdict v = f.join();
+            List<PushFusion.Verdict> vs = submitted.get(l).join();
+            for (PushFusion.Verdict v : vs) {
                 if (v.status() == PushFusion.Status.FAILED) {
                     error = v.error();
                 }
             }
-            countQueued(lanes.get(l), submitted.get(l));
+            countQueued(lanes.get(l), vs);
         }
         return error;
     }
@@ -219,9 +221,9 @@ public class LogWriter {
      * ({@code runner} null: the first on this thread when it is virtual) or on {@code runner}. {@code patient}: the
      * caller pipelines requests (a Kafka producer), see {@link PushFusion#submit}.
      */
-    private List<List<CompletableFuture<PushFusion.Verdict>>> fuse(List<Lane> lanes, Executor runner,
+    private List<CompletableFuture<List<PushFusion.Verdict>>> fuse(List<Lane> lanes, Executor runner,
             boolean patient) {
-        List<List<CompletableFuture<PushFusion.Verdict>>> out = new ArrayList<>(lanes.size());
+        List<CompletableFuture<List<PushFusion.Verdict>>> out = new ArrayList<>(lanes.size());
         List<Runnable> flushes = new ArrayList<>(2);
         try {
             for (Lane lane : lanes) {
@@ -238,18 +240,18 @@ public class LogWriter {
         return out;
     }
 
-    /** Counts a lane's queued messages (waiting for its verdicts), if it has any. */
-    private void countQueued(Lane lane, List<CompletableFuture<PushFusion.Verdict>> verdicts) {
+    /** Counts a lane's queued messages, if it has any. */
+    private void countQueued(Lane lane, List<PushFusion.Verdict> verdicts) {
         int queued = queued(verdicts);
         if (queued > 0) {
             meter.queue(lane.tenant(), lane.queue()).add(OpsMeter.PUSH_MESSAGES, queued);
         }
     }
 
-    private static int queued(List<CompletableFuture<PushFusion.Verdict>> verdicts) {
+    private static int queued(List<PushFusion.Verdict> verdicts) {
         int queued = 0;
-        for (CompletableFuture<PushFusion.Verdict> f : verdicts) {
-            if (f.join().status() == PushFusion.Status.QUEUED) {
+        for (PushFusion.Verdict v : verdicts) {
+            if (v.status() == PushFusion.Status.QUEUED) {
                 queued++;
             }
         }

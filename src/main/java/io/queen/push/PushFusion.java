@@ -14,10 +14,14 @@ import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -288,7 +292,9 @@ public class PushFusion implements QueueDeletion.Listener {
 
     /**
      * Queues items of ONE partition, in order, for its next segment; they arrive at the shard together so a
-     * request is never split across segments by the fire-on-idle dispatch. {@code hashes.get(i)} is item i's
+     * request is never split across segments by the fire-on-idle dispatch. The answer completes once every item has
+     * its verdict, with the verdicts in item order (one completion per lane, not one per item: a Kafka batch
+     * carries hundreds of records). {@code hashes.get(i)} is item i's
      * 16-byte transaction hash. {@code patient}: the caller keeps other requests in flight while this one waits (a
      * Kafka producer pipelines up to five per connection), so while the broker is busy these items may wait for
      * their shard's commit in flight; a closed-loop caller (an HTTP push, a spool drain) sends nothing more until
@@ -297,22 +303,20 @@ public class PushFusion implements QueueDeletion.Listener {
      * submitted all its partitions, or the futures never complete: {@link LogWriter} is the one caller, and always
      * does.
      */
-    List<CompletableFuture<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
+    CompletableFuture<List<Verdict>> submit(UUID tenant, String queue, String partition, List<PushItem> items,
             List<byte[]> hashes, boolean patient, List<Runnable> flushes) {
         LaneKey key = new LaneKey(tenant, queue, partition);
+        Submission owner = new Submission(items.size());
         List<Pending> ps = new ArrayList<>(items.size());
-        List<CompletableFuture<Verdict>> out = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
-            Pending p = new Pending(items.get(i), hashes.get(i), patient);
-            ps.add(p);
-            out.add(p.future);
+            ps.add(new Pending(items.get(i), hashes.get(i), patient, owner, i));
         }
         Shard shard = shards[Math.floorMod(key.hashCode(), shards.length)];
         Runnable flush = shard.loop.executeAndTake(() -> shard.arrive(key, ps));
         if (flush != null) {
             flushes.add(flush);
         }
-        return out;
+        return owner.done;
     }
 
     /**
@@ -333,25 +337,67 @@ public class PushFusion implements QueueDeletion.Listener {
     private record LaneKey(UUID tenant, String queue, String partition) {
     }
 
+    /** A 16-byte transaction hash as a map key (the bytes are a hash already: equal keys, equal hashes). */
+    private record HashKey(long high, long low) {
+        private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+                ByteOrder.BIG_ENDIAN);
+
+        static HashKey of(byte[] hash) {
+            return new HashKey((long) LONGS.get(hash, 0), (long) LONGS.get(hash, 8));
+        }
+    }
+
+    /** The verdicts of one submitted lane; {@link #done} completes with them once the last one is set. */
+    private static final class Submission {
+        final Verdict[] verdicts;
+        /** Verdicts still missing; the setter that takes it to zero completes {@link #done}. */
+        final AtomicInteger missing;
+        final CompletableFuture<List<Verdict>> done = new CompletableFuture<>();
+
+        Submission(int items) {
+            verdicts = new Verdict[items];
+            missing = new AtomicInteger(items);
+            if (items == 0) {
+                done.complete(List.of());
+            }
+        }
+
+        void set(int index, Verdict v) {
+            verdicts[index] = v;
+            if (missing.decrementAndGet() == 0) {
+                done.complete(Collections.unmodifiableList(Arrays.asList(verdicts)));
+            }
+        }
+    }
+
     /** A queued item; followers are later items of the same transaction id in the same accumulating segment. */
     private static final class Pending {
         final PushItem item;
         final byte[] hash;
-        final ByteBuffer hashKey;
+        final HashKey hashKey;
         /** Its caller pipelines requests (see {@link #submit}). */
         final boolean patient;
-        final CompletableFuture<Verdict> future = new CompletableFuture<>();
+        final Submission owner;
+        final int index;
+        /** Set by the first verdict; a later one is ignored, as a completed future ignores it. */
+        private boolean answered;
         List<Pending> followers;
 
-        Pending(PushItem item, byte[] hash, boolean patient) {
+        Pending(PushItem item, byte[] hash, boolean patient, Submission owner, int index) {
             this.item = item;
             this.hash = hash;
-            this.hashKey = ByteBuffer.wrap(hash);
+            this.hashKey = HashKey.of(hash);
             this.patient = patient;
+            this.owner = owner;
+            this.index = index;
         }
 
         void complete(Verdict v) {
-            future.complete(v);
+            if (answered) {
+                return;
+            }
+            answered = true;
+            owner.set(index, v);
             if (followers != null) {
                 Verdict dup = v.status() == Status.FAILED ? v
                         : new Verdict(Status.DUPLICATE, v.messageId(), v.partitionId(), -1, null, false);
@@ -367,7 +413,7 @@ public class PushFusion implements QueueDeletion.Listener {
         /** Touched only by this lane's in-flight flush (one at a time). */
         final DedupIndex dedup = new DedupIndex();
         List<Pending> pending = new ArrayList<>();
-        Map<ByteBuffer, Pending> leaders = new HashMap<>();
+        Map<HashKey, Pending> leaders = new HashMap<>();
         /** Whether {@link #pending} holds a closed-loop caller's items, which never wait for another commit. */
         boolean urgent;
         boolean inflight;

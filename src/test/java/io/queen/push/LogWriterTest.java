@@ -19,7 +19,6 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -53,8 +52,8 @@ class LogWriterTest {
         try (ExecutorService runner = Executors.newVirtualThreadPerTaskExecutor()) {
             LogWriter.Produced produced = writer.produce(List.of(lane), runner);
             produced.counted().get(30, TimeUnit.SECONDS);
-            for (CompletableFuture<PushFusion.Verdict> f : produced.verdicts().get(0)) {
-                assertEquals(PushFusion.Status.FAILED, f.getNow(null).status());
+            for (PushFusion.Verdict v : produced.verdicts().get(0).getNow(null)) {
+                assertEquals(PushFusion.Status.FAILED, v.status());
             }
             assertNotNull(writer.replay(List.of(lane)), "a replay that failed says why");
         } finally {
