@@ -41,7 +41,7 @@ public final class SegmentPacker {
                     it.producerSubUtf8() == null ? -1 : it.producerSubUtf8().length,
                     it.key() == null ? -1 : it.key().length, it.payload().length);
         }
-        SegmentBuilder b = new SegmentBuilder((int) Math.min(raw, Integer.MAX_VALUE - 64));
+        SegmentBuilder b = SegmentBuilder.reusing((int) Math.min(raw, Integer.MAX_VALUE - 64));
         byte[] sidecar = new byte[16 * items.size()];
         for (int k = 0; k < items.size(); k++) {
             PushItem it = items.get(k);
@@ -50,6 +50,6 @@ public final class SegmentPacker {
                     it.payload().length);
             System.arraycopy(hashes.get(k), 0, sidecar, 16 * k, 16);
         }
-        return new Packed(items.size(), b.compress(zstdLevel), sidecar);
+        return new Packed(items.size(), b.compressAndRelease(zstdLevel), sidecar);
     }
 }

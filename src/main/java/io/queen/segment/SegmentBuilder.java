@@ -4,6 +4,8 @@ import com.github.luben.zstd.Zstd;
 import io.queen.segment.SegmentFormatException.Kind;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 
 /**
@@ -24,6 +26,11 @@ import java.util.UUID;
 public final class SegmentBuilder {
 
     private static final int DEFAULT_INITIAL_CAPACITY = 4096;
+    /** Spare raw buffers kept for {@link #reusing}: at most this many, each at most {@link #MAX_SPARE_BYTES}. */
+    private static final int MAX_SPARES = 8;
+    private static final int MAX_SPARE_BYTES = 4 << 20;
+    private static final ConcurrentLinkedDeque<byte[]> SPARES = new ConcurrentLinkedDeque<>();
+    private static final AtomicInteger SPARE_COUNT = new AtomicInteger();
 
     private byte[] buf;
     private int size;
@@ -39,6 +46,29 @@ public final class SegmentBuilder {
             throw new IllegalArgumentException("initialCapacity < 0: " + initialCapacity);
         }
         this.buf = new byte[initialCapacity];
+    }
+
+    private SegmentBuilder(byte[] buf) {
+        this.buf = buf;
+    }
+
+    /**
+     * A builder for one segment whose raw buffer may be a spare one that {@link #compressAndRelease} gave back: the
+     * push path packs a segment of up to megabytes per commit, and a new buffer each time was a fifth of what the
+     * broker allocated under a Kafka load. A spare is not cleared: the builder reads only the bytes its frames wrote.
+     */
+    public static SegmentBuilder reusing(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity < 0: " + capacity);
+        }
+        byte[] spare = SPARES.pollFirst();
+        if (spare != null) {
+            SPARE_COUNT.decrementAndGet();
+            if (spare.length >= capacity) {
+                return new SegmentBuilder(spare);
+            }
+        }
+        return new SegmentBuilder(new byte[capacity]);
     }
 
     /**
@@ -255,6 +285,26 @@ public final class SegmentBuilder {
      */
     public byte[] compress(int level) {
         return SegmentCodec.compressRaw(buf, size, level);
+    }
+
+    /**
+     * {@link #compress(int)}, then gives the raw buffer back for the next {@link #reusing} builder; this builder
+     * cannot be used afterwards.
+     */
+    public byte[] compressAndRelease(int level) {
+        byte[] raw = buf;
+        try {
+            return compress(level);
+        } finally {
+            buf = null;
+            size = 0;
+            count = 0;
+            if (raw.length <= MAX_SPARE_BYTES && SPARE_COUNT.incrementAndGet() <= MAX_SPARES) {
+                SPARES.offerFirst(raw);
+            } else if (raw.length <= MAX_SPARE_BYTES) {
+                SPARE_COUNT.decrementAndGet();
+            }
+        }
     }
 
     /** Forgets all frames but keeps the buffer for reuse. */

@@ -47,6 +47,29 @@ class SegmentBuilderTest {
     }
 
     @Test
+    void aReusedBufferHoldsOnlyTheNewSegmentsFramesAndAReleasedBuilderIsDone() {
+        // a spare buffer keeps the bytes of the segment before: the next one must not read any of them
+        SegmentBuilder big = SegmentBuilder.reusing(64);
+        for (int i = 0; i < 500; i++) {
+            big.add(TestFrames.simple(i));
+        }
+        big.compressAndRelease(3);
+        assertThrows(NullPointerException.class, () -> big.add(TestFrames.simple(1)), "released: not usable");
+        for (int round = 0; round < 20; round++) {   // more rounds than spares: some buffers are new
+            SegmentBuilder reused = SegmentBuilder.reusing(16);
+            SegmentBuilder fresh = new SegmentBuilder(16);
+            for (int i = 0; i <= round; i++) {
+                reused.add(TestFrames.simple(1000 + i));
+                fresh.add(TestFrames.simple(1000 + i));
+            }
+            byte[] blob = reused.compressAndRelease(3);
+            assertArrayEquals(fresh.compress(3), blob);
+            assertEquals(round + 1, SegmentCodec.decode(blob).size());
+        }
+        assertThrows(IllegalArgumentException.class, () -> SegmentBuilder.reusing(-1));
+    }
+
+    @Test
     void byteOverloadCopiesOnlyTheGivenPayloadSlice() {
         byte[] buffer = "xx{\"a\":1}yy".getBytes(StandardCharsets.UTF_8);
         SegmentBuilder b = new SegmentBuilder();

@@ -3,6 +3,7 @@ package io.queen.kafka.transport;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ final class KafkaConnection {
     private final KafkaSession session;
     private final long readTimeoutNanos;
     private final long idleTimeoutNanos;
-    private final ArrayDeque<CompletableFuture<ByteBuffer>> slots = new ArrayDeque<>();
+    private final ArrayDeque<CompletableFuture<ByteBuf>> slots = new ArrayDeque<>();
     private final FrameCutter frames = new FrameCutter(FIRST_FRAME_BYTES);
     private boolean rawToken;
     private boolean paused;
@@ -120,7 +121,7 @@ final class KafkaConnection {
             since = System.nanoTime();
         }
         served = true;
-        CompletableFuture<ByteBuffer> answer;
+        CompletableFuture<ByteBuf> answer;
         try {
             if (rawToken) {
                 rawToken = false;
@@ -148,11 +149,11 @@ final class KafkaConnection {
     /** Writes every finished answer at the head of the queue; a null answer (produce with acks=0) writes nothing. */
     private void flush() {
         while (!slots.isEmpty() && slots.peek().isDone()) {
-            CompletableFuture<ByteBuffer> head = slots.poll();
+            CompletableFuture<ByteBuf> head = slots.poll();
             if (closed) {
                 continue;
             }
-            ByteBuffer out;
+            ByteBuf out;
             try {
                 out = head.join();
             } catch (RuntimeException e) {
@@ -165,7 +166,7 @@ final class KafkaConnection {
             if (out == null) {
                 continue;
             }
-            socket.write(Buffer.buffer(io.netty.buffer.Unpooled.wrappedBuffer(out)));
+            socket.write(Buffer.buffer(out));
         }
         if (slots.isEmpty() && received == consumed) {
             since = System.nanoTime();

@@ -8,6 +8,8 @@ import io.queen.tracing.BrokerTracing;
 import java.util.EnumSet;
 import java.util.Set;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.queen.shutdown.AdmissionGate;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -87,7 +89,7 @@ final class KafkaDispatcher {
      * The answer to {@code buf} (a request without its size prefix, from position 0; its bytes stay the request's):
      * a future of the whole response frame, or of null when the request expects none (produce with acks=0).
      */
-    CompletableFuture<ByteBuffer> dispatch(KafkaSession session, ByteBuffer buf) throws MalformedRequest {
+    CompletableFuture<ByteBuf> dispatch(KafkaSession session, ByteBuffer buf) throws MalformedRequest {
         short keyId = buf.getShort(0);
         short version = buf.getShort(2);
         int correlationId = buf.getInt(4);
@@ -124,7 +126,7 @@ final class KafkaDispatcher {
         }
     }
 
-    private CompletableFuture<ByteBuffer> answer(KafkaSession session, ApiKeys key, short version,
+    private CompletableFuture<ByteBuf> answer(KafkaSession session, ApiKeys key, short version,
             int correlationId, RequestHeader header, AbstractRequest request) {
         long startNanos = System.nanoTime();
         boolean noAnswer = key == ApiKeys.PRODUCE && ((ProduceRequestData) request.data()).acks() == 0;
@@ -204,7 +206,7 @@ final class KafkaDispatcher {
      * The answer to a raw SASL token (the frame after a SaslHandshake v0): the server's token, size-prefixed, or a
      * failed future when the token is refused (the connection is then closed: v0 has no way to carry an error).
      */
-    CompletableFuture<ByteBuffer> saslToken(KafkaSession session, byte[] token) {
+    CompletableFuture<ByteBuf> saslToken(KafkaSession session, byte[] token) {
         return CompletableFuture.supplyAsync(() -> {
             SaslAuthenticateResponseData r = sasl.authenticate(session,
                     new SaslAuthenticateRequestData().setAuthBytes(token));
@@ -213,7 +215,7 @@ final class KafkaDispatcher {
                         + r.errorMessage());
             }
             byte[] out = r.authBytes();
-            return ByteBuffer.allocate(4 + out.length).putInt(out.length).put(out).flip();
+            return Unpooled.wrappedBuffer(ByteBuffer.allocate(4 + out.length).putInt(out.length).put(out).flip());
         }, workers);
     }
 
