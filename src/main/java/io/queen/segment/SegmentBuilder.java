@@ -4,8 +4,6 @@ import com.github.luben.zstd.Zstd;
 import io.queen.segment.SegmentFormatException.Kind;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 
 /**
@@ -29,8 +27,7 @@ public final class SegmentBuilder {
     /** Spare raw buffers kept for {@link #reusing}: at most this many, each at most {@link #MAX_SPARE_BYTES}. */
     private static final int MAX_SPARES = 8;
     private static final int MAX_SPARE_BYTES = 4 << 20;
-    private static final ConcurrentLinkedDeque<byte[]> SPARES = new ConcurrentLinkedDeque<>();
-    private static final AtomicInteger SPARE_COUNT = new AtomicInteger();
+    private static final IdlePool<byte[]> SPARES = new IdlePool<>(MAX_SPARES);
 
     private byte[] buf;
     private int size;
@@ -61,12 +58,9 @@ public final class SegmentBuilder {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity < 0: " + capacity);
         }
-        byte[] spare = SPARES.pollFirst();
-        if (spare != null) {
-            SPARE_COUNT.decrementAndGet();
-            if (spare.length >= capacity) {
-                return new SegmentBuilder(spare);
-            }
+        byte[] spare = SPARES.take();
+        if (spare != null && spare.length >= capacity) {
+            return new SegmentBuilder(spare);
         }
         return new SegmentBuilder(new byte[capacity]);
     }
@@ -299,10 +293,8 @@ public final class SegmentBuilder {
             buf = null;
             size = 0;
             count = 0;
-            if (raw.length <= MAX_SPARE_BYTES && SPARE_COUNT.incrementAndGet() <= MAX_SPARES) {
-                SPARES.offerFirst(raw);
-            } else if (raw.length <= MAX_SPARE_BYTES) {
-                SPARE_COUNT.decrementAndGet();
+            if (raw.length <= MAX_SPARE_BYTES) {
+                SPARES.give(raw);
             }
         }
     }

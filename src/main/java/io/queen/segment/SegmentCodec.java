@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Encodes lists of {@link Frame}s into segment blobs and decodes them back, in full or by frame range.
@@ -81,37 +79,13 @@ public final class SegmentCodec {
     /** Scratch output buffers larger than this are not kept with a pooled context. */
     private static final int MAX_POOLED_SCRATCH = 4 << 20;
 
-    /**
-     * Idle native contexts for reuse: creating one per segment (what the one-shot {@code Zstd} calls do)
-     * allocates and initialises zstd's tables every time; a reused context only resets its session, and the
-     * output is the same either way. Thread-safe.
+    /*
+     * Idle native contexts for reuse: creating one per segment (what the one-shot Zstd calls do) allocates and
+     * initialises zstd's tables every time; a reused context only resets its session, and the output is the same
+     * either way.
      */
-    private static final class ContextPool<T> {
-        private final ConcurrentLinkedDeque<T> idle = new ConcurrentLinkedDeque<>();
-        private final AtomicInteger size = new AtomicInteger();
-
-        /** An idle context, or null when there is none. */
-        T take() {
-            T t = idle.pollFirst();
-            if (t != null) {
-                size.decrementAndGet();
-            }
-            return t;
-        }
-
-        /** Keeps {@code t} for reuse; false when the pool is full (the caller closes it). */
-        boolean give(T t) {
-            if (size.incrementAndGet() <= MAX_POOLED_CONTEXTS) {
-                idle.offerFirst(t);
-                return true;
-            }
-            size.decrementAndGet();
-            return false;
-        }
-    }
-
-    private static final ContextPool<Compressor> COMPRESSORS = new ContextPool<>();
-    private static final ContextPool<ZstdDecompressCtx> DECOMPRESSORS = new ContextPool<>();
+    private static final IdlePool<Compressor> COMPRESSORS = new IdlePool<>(MAX_POOLED_CONTEXTS);
+    private static final IdlePool<ZstdDecompressCtx> DECOMPRESSORS = new IdlePool<>(MAX_POOLED_CONTEXTS);
 
     /** A reusable zstd compression context with its scratch output buffer. */
     private static final class Compressor {
