@@ -37,7 +37,8 @@
 # 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV, e.g. "JWT_ENABLED=true JWT_SECRET=...", go to the
 # broker, BROKER_JAVA_OPTS_A / BROKER_JAVA_OPTS_B to one arm's broker only, for an A/B of JVM settings on one build),
 # the warm run, a CHECKPOINT, the recorded run, the broker stopped and the database dropped. Figures per message are
-# per acked message (per completed job), steady start to drain end.
+# per acked message (per completed job), steady start to drain end. A build with an AOT cache beside it (app.aot,
+# made by bench/scripts/aot-train.sh) is started with it, and the header says so; BROKER_AOT=off starts both without.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 seconds=30 warm=20 rate="" shape=queue pgmq=false record="" out="" jfr=false floor=0
@@ -94,6 +95,10 @@ resolve() {
 jar_a=$(resolve A "${args[0]}")
 jar_b=""
 [ ${#args[@]} -eq 2 ] && jar_b=$(resolve B "${args[1]}")
+# shellcheck source=bench/scripts/aot-cache.sh
+. "$root/bench/scripts/aot-cache.sh"
+aot_a=$(aot_option "$jar_a" "$java") aot_b=""
+[ -z "$jar_b" ] || aot_b=$(aot_option "$jar_b" "$java")
 
 # <shape name> -> the queen-bench flags of that shape in flags_of
 shape_flags() {
@@ -167,7 +172,7 @@ run_one() {  # <arm> <round> <shape name>
     flags+=(--mode pgmq)
   else
     [ "$arm" = A ] && jar=$jar_a || jar=$jar_b
-    [ "$arm" = A ] && arm_opts=${BROKER_JAVA_OPTS_A:-} || arm_opts=${BROKER_JAVA_OPTS_B:-}
+    [ "$arm" = A ] && arm_opts="${BROKER_JAVA_OPTS_A:-} $aot_a" || arm_opts="${BROKER_JAVA_OPTS_B:-} $aot_b"
     port=$((20000 + RANDOM % 10000))
     # shellcheck disable=SC2086
     env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
@@ -214,8 +219,8 @@ run_one() {  # <arm> <round> <shape name>
 }
 
 {
-  echo "A: ${args[0]} ($jar_a)"
-  if [ -n "$jar_b" ]; then echo "B: ${args[1]} ($jar_b)"; fi
+  echo "A: ${args[0]} ($jar_a${aot_a:+, AOT cache})"
+  if [ -n "$jar_b" ]; then echo "B: ${args[1]} ($jar_b${aot_b:+, AOT cache})"; fi
 } >"$out/header.txt"
 for s in "${shapes[@]}"; do
   : >"$out/runs-$s.txt"

@@ -5,7 +5,8 @@
 #   queen_app <dir or jar>            sets app to the quarkus-run.jar of a quarkus-app directory (or the jar itself)
 #   start_queen <log dir> [VAR=value]...  a fresh database, the broker from $app on it with QUEEN_KAFKA_ENABLED=true
 #                                     (PG_HOST/PG_PORT/PG_USER/PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres;
-#                                     then the given variables, then BROKER_ENV; BROKER_JAVA_OPTS go to its JVM)
+#                                     then the given variables, then BROKER_ENV; BROKER_JAVA_OPTS go to its JVM, and
+#                                     the build's AOT cache when it has one: bench/scripts/aot-cache.sh)
 #   start_kafka <log dir> [name=value]...  a fresh log directory formatted with kafka.tools.StorageTool, kafka.Kafka as
 #                                     combined broker and controller (KAFKA_HEAP_OPTS, default -Xmx1G -Xms1G), the
 #                                     given server properties after the defaults below
@@ -17,6 +18,8 @@ klib=$root/bench/target/kafka-$kver
 host=${PG_HOST:-127.0.0.1} pgport=${PG_PORT:-5432} user=${PG_USER:-postgres} pass=${PG_PASSWORD:-postgres}
 export PGPASSWORD=$pass
 pid="" db="" kdir="" kport="" what="" app=""
+# shellcheck source=bench/scripts/aot-cache.sh
+. "$root/bench/scripts/aot-cache.sh"
 
 psql_q() { psql -h "$host" -p "$pgport" -U "$user" -qAtc "$1"; }
 free_port() {
@@ -60,7 +63,8 @@ stop_broker_on_exit() {  # keeps the script's exit status
 trap stop_broker_on_exit EXIT
 
 start_queen() {  # <dir for the logs> [VAR=value]...
-  local logs=$1 port; shift
+  local logs=$1 port aot; shift
+  aot=$(aot_option "$app" "$java")
   db="${me//-/_}_$(date +%s)_$RANDOM"
   psql_q "CREATE DATABASE $db"
   port=$(free_port) kport=$(free_port)
@@ -69,10 +73,10 @@ start_queen() {  # <dir for the logs> [VAR=value]...
   env PORT=$port PG_HOST=$host PG_PORT=$pgport PG_USER=$user PG_PASSWORD=$pass PG_DATABASE=$db \
     QUEEN_SPOOL_DIR="$logs/broker.spool" QUEEN_KAFKA_ENABLED=true QUEEN_KAFKA_PORT=$kport \
     QUEEN_KAFKA_ADVERTISED_HOST=127.0.0.1 "$@" ${BROKER_ENV:-} \
-    "$java" ${BROKER_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$app" >"$logs/broker.log" 2>&1 &
+    "$java" ${BROKER_JAVA_OPTS:-} $aot --enable-native-access=ALL-UNNAMED -jar "$app" >"$logs/broker.log" 2>&1 &
   pid=$!
   wait_port "$kport" "$pid" "$logs/broker.log"
-  what="Queen $app, Kafka listener on 127.0.0.1:$kport, database $db"
+  what="Queen $app${aot:+ (AOT cache)}, Kafka listener on 127.0.0.1:$kport, database $db"
 }
 start_kafka() {  # <dir for the logs> [name=value]...
   local logs=$1 cport cluster; shift

@@ -29,7 +29,8 @@
 # librdkafka: 2 producers (enable.idempotence=true, acks=all, linger.ms=5), 2 consumers in one group committing
 # asynchronously after every consume() of up to 500 records. --warmup 5 inside the recorded run. queen: a fresh
 # database, the broker started on it with QUEEN_KAFKA_ENABLED=true (PostgreSQL from PG_HOST/PG_PORT/PG_USER/
-# PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV go to the broker), the warm
+# PG_PASSWORD, default 127.0.0.1:5432 postgres/postgres; BROKER_JAVA_OPTS and BROKER_ENV go to the broker, and its
+# build's AOT cache when it has one, bench/scripts/aot-train.sh; BROKER_AOT=off: without), the warm
 # run, a CHECKPOINT, the recorded run, the broker stopped and the database dropped. kafka: Apache Kafka KAFKA_VERSION
 # (default 4.4.0, jars copied by Maven into bench/target/kafka-<version>/ on first use), a fresh log directory
 # formatted with kafka.tools.StorageTool, kafka.Kafka as combined broker and controller on free loopback ports
