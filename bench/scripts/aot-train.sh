@@ -5,8 +5,8 @@
 # The cache (JDK 25: JEP 483 classes loaded and linked, JEP 515 method profiles) lets a broker started with
 # -XX:AOTCache=<dir>/app.aot skip most of its class loading and compile its hot methods without profiling them
 # first: it starts in half the time and its JIT compiler is done sooner. `./queen run`, bench/scripts/ab-soak.sh and
-# bench/scripts/kafka-soak.sh use <dir>/app.aot when it is there. A cache belongs to one build and one JDK: the JVM
-# refuses one made for other jars or another JDK, says so in one warning line and runs without it.
+# bench/scripts/kafka-soak.sh use <dir>/app.aot when it is there and was made for exactly the jars beside it (the
+# JVM checks the JDK, not the application's jars: bench/scripts/aot-cache.sh).
 # The training run: a fresh database, the broker started on it with -XX:AOTCacheOutput and its Kafka listener on,
 # then S seconds each of what users do (bench/README.md): the soak shape with consumers popping the queue, the same
 # with consumers handed partitions, the job-queue shape (queen-bench presets), Kafka's Java client (KafkaSoak.java)
@@ -35,7 +35,9 @@ done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "$me: --seconds takes a whole number of seconds, not '$seconds'" >&2; exit 2; }
 dir=${dir:-$root/target/quarkus-app}
 java=${JAVA:-$(ls -d /usr/lib/jvm/*/bin/java 2>/dev/null | grep -E 'temurin-(2[5-9]|[3-9][0-9])' | tail -1)}
-major=$("$java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
+# shellcheck source=bench/scripts/aot-cache.sh
+. "$root/bench/scripts/aot-cache.sh"
+major=$(java_release "$java")
 [ "${major:-0}" -ge 25 ] || { echo "$me: $java is Java ${major:-?}; an AOT cache with method profiles needs 25 or later (JAVA=...)" >&2; exit 2; }
 [ -f "$dir/quarkus-run.jar" ] || { echo "$me: $dir has no quarkus-run.jar" >&2; exit 2; }
 if ! python3 -c 'import sys, zipfile
